@@ -1,0 +1,58 @@
+"""autogradcli: a PyTorch-compatible tensor/autograd engine (numpy on CPU, cupy on CUDA) with a
+config-driven training CLI, ``agrad``."""
+
+from . import autograd, cuda, ops
+from ._version import __version__
+from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .backend import Device as device
+from .ops import *
+from .tensor.dtype import DType as dtype
+from .tensor.dtype import (
+    bool_ as bool,
+)
+from .tensor.dtype import (
+    double,
+    float16,
+    float32,
+    float64,
+    get_default_dtype,
+    half,
+    int8,
+    int16,
+    int32,
+    int64,
+    long,
+    set_default_dtype,
+    short,
+    uint8,
+)
+from .tensor.dtype import float32 as float
+from .tensor.dtype import int32 as int
+from .tensor.factory import (
+    arange,
+    as_tensor,
+    empty,
+    empty_like,
+    eye,
+    from_numpy,
+    full,
+    full_like,
+    linspace,
+    ones,
+    ones_like,
+    rand,
+    rand_like,
+    randint,
+    randn,
+    randn_like,
+    randperm,
+    tensor,
+    zeros,
+    zeros_like,
+)
+from .tensor.random import get_rng_state, initial_seed, manual_seed, set_rng_state
+from .tensor.tensor import Size, Tensor
+
+
+def is_tensor(obj: object) -> "builtins.bool":
+    return isinstance(obj, Tensor)

@@ -1,0 +1,359 @@
+"""The backward engine: iterative, deterministic, each node run once with its gradients summed.
+
+Two passes, as in Chainer and PyTorch: discovery counts each node's incoming edges, then nodes
+run from a heap keyed by creation order (latest first), each as soon as every consumer of its
+outputs has contributed. No recursion, so graphs of any depth work.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Sequence
+from typing import Any
+
+from ..tensor.tensor import Tensor, _make, wrap
+from .function import AccumulateGrad, edge_to
+from .grad_mode import STATE
+
+
+def _sum_to_shape(g: Tensor, shape: tuple[int, ...]) -> Tensor:
+    from ..ops.shape import sum_to
+
+    return sum_to(g, shape)
+
+
+def _cast(g: Tensor, dtype: Any) -> Tensor:
+    if STATE.enabled:
+        return g.to(dtype)
+    return wrap(g._data.astype(dtype))
+
+
+def _broadcastable(src: tuple[int, ...], dst: tuple[int, ...]) -> bool:
+    if len(src) < len(dst):
+        return False
+    return all(d in (1, s) for s, d in zip(src[len(src) - len(dst) :], dst))
+
+
+def _validate(node: Any, index: int, g: Any, edge: tuple[Any, ...]) -> Tensor:
+    """Bring gradient ``g`` for input ``index`` to the input's shape and dtype, or say what is wrong."""
+    if not isinstance(g, Tensor):
+        raise TypeError(
+            f"{node.name()}: backward returned a {type(g).__name__} as the gradient for input "
+            f"{index}; expected a Tensor or None"
+        )
+    shape, dtype = edge[2], edge[3]
+    if g._data.shape != shape:
+        if _broadcastable(g._data.shape, shape):
+            g = _sum_to_shape(g, shape)
+        else:
+            raise RuntimeError(
+                f"{node.name()}: backward returned a gradient of shape {tuple(g._data.shape)} for "
+                f"input {index}, which has shape {tuple(shape)} (the gradient must have the "
+                "input's shape, or a shape that broadcasts to it)"
+            )
+    if g._data.dtype != dtype:
+        g = _cast(g, dtype)
+    return g
+
+
+def _check_count(node: Any, grads: tuple[Any, ...]) -> None:
+    n_in = len(node._next)
+    if len(grads) < n_in or any(g is not None for g in grads[n_in:]):
+        raise RuntimeError(
+            f"function {node.name()} returned an incorrect number of gradients (expected "
+            f"{n_in}, got {len(grads)})"
+        )
+
+
+def _materialize(node: Any, grads: list[Any]) -> None:
+    from ..tensor.factory import zeros_like
+
+    for i, g in enumerate(grads):
+        if g is None and node._out_meta is not None and node._out_meta[i] is not None:
+            grads[i] = zeros_like(_make(node._out_meta[i][0]))
+
+
+def _run_hooks(node: Any, grads: list[Any]) -> None:
+    for nr, hooks in node._tensor_hooks.items():
+        for hook in list(hooks.values()):
+            if grads[nr] is None:
+                break
+            res = hook(grads[nr])
+            if res is not None:
+                grads[nr] = res
+
+
+def _retain(node: Any, grads: list[Any], create_graph: bool) -> None:
+    for nr, ref in node._retained.items():
+        t, g = ref(), grads[nr]
+        if t is None or g is None:
+            continue
+        if t._grad is None:
+            t._grad = g if create_graph else _make(g._data.copy())
+        else:
+            t._grad = t._grad + g if create_graph else wrap(t._grad._data + g._data)
+
+
+def _needed_nodes(roots: list[Any], targets: set[Any]) -> set[Any]:
+    """Nodes from which some target node can be reached (iterative post-order)."""
+    needed: set[Any] = set()
+    done: set[Any] = set()
+    stack = [(r, False) for r in roots]
+    while stack:
+        node, expanded = stack.pop()
+        if expanded:
+            done.add(node)
+            if node in targets or any(e is not None and e[0] in needed for e in node._next):
+                needed.add(node)
+            continue
+        if node in done:
+            continue
+        stack.append((node, True))
+        stack.extend((e[0], False) for e in node._next if e is not None and e[0] not in done)
+    return needed
+
+
+def run_backward(
+    roots: Sequence[Tensor],
+    root_grads: Sequence[Tensor],
+    keep_graph: bool,
+    create_graph: bool,
+    capture: Sequence[Tensor] | None = None,
+) -> list[Tensor | None] | None:
+    """Propagate ``root_grads`` from ``roots``; accumulate into leaves' ``.grad`` or capture
+    the gradients of ``capture`` (then nothing is accumulated)."""
+    root_edges = [edge_to(t) for t in roots]
+    root_nodes = []
+    for e in root_edges:
+        if e[0] not in root_nodes:
+            root_nodes.append(e[0])
+
+    targets: dict[tuple[Any, int], int] = {}
+    needed = None
+    if capture is not None:
+        for i, t in enumerate(capture):
+            e = edge_to(t)
+            targets[(e[0], e[1])] = i
+        needed = _needed_nodes(root_nodes, {node for node, _ in targets})
+
+    deps: dict[Any, int] = {n: 0 for n in root_nodes}
+    stack = list(root_nodes)
+    while stack:
+        node = stack.pop()
+        if needed is not None and node not in needed:
+            continue
+        for e in node._next:
+            if e is None:
+                continue
+            child = e[0]
+            if needed is not None and child not in needed:
+                continue
+            count = deps.get(child)
+            if count is None:
+                deps[child] = 1
+                stack.append(child)
+            else:
+                deps[child] = count + 1
+
+    buffers: dict[Any, list[Any]] = {}
+    for e, g in zip(root_edges, root_grads):
+        buf = buffers.setdefault(e[0], [None] * e[0]._n_outputs)
+        buf[e[1]] = g if buf[e[1]] is None else buf[e[1]] + g
+    # arrays that are (or may be) referenced elsewhere: never adopted as a leaf's .grad
+    seen = {id(g._data) for g in root_grads}
+    captured: list[Any] = [None] * len(capture) if capture is not None else []
+
+    ready = [(n._key, n) for n in root_nodes if deps[n] == 0]
+    heapq.heapify(ready)
+    prev_mode = STATE.enabled
+    STATE.enabled = create_graph
+    try:
+        while ready:
+            node = heapq.heappop(ready)[1]
+            grads = buffers.pop(node, None) or [None] * node._n_outputs
+            if node._tensor_hooks:
+                _run_hooks(node, grads)
+            if node._retained:
+                _retain(node, grads, create_graph)
+            if targets:
+                for nr, g in enumerate(grads):
+                    idx = targets.get((node, nr))
+                    if idx is not None:
+                        captured[idx] = g
+            if type(node) is AccumulateGrad:
+                if capture is None and grads[0] is not None:
+                    _accumulate(node.variable, grads[0], create_graph, seen)
+                continue
+            if all(g is None for g in grads) or (
+                needed is not None and not any(e is not None and e[0] in needed for e in node._next)
+            ):
+                outs: tuple[Any, ...] = ()
+            else:
+                if node._n_outputs > 1 and node.materialize_grads:
+                    _materialize(node, grads)
+                if not create_graph:
+                    seen.update(id(g._data) for g in grads if g is not None)
+                outs = node._call_backward(grads)
+                if type(outs) is not tuple:
+                    outs = (outs,)
+                _check_count(node, outs)
+                if not keep_graph:
+                    node._release()
+            n_outs = len(outs)
+            for i, e in enumerate(node._next):
+                if e is None:
+                    continue
+                child = e[0]
+                if needed is not None and child not in needed:
+                    continue
+                g = outs[i] if i < n_outs else None
+                if g is not None:
+                    if g._data.shape != e[2] or g._data.dtype != e[3] or type(g) is not Tensor:
+                        g = _validate(node, i, g, e)
+                    buf = buffers.get(child)
+                    if buf is None:
+                        buf = buffers[child] = [None] * child._n_outputs
+                    prev = buf[e[1]]
+                    if prev is None:
+                        buf[e[1]] = g
+                    elif create_graph:
+                        buf[e[1]] = prev + g
+                    else:
+                        buf[e[1]] = wrap(prev._data + g._data)
+                count = deps[child] - 1
+                deps[child] = count
+                if count == 0:
+                    heapq.heappush(ready, (child._key, child))
+    finally:
+        STATE.enabled = prev_mode
+    return captured if capture is not None else None
+
+
+def _accumulate(var: Tensor, g: Tensor, create_graph: bool, seen: set[int]) -> None:
+    """PyTorch's AccumulateGrad: leaf hooks, then ``.grad`` set (or summed) from ``g``."""
+    if var._hooks:
+        for hook in list(var._hooks.values()):
+            res = hook(g)
+            if res is not None:
+                g = res
+    if create_graph:
+        var._grad = g if var._grad is None else var._grad + g
+        return
+    arr = g._data
+    if var._grad is None:
+        # adopt a fresh array; copy one that something else may still hold (or a view of one)
+        if id(arr) in seen or arr.base is not None or g._grad_fn is not None:
+            arr = arr.copy()
+        seen.add(id(arr))
+        var._grad = _make(arr)
+    else:
+        var._grad._data += arr
+        var._grad._bump_version()
+
+
+def _make_root_grads(tensors: Sequence[Tensor], grad_tensors: Sequence[Any]) -> list[Tensor]:
+    from ..tensor.factory import ones_like
+
+    grads = []
+    for i, (t, g) in enumerate(zip(tensors, grad_tensors)):
+        if not isinstance(t, Tensor):
+            raise TypeError(
+                f"expected Tensors as outputs to differentiate, got {type(t).__name__} at position {i}"
+            )
+        if not t._requires_grad:
+            raise RuntimeError(
+                f"element {i} of tensors does not require grad and does not have a grad_fn"
+            )
+        if g is None:
+            if t._data.size != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            g = ones_like(t)
+        elif not isinstance(g, Tensor):
+            g = _make(t._data.dtype.type(g) * ones_like(t)._data)
+        elif g._data.shape != t._data.shape:
+            raise RuntimeError(
+                f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and output[{i}] "
+                f"has a shape of {t.shape}."
+            )
+        grads.append(g)
+    return grads
+
+
+def _as_tuple(x: Any) -> tuple[Any, ...]:
+    if x is None:
+        return ()
+    if isinstance(x, Tensor):
+        return (x,)
+    return tuple(x)
+
+
+def backward(
+    tensors: Any,
+    grad_tensors: Any = None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    inputs: Any = None,
+) -> None:
+    """Compute gradients of ``tensors`` and accumulate them into the leaves' ``.grad``."""
+    tensors = _as_tuple(tensors)
+    grad_tensors = _as_tuple(grad_tensors) or (None,) * len(tensors)
+    if len(grad_tensors) != len(tensors):
+        raise RuntimeError(
+            f"grad_tensors has {len(grad_tensors)} entries but there are {len(tensors)} tensors"
+        )
+    root_grads = _make_root_grads(tensors, grad_tensors)
+    keep = create_graph if retain_graph is None else retain_graph
+    inputs = _as_tuple(inputs)
+    if not inputs:
+        run_backward(tensors, root_grads, keep, create_graph)
+        return
+    grads = run_backward(tensors, root_grads, keep, create_graph, capture=inputs)
+    for t, g in zip(inputs, grads or ()):
+        if g is not None:
+            if t._grad is None:
+                t._grad = g if create_graph else _make(g._data.copy())
+            else:
+                t._grad = t._grad + g if create_graph else wrap(t._grad._data + g._data)
+
+
+def grad(
+    outputs: Any,
+    inputs: Any,
+    grad_outputs: Any = None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    allow_unused: bool | None = None,
+    materialize_grads: bool = False,
+) -> tuple[Tensor | None, ...]:
+    """The gradients of ``outputs`` with respect to ``inputs``, without touching any ``.grad``."""
+    outputs = _as_tuple(outputs)
+    inputs = _as_tuple(inputs)
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    for t in inputs:
+        if not isinstance(t, Tensor):
+            raise TypeError(f"grad(): inputs must be Tensors, got {type(t).__name__}")
+        if not t._requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+    grad_outputs = _as_tuple(grad_outputs) or (None,) * len(outputs)
+    if len(grad_outputs) != len(outputs):
+        raise RuntimeError(
+            f"grad requires one grad_output per output: got {len(grad_outputs)} for {len(outputs)} outputs"
+        )
+    root_grads = _make_root_grads(outputs, grad_outputs)
+    keep = create_graph if retain_graph is None else retain_graph
+    captured = run_backward(outputs, root_grads, keep, create_graph, capture=inputs) or []
+    result = []
+    for t, g in zip(inputs, captured):
+        if g is None:
+            if not allow_unused:
+                raise RuntimeError(
+                    "One of the differentiated Tensors appears to not have been used in the graph. "
+                    "Set allow_unused=True if this is the desired behavior."
+                )
+            if materialize_grads:
+                from ..tensor.factory import zeros_like
+
+                g = zeros_like(t)
+        result.append(g)
+    return tuple(result)

@@ -1,0 +1,450 @@
+"""``Function``: PyTorch's custom-op API (static ``forward(ctx, ...)``/``backward(ctx, *grads)``).
+
+Every built-in op is a Function too, so this file is the one way an operation enters the graph.
+``Function.apply`` runs ``forward`` with recording off, wraps array results as Tensors, and, when
+an input requires grad, makes the ``ctx`` the outputs' ``grad_fn``: a node holding edges to the
+inputs' nodes, the saved tensors with their versions, and what backward needs.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import itertools
+import os
+import sys
+import weakref
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..tensor.tensor import Tensor, _make
+from ..utils.hooks import RemovableHandle, add_hook
+from .grad_mode import STATE, no_grad
+
+_seq = itertools.count()
+_ndarray = np.ndarray
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_internal_code: dict[Any, bool] = {}
+
+FREED_MESSAGE = (
+    "Trying to backward through the graph a second time (or directly access saved tensors after "
+    "they have already been freed). Saved intermediate values of the graph are freed when you call "
+    ".backward() or autograd.grad(). Specify retain_graph=True if you need to backward through "
+    "the graph a second time or if you need to access saved tensors after calling backward."
+)
+
+
+def _call_site() -> tuple[str, int] | None:
+    """(file, line) of the innermost frame outside this package: where the user called the op."""
+    frame = sys._getframe(2)
+    while frame is not None:
+        code = frame.f_code
+        internal = _internal_code.get(code)
+        if internal is None:
+            internal = _internal_code[code] = code.co_filename.startswith(_PACKAGE_DIR)
+        if not internal:
+            return code.co_filename, frame.f_lineno
+        frame = frame.f_back
+    return None
+
+
+class _SavedOutput:
+    """A saved output of the node itself, kept as data to avoid a node -> tensor -> node cycle."""
+
+    __slots__ = ("data", "index", "vc")
+
+    def __init__(self, t: Tensor, index: int) -> None:
+        self.data = t._data
+        self.vc = t._shared_version_counter()
+        self.index = index
+
+
+class FunctionCtx:
+    """The ``ctx`` passed to forward and backward; after forward it is the outputs' ``grad_fn``."""
+
+    materialize_grads = True
+    needs_input_grad: tuple[bool, ...] = ()
+    _to_save: tuple[Any, ...] | None = None
+    _saved: tuple[Any, ...] | None = None
+    _saved_versions: tuple[int, ...] = ()
+    _freed = False
+    _dirty: tuple[Tensor, ...] = ()
+    _non_differentiable: tuple[Tensor, ...] = ()
+    _next: tuple[Any, ...] = ()
+    _key = 0
+    _n_outputs = 1
+    _out_meta: tuple[Any, ...] | None = None
+    _tensor_hooks: dict[int, dict[int, Callable]] | None = None
+    _retained: dict[int, Any] | None = None
+    _site: tuple[str, int] | None = None
+
+    # ----------------------------------------------------------------- the ctx API
+    def save_for_backward(self, *tensors: Tensor | None) -> None:
+        for i, t in enumerate(tensors):
+            if t is not None and not isinstance(t, Tensor):
+                raise TypeError(
+                    f"save_for_backward can only save variables, but argument {i} is of type "
+                    f"{type(t).__name__}"
+                )
+        self._to_save = tensors
+
+    @property
+    def saved_tensors(self) -> tuple[Tensor | None, ...]:
+        saved = self._saved
+        if saved is None:
+            if self._freed:
+                raise RuntimeError(FREED_MESSAGE)
+            return self._to_save or ()
+        out = []
+        for entry, version in zip(saved, self._saved_versions):
+            if entry is None:
+                out.append(None)
+                continue
+            if type(entry) is _SavedOutput:
+                current = entry.vc[0]
+                t = _make(entry.data, True)
+                t._vc = entry.vc
+                t._grad_fn = self
+                t._output_nr = entry.index
+            else:
+                t = entry
+                current = t._vc[0] if t._vc is not None else 0
+            if current != version:
+                raise RuntimeError(self._modified_message(t, version, current))
+            out.append(t)
+        return tuple(out)
+
+    saved_variables = saved_tensors
+
+    def mark_dirty(self, *tensors: Tensor) -> None:
+        self._dirty = tensors
+
+    def mark_non_differentiable(self, *tensors: Tensor) -> None:
+        self._non_differentiable = tensors
+
+    def set_materialize_grads(self, value: bool) -> None:
+        self.materialize_grads = bool(value)
+
+    # ----------------------------------------------------------------- the node API
+    def name(self) -> str:
+        return type(self).__name__
+
+    @property
+    def next_functions(self) -> tuple[tuple[Any, int], ...]:
+        return tuple((None, 0) if e is None else (e[0], e[1]) for e in self._next)
+
+    def _call_backward(self, grads: list[Tensor | None]) -> Any:
+        raise NotImplementedError
+
+    def _release(self) -> None:
+        if self._saved is not None:
+            self._saved = None
+            self._freed = True
+
+    def _register_tensor_hook(self, output_nr: int, hook: Callable) -> RemovableHandle:
+        if self._tensor_hooks is None:
+            self._tensor_hooks = {}
+        return add_hook(self._tensor_hooks.setdefault(output_nr, {}), hook)
+
+    def _retain_grad_of(self, t: Tensor) -> None:
+        if self._retained is None:
+            self._retained = {}
+        self._retained[t._output_nr] = weakref.ref(t)
+
+    def _retains(self, t: Tensor) -> bool:
+        ref = (self._retained or {}).get(t._output_nr)
+        return ref is not None and ref() is t
+
+    def _modified_message(self, t: Tensor, saved: int, current: int) -> str:
+        where = f" (called at {self._site[0]}:{self._site[1]})" if self._site else ""
+        return (
+            "one of the variables needed for gradient computation has been modified by an "
+            f"inplace operation: [{t.dtype.name} tensor of shape {list(t._data.shape)}], saved "
+            f"for backward by {self.name()}{where}, is at version {current}; expected version "
+            f"{saved} instead. Hint: clone() the tensor before changing it in place, or change "
+            "a copy."
+        )
+
+
+class BackwardNode(FunctionCtx):
+    """Base of the per-Function node classes (``MyFuncBackward``) that ``apply`` instantiates."""
+
+    _forward_cls: type[Function]
+
+    def _call_backward(self, grads: list[Tensor | None]) -> Any:
+        return self._forward_cls.backward(self, *grads)
+
+    def __repr__(self) -> str:
+        return f"<{self.name()} object at {hex(id(self))}>"
+
+
+class AccumulateGrad:
+    """The node at a leaf that requires grad: sums incoming gradients into ``leaf.grad``."""
+
+    __slots__ = ("__weakref__", "_key", "variable")
+    _next = ()
+    _n_outputs = 1
+    _tensor_hooks = None
+    _retained = None
+
+    def __init__(self, variable: Tensor) -> None:
+        self.variable = variable
+        # accumulators run as soon as they are ready, before other nodes (as in PyTorch)
+        self._key = -(1 << 62) - next(_seq)
+
+    def name(self) -> str:
+        return "AccumulateGrad"
+
+    @property
+    def next_functions(self) -> tuple[()]:
+        return ()
+
+    def __repr__(self) -> str:
+        return f"<AccumulateGrad object at {hex(id(self))}>"
+
+
+def edge_to(t: Tensor) -> tuple[Any, int, tuple[int, ...], Any]:
+    """The edge from a node to input ``t``: (node, output_nr, shape, dtype)."""
+    fn = t._grad_fn
+    if fn is None:
+        acc = t._acc() if t._acc is not None else None
+        if acc is None:
+            acc = AccumulateGrad(t)
+            t._acc = weakref.ref(acc)
+        return (acc, 0, t._data.shape, t._data.dtype)
+    return (fn, t._output_nr, t._data.shape, t._data.dtype)
+
+
+def _as_output(o: Any, inputs: tuple[Any, ...], dirty: tuple[Tensor, ...]) -> Any:
+    """Turn one forward result into the Tensor the caller gets."""
+    if type(o) is _ndarray:
+        return _make(o)
+    if isinstance(o, Tensor):
+        if any(o is d for d in dirty):
+            return o
+        if o._grad_fn is None and not o._requires_grad and not any(o is a for a in inputs):
+            return o
+        alias = _make(o._data)  # an input (or a tracked tensor) returned as is: a view of it
+        alias._vc = o._shared_version_counter()
+        alias._base = o
+        return alias
+    if isinstance(o, np.generic):
+        return _make(np.asarray(o))
+    if o is None or isinstance(o, (int, float, bool, str, tuple, list, dict)):
+        return o
+    return _make(o)  # another backend's array (cupy)
+
+
+def _apply(ctx: FunctionCtx, forward: Callable, args: tuple[Any, ...], pass_ctx: bool) -> Any:
+    """Run ``forward`` and, when any input requires grad, record ``ctx`` as the outputs' grad_fn."""
+    state = STATE
+    grad_on = state.enabled
+    if grad_on:
+        needs = tuple([isinstance(a, Tensor) and a._requires_grad for a in args])
+        track = True in needs
+    else:
+        needs = (False,) * len(args)
+        track = False
+    ctx.needs_input_grad = needs
+    state.enabled = False
+    try:
+        raw = forward(ctx, *args) if pass_ctx else forward(*args)
+    finally:
+        state.enabled = grad_on
+
+    dirty = ctx._dirty
+    if type(raw) is tuple:
+        outputs = tuple([_as_output(o, args, dirty) for o in raw])
+    else:
+        outputs = (_as_output(raw, args, dirty),)
+    for t in dirty:
+        _check_dirty(ctx, t, track)
+        t._bump_version()
+
+    if track:
+        ctx._key = -next(_seq)
+        ctx._next = tuple([edge_to(a) if n else None for a, n in zip(args, needs)])
+        non_diff = ctx._non_differentiable
+        for i, o in enumerate(outputs):
+            if isinstance(o, Tensor) and o._data.dtype.kind == "f":
+                if non_diff and any(o is nd for nd in non_diff):
+                    continue
+                o._grad_fn = ctx
+                o._output_nr = i
+                o._requires_grad = True
+        if len(outputs) > 1:
+            ctx._n_outputs = len(outputs)
+            ctx._out_meta = tuple(
+                [
+                    (o._data, o._data.shape, o._data.dtype) if isinstance(o, Tensor) else None
+                    for o in outputs
+                ]
+            )
+        to_save = ctx._to_save
+        if to_save is not None:
+            _record_saved(ctx, to_save, outputs)
+    return outputs if type(raw) is tuple else outputs[0]
+
+
+def _record_saved(ctx: FunctionCtx, to_save: tuple[Any, ...], outputs: tuple[Any, ...]) -> None:
+    saved, versions = [], []
+    for t in to_save:
+        if t is None:
+            saved.append(None)
+            versions.append(0)
+            continue
+        entry = t
+        for i, o in enumerate(outputs):
+            if o is t:
+                entry = _SavedOutput(t, i)
+                break
+        saved.append(entry)
+        versions.append(t._vc[0] if t._vc is not None else 0)
+    ctx._saved = tuple(saved)
+    ctx._saved_versions = tuple(versions)
+    ctx._to_save = None
+    ctx._site = _call_site()
+
+
+def _check_dirty(ctx: FunctionCtx, t: Tensor, track: bool) -> None:
+    """In-place changes to what the graph still needs are refused as PyTorch refuses them."""
+    if not track:
+        return
+    if t._grad_fn is None and t._requires_grad:
+        raise RuntimeError(
+            "a leaf Variable that requires grad is being used in an in-place operation."
+        )
+    base = t._base
+    if base is not None and base._requires_grad:
+        if base._grad_fn is None:
+            raise RuntimeError(
+                "a view of a leaf Variable that requires grad is being used in an in-place operation."
+            )
+        raise RuntimeError(
+            f"{ctx.name()}: in-place change of a view of a tensor that requires grad is not "
+            "supported (autogradcli does not rewrite the base's history); clone() the view first "
+            "or use an out-of-place op"
+        )
+
+
+class Function(FunctionCtx):
+    """Base class for custom differentiable operations, as ``torch.autograd.Function``.
+
+    Subclasses define static ``forward(ctx, *args)`` and ``backward(ctx, *grad_outputs)`` and are
+    called through ``MyFunction.apply(...)``. The older style, instance methods
+    ``forward(self, ...)``/``backward(self, ...)`` called as ``MyFunction()(...)``, works too.
+    """
+
+    _backward_cls: type[BackwardNode]
+    _legacy = False
+    _signature: inspect.Signature | None = None
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        name = cls.__dict__.get("_backward_name", f"{cls.__name__}Backward")
+        cls._backward_cls = type(
+            name, (BackwardNode,), {"_forward_cls": cls, "__module__": cls.__module__}
+        )
+        forward = inspect.getattr_static(cls, "forward", None)
+        cls._legacy = forward is not None and not isinstance(forward, (staticmethod, classmethod))
+        cls._signature = None
+
+    @staticmethod
+    def forward(ctx: Any, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError(
+            "You must implement the forward function for custom autograd.Function."
+        )
+
+    @staticmethod
+    def backward(ctx: Any, *grad_outputs: Any) -> Any:
+        raise NotImplementedError(
+            "You must implement either the backward or vjp method for your custom autograd.Function to use it with backward mode AD."
+        )
+
+    vjp = backward
+
+    @classmethod
+    def apply(cls, *args: Any, **kwargs: Any) -> Any:
+        if cls._legacy:
+            raise RuntimeError(
+                f"{cls.__name__} defines forward(self, ...) as an instance method (the older "
+                f"style): call it as {cls.__name__}()(...), or make forward and backward "
+                "@staticmethods taking ctx to use .apply"
+            )
+        if kwargs:
+            args = cls._bind(args, kwargs)
+        return _apply(cls._backward_cls(), cls.forward, args, True)
+
+    @classmethod
+    def _bind(cls, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
+        """Keyword arguments become positional so backward returns one gradient per argument."""
+        if cls._signature is None:
+            cls._signature = inspect.signature(cls.forward)
+        bound = cls._signature.bind(None, *args, **kwargs)
+        bound.apply_defaults()
+        if bound.kwargs:
+            raise TypeError(f"{cls.__name__}.apply: keyword-only arguments are not supported")
+        return bound.args[1:]
+
+    # The older, instance style: the Function object is its own ctx and graph node.
+    def __call__(self, *args: Any) -> Any:
+        if not type(self)._legacy:
+            raise RuntimeError(
+                f"{type(self).__name__} has a static forward: call {type(self).__name__}.apply(...) "
+                f"instead of {type(self).__name__}()(...)"
+            )
+        if self._saved is not None or self._freed or self._next:
+            raise RuntimeError(
+                f"this {type(self).__name__} instance was already called; an older-style Function "
+                "object can be used once: create a new one for each call"
+            )
+        return _apply(self, self.forward, args, False)
+
+    def _call_backward(self, grads: list[Tensor | None]) -> Any:
+        return self.backward(*grads)
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} object at {hex(id(self))}>"
+
+
+class InplaceFunction(Function):
+    """Kept for old code that subclasses it; behaves as Function."""
+
+
+def once_differentiable(backward: Callable) -> Callable:
+    """Mark a backward as not differentiable: it runs without recording; grad-of-grad then errors."""
+
+    @functools.wraps(backward)
+    def wrapper(ctx: Any, *grads: Any) -> Any:
+        with no_grad():
+            outputs = backward(ctx, *grads)
+        if not STATE.enabled or not any(isinstance(g, Tensor) and g._requires_grad for g in grads):
+            return outputs
+        single = not isinstance(outputs, tuple)
+        wrapped = tuple(
+            _DelayedError.apply(o, ctx.name()) if isinstance(o, Tensor) else o
+            for o in ((outputs,) if single else outputs)
+        )
+        return wrapped[0] if single else wrapped
+
+    return wrapper
+
+
+class _DelayedError(Function):
+    """Passes a tensor through; differentiating through it raises the once_differentiable error."""
+
+    _backward_name = "DelayedError"
+
+    @staticmethod
+    def forward(ctx: Any, t: Tensor, name: str) -> Tensor:
+        ctx.fn_name = name
+        return _make(t._data)
+
+    @staticmethod
+    def backward(ctx: Any, grad: Tensor) -> Any:
+        raise RuntimeError(
+            f"trying to differentiate twice a function that was marked with @once_differentiable "
+            f"({ctx.fn_name})"
+        )

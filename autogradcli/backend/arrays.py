@@ -1,0 +1,21 @@
+"""Array routines whose spelling differs between numpy and cupy, behind one interface."""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Any
+
+
+def scatter_add(xp: ModuleType, out: Any, index: Any, values: Any) -> None:
+    """``out[index] += values`` with repeated indices accumulating (numpy's ``add.at``)."""
+    if hasattr(xp.add, "at"):
+        xp.add.at(out, index, values)
+        return
+    import cupyx
+
+    cupyx.scatter_add(out, index, values)
+
+
+def as_strided(xp: ModuleType, arr: Any, shape: tuple[int, ...], strides: tuple[int, ...]) -> Any:
+    """A strided view of ``arr`` (strides in bytes), read-only by convention."""
+    return xp.lib.stride_tricks.as_strided(arr, shape=shape, strides=strides)

@@ -1,0 +1,86 @@
+"""Helpers shared by the built-in ops: operand unwrapping, dtype promotion, dim handling."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..backend import array_module, device_of
+from ..tensor.dtype import result_type
+from ..tensor.tensor import Tensor, _wrap_dim, wrap
+
+__all__ = [
+    "array_module",
+    "binary_operands",
+    "load_mixed",
+    "normalize_dims",
+    "save_mixed",
+    "wrap",
+    "wrap_dim",
+]
+
+wrap_dim = _wrap_dim
+
+_FLOAT = float
+_INT = int
+
+
+def _device_error(x: Any, y: Any) -> RuntimeError:
+    return RuntimeError(
+        "Expected all tensors to be on the same device, but found at least two devices, "
+        f"{device_of(x)} and {device_of(y)}!"
+    )
+
+
+def binary_operands(a: Any, b: Any) -> tuple[Any, Any, Any]:
+    """The two operands as arrays (or Python scalars) and the result dtype if numpy's would differ.
+
+    The common cases (same dtypes; a Python number with a tensor of a kind that absorbs it)
+    return ``None`` for the dtype at once; mixed kinds go through PyTorch's promotion rules.
+    """
+    if isinstance(a, Tensor):
+        x = a._data
+        if isinstance(b, Tensor):
+            y = b._data
+            if type(x) is not type(y):
+                raise _device_error(x, y)
+            if x.dtype == y.dtype:
+                return x, y, None
+        else:
+            y = b
+            tb = type(b)
+            kind = x.dtype.kind
+            if (tb is _FLOAT and kind == "f") or (tb is _INT and kind in "fiu"):
+                return x, y, None
+    else:
+        x, y = a, b._data
+        ta = type(a)
+        kind = y.dtype.kind
+        if (ta is _FLOAT and kind == "f") or (ta is _INT and kind in "fiu"):
+            return x, y, None
+    return x, y, result_type(a, b)
+
+
+def save_mixed(ctx: Any, *values: Any) -> None:
+    """Save tensors for backward and keep non-tensor operands (Python numbers) as constants."""
+    ctx.save_for_backward(*[v if isinstance(v, Tensor) else None for v in values])
+    ctx.constants = tuple([None if isinstance(v, Tensor) else v for v in values])
+
+
+def load_mixed(ctx: Any) -> tuple[Any, ...]:
+    """The operands saved by ``save_mixed``: tensors (version-checked) and constants."""
+    saved = ctx.saved_tensors
+    return tuple(s if s is not None else c for s, c in zip(saved, ctx.constants))
+
+
+def normalize_dims(dim: Any, ndim: int) -> tuple[int, ...] | None:
+    """``dim`` (None, an int, or a sequence of ints) as a sorted tuple of non-negative dims."""
+    if dim is None:
+        return None
+    if isinstance(dim, (list, tuple)):
+        if len(dim) == 0:
+            return None
+        dims = tuple(sorted({_wrap_dim(int(d), ndim) for d in dim}))
+        if len(dims) != len(dim):
+            raise RuntimeError(f"dim {tuple(dim)} appears multiple times in the list of dims")
+        return dims
+    return (_wrap_dim(int(dim), ndim),)

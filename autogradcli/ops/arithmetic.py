@@ -1,0 +1,225 @@
+"""Elementwise binary arithmetic with broadcasting: + - * / ** and maximum/minimum."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..autograd.function import Function
+from ..tensor.tensor import Tensor
+from ._util import array_module, binary_operands, load_mixed, save_mixed
+from .shape import sum_to
+
+
+def _finish(out: Any, dtype: Any) -> Any:
+    return out if dtype is None or out.dtype == dtype else out.astype(dtype)
+
+
+def _shape_of(v: Any) -> tuple[int, ...]:
+    return v._data.shape if isinstance(v, Tensor) else ()
+
+
+class Add(Function):
+    _backward_name = "AddBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, a: Any, b: Any) -> Any:
+        x, y, dt = binary_operands(a, b)
+        ctx.shapes = (_shape_of(a), _shape_of(b))
+        return _finish(x + y, dt)
+
+    @staticmethod
+    def backward(ctx: Any, g: Tensor) -> tuple[Any, Any]:
+        na, nb = ctx.needs_input_grad
+        sa, sb = ctx.shapes
+        return (sum_to(g, sa) if na else None, sum_to(g, sb) if nb else None)
+
+
+class Sub(Function):
+    _backward_name = "SubBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, a: Any, b: Any) -> Any:
+        x, y, dt = binary_operands(a, b)
+        ctx.shapes = (_shape_of(a), _shape_of(b))
+        return _finish(x - y, dt)
+
+    @staticmethod
+    def backward(ctx: Any, g: Tensor) -> tuple[Any, Any]:
+        na, nb = ctx.needs_input_grad
+        sa, sb = ctx.shapes
+        return (sum_to(g, sa) if na else None, sum_to(-g, sb) if nb else None)
+
+
+class Mul(Function):
+    _backward_name = "MulBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, a: Any, b: Any) -> Any:
+        x, y, dt = binary_operands(a, b)
+        na, nb = ctx.needs_input_grad
+        save_mixed(ctx, a if nb else None, b if na else None)
+        ctx.shapes = (_shape_of(a), _shape_of(b))
+        return _finish(x * y, dt)
+
+    @staticmethod
+    def backward(ctx: Any, g: Tensor) -> tuple[Any, Any]:
+        a, b = load_mixed(ctx)
+        na, nb = ctx.needs_input_grad
+        sa, sb = ctx.shapes
+        return (sum_to(g * b, sa) if na else None, sum_to(g * a, sb) if nb else None)
+
+
+class Div(Function):
+    _backward_name = "DivBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, a: Any, b: Any) -> Any:
+        x, y, dt = binary_operands(a, b)
+        save_mixed(ctx, a, b)
+        ctx.shapes = (_shape_of(a), _shape_of(b))
+        out = x / y
+        if out.dtype.kind != "f" or (dt is not None and dt.kind != "f"):
+            from ..tensor.dtype import get_default_dtype
+
+            dt = dt if dt is not None and dt.kind == "f" else get_default_dtype().np
+        return _finish(out, dt)
+
+    @staticmethod
+    def backward(ctx: Any, g: Tensor) -> tuple[Any, Any]:
+        a, b = load_mixed(ctx)
+        na, nb = ctx.needs_input_grad
+        sa, sb = ctx.shapes
+        ga = sum_to(g / b, sa) if na else None
+        gb = sum_to(-g * a / (b * b), sb) if nb else None
+        return ga, gb
+
+
+class Pow(Function):
+    _backward_name = "PowBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, a: Any, b: Any) -> Any:
+        x, y, dt = binary_operands(a, b)
+        save_mixed(ctx, a, b)
+        ctx.shapes = (_shape_of(a), _shape_of(b))
+        xp = array_module(x if not isinstance(x, (int, float)) else y)
+        if isinstance(y, int) and not isinstance(y, bool) and y < 0 and x.dtype.kind in "iu":
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
+        out = xp.power(x, y)
+        return _finish(out, dt)
+
+    @staticmethod
+    def backward(ctx: Any, g: Tensor) -> tuple[Any, Any]:
+        a, b = load_mixed(ctx)
+        na, nb = ctx.needs_input_grad
+        sa, sb = ctx.shapes
+        ga = gb = None
+        if na:
+            if isinstance(b, (int, float)):
+                ga = g * b * a ** (b - 1) if b != 0 else g * 0.0
+            else:
+                ga = g * b * a ** (b - 1)
+            ga = sum_to(ga, sa)
+        if nb:
+            out = a**b
+            from .unary import log, where
+
+            # d/db a**b = a**b * log(a); PyTorch defines it as 0 where a == 0 and b >= 0
+            log_a = log(a) if isinstance(a, Tensor) else _log_scalar(a)
+            gb = g * out * log_a
+            if isinstance(a, Tensor):
+                gb = where((a == 0) & (b >= 0), 0.0, gb)
+            gb = sum_to(gb, sb)
+        return ga, gb
+
+
+def _log_scalar(v: float) -> float:
+    import math
+
+    return math.log(v) if v > 0 else float("nan")
+
+
+class Maximum(Function):
+    _backward_name = "MaximumBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, b: Tensor) -> Any:
+        x, y, dt = binary_operands(a, b)
+        xp = array_module(x)
+        save_mixed(ctx, a, b)
+        ctx.shapes = (_shape_of(a), _shape_of(b))
+        return _finish(xp.maximum(x, y), dt)
+
+    @staticmethod
+    def backward(ctx: Any, g: Tensor) -> tuple[Any, Any]:
+        return _minmax_backward(ctx, g, greater=True)
+
+
+class Minimum(Function):
+    _backward_name = "MinimumBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, b: Tensor) -> Any:
+        x, y, dt = binary_operands(a, b)
+        xp = array_module(x)
+        save_mixed(ctx, a, b)
+        ctx.shapes = (_shape_of(a), _shape_of(b))
+        return _finish(xp.minimum(x, y), dt)
+
+    @staticmethod
+    def backward(ctx: Any, g: Tensor) -> tuple[Any, Any]:
+        return _minmax_backward(ctx, g, greater=False)
+
+
+def _minmax_backward(ctx: Any, g: Tensor, greater: bool) -> tuple[Any, Any]:
+    """Gradient to the winner; ties split it in half, as PyTorch does."""
+    a, b = ctx.saved_tensors
+    na, nb = ctx.needs_input_grad
+    sa, sb = ctx.shapes
+    wins_a = (a > b) if greater else (a < b)
+    ties = (a == b).to(g.dtype) * 0.5
+    wa = wins_a.to(g.dtype) + ties
+    return (
+        sum_to(g * wa, sa) if na else None,
+        sum_to(g * (1.0 - wa), sb) if nb else None,
+    )
+
+
+def add(a: Any, b: Any, alpha: Any = 1) -> Tensor:
+    return Add.apply(a, b if alpha == 1 else b * alpha)
+
+
+def sub(a: Any, b: Any, alpha: Any = 1) -> Tensor:
+    return Sub.apply(a, b if alpha == 1 else b * alpha)
+
+
+def mul(a: Any, b: Any) -> Tensor:
+    return Mul.apply(a, b)
+
+
+def div(a: Any, b: Any, rounding_mode: str | None = None) -> Tensor:
+    if rounding_mode is None:
+        return Div.apply(a, b)
+    from .comparison import floor_divide
+
+    if rounding_mode == "floor":
+        return floor_divide(a, b)
+    if rounding_mode == "trunc":
+        from .unary import trunc
+
+        return trunc(Div.apply(a, b))
+    raise ValueError(
+        f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{rounding_mode}'"
+    )
+
+
+def pow(a: Any, b: Any) -> Tensor:
+    return Pow.apply(a, b)
+
+
+def maximum(a: Tensor, b: Tensor) -> Tensor:
+    return Maximum.apply(a, b)
+
+
+def minimum(a: Tensor, b: Tensor) -> Tensor:
+    return Minimum.apply(a, b)

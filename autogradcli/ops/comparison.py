@@ -1,0 +1,122 @@
+"""Comparisons and logical ops (results are bool tensors, so they never require grad),
+plus floor division and remainder."""
+
+from __future__ import annotations
+
+import operator
+from typing import Any
+
+from ..autograd.function import Function
+from ..tensor.tensor import Tensor
+from ._util import array_module, binary_operands
+from .shape import sum_to
+
+
+class Compare(Function):
+    """``a <op> b`` elementwise; ``op`` is a Python operator function."""
+
+    _backward_name = "CompareBackward"
+
+    @staticmethod
+    def forward(ctx: Any, a: Any, b: Any, op: Any) -> Any:
+        x, y, _ = binary_operands(a, b)
+        return op(x, y)
+
+    @staticmethod
+    def backward(ctx: Any, g: Tensor) -> tuple[None, None, None]:
+        return None, None, None
+
+
+def _compare(op: Any) -> Any:
+    def compare(a: Any, b: Any) -> Tensor:
+        return Compare.apply(a, b, op)
+
+    compare.__name__ = op.__name__
+    return compare
+
+
+eq = _compare(operator.eq)
+ne = _compare(operator.ne)
+lt = _compare(operator.lt)
+le = _compare(operator.le)
+gt = _compare(operator.gt)
+ge = _compare(operator.ge)
+
+
+def _logical(op: Any, name: str) -> Any:
+    def logical(a: Any, b: Any) -> Tensor:
+        x = a._data if isinstance(a, Tensor) else a
+        if x.dtype.kind not in "biu":
+            raise TypeError(f"{name} is only supported for integer and bool tensors, got {a.dtype}")
+        return Compare.apply(a, b, op)
+
+    logical.__name__ = name
+    return logical
+
+
+bitwise_and = _logical(operator.and_, "bitwise_and")
+bitwise_or = _logical(operator.or_, "bitwise_or")
+bitwise_xor = _logical(operator.xor, "bitwise_xor")
+
+
+class LogicalNot(Function):
+    _backward_name = "LogicalNotBackward"
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor) -> Any:
+        arr = x._data
+        if arr.dtype.kind == "b":
+            return ~arr
+        if arr.dtype.kind in "iu":
+            return ~arr
+        raise TypeError("~ (bitwise_not) is only supported for integer and bool tensors")
+
+    @staticmethod
+    def backward(ctx: Any, g: Tensor) -> None:
+        return None
+
+
+def bitwise_not(x: Tensor) -> Tensor:
+    return LogicalNot.apply(x)
+
+
+def logical_not(x: Tensor) -> Tensor:
+    return Compare.apply(x, 0, operator.eq)
+
+
+class FloorDivide(Function):
+    _backward_name = "FloorDivideBackward"
+
+    @staticmethod
+    def forward(ctx: Any, a: Any, b: Any) -> Any:
+        x, y, dt = binary_operands(a, b)
+        out = x // y
+        return out if dt is None or out.dtype == dt else out.astype(dt)
+
+    @staticmethod
+    def backward(ctx: Any, g: Tensor) -> tuple[Any, Any]:
+        return g * 0.0, None
+
+
+class Remainder(Function):
+    _backward_name = "RemainderBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, a: Any, b: Any) -> Any:
+        x, y, dt = binary_operands(a, b)
+        ctx.shape = x.shape if hasattr(x, "shape") else ()
+        xp = array_module(x if hasattr(x, "dtype") else y)
+        out = xp.remainder(x, y)
+        return out if dt is None or out.dtype == dt else out.astype(dt)
+
+    @staticmethod
+    def backward(ctx: Any, g: Tensor) -> tuple[Any, None]:
+        return sum_to(g, ctx.shape), None
+
+
+def floor_divide(a: Any, b: Any) -> Tensor:
+    return FloorDivide.apply(a, b)
+
+
+def remainder(a: Any, b: Any) -> Tensor:
+    return Remainder.apply(a, b)

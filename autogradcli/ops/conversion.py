@@ -1,0 +1,124 @@
+"""Differentiable copies between dtypes and devices: ``to``, ``clone``, ``contiguous``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import backend
+from ..autograd.function import Function
+from ..tensor import dtype as dtypes
+from ..tensor.tensor import Tensor
+
+
+class ToCopy(Function):
+    _backward_name = "ToCopyBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, np_dtype: Any, device: Any) -> Any:
+        arr = x._data
+        ctx.src = (arr.dtype, backend.device_of(arr))
+        if device is not None:
+            arr = backend.to_device(arr, device)
+        if np_dtype is not None and arr.dtype != np_dtype:
+            arr = arr.astype(np_dtype)
+        return arr if arr is not x._data else arr.copy()
+
+    @staticmethod
+    def backward(ctx: Any, g: Tensor) -> tuple[Any, None, None]:
+        src_dtype, src_device = ctx.src
+        return ToCopy.apply(g, src_dtype, src_device), None, None
+
+
+class Clone(Function):
+    _backward_name = "CloneBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor) -> Any:
+        return x._data.copy()
+
+    @staticmethod
+    def backward(ctx: Any, g: Tensor) -> Tensor:
+        return g
+
+
+def _parse_to_args(args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, Any]:
+    dtype, device = kwargs.get("dtype"), kwargs.get("device")
+    for a in args:
+        if isinstance(a, Tensor):
+            dtype, device = a.dtype, a.device
+        elif isinstance(a, dtypes.DType):
+            dtype = a
+        elif isinstance(a, (str, backend.Device)):
+            if isinstance(a, str) and a.removeprefix("torch.").removeprefix("autogradcli.") in (
+                d.name for d in dtypes.ALL_DTYPES
+            ):
+                dtype = dtypes.to_dtype(a)
+            else:
+                device = backend.as_device(a)
+        elif a is not None:
+            dtype = dtypes.to_dtype(a)
+    return dtype, device
+
+
+def to(x: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+    """``x.to(dtype)``, ``x.to(device)``, ``x.to(other)``: x itself when nothing changes."""
+    dtype, device = _parse_to_args(args, kwargs)
+    np_dtype = dtypes.to_dtype(dtype).np if dtype is not None else None
+    same_dtype = np_dtype is None or np_dtype == x._data.dtype
+    same_device = (
+        device is None
+        or backend.as_device(device) == x.device
+        or (
+            backend.as_device(device).type == x.device.type == "cuda"
+            and backend.as_device(device).index is None
+        )
+    )
+    if same_dtype and same_device and not kwargs.get("copy", False):
+        return x
+    return ToCopy.apply(x, np_dtype, None if same_device else backend.as_device(device))
+
+
+def clone(x: Tensor, memory_format: Any = None) -> Tensor:
+    return Clone.apply(x)
+
+
+def contiguous(x: Tensor, memory_format: Any = None) -> Tensor:
+    if x._data.flags.c_contiguous:
+        return x
+    return Clone.apply(x)
+
+
+def cpu(x: Tensor) -> Tensor:
+    return to(x, "cpu")
+
+
+def cuda(x: Tensor, device: Any = None) -> Tensor:
+    return to(x, backend.Device("cuda", device) if isinstance(device, int) else (device or "cuda"))
+
+
+def float_(x: Tensor) -> Tensor:
+    return to(x, dtypes.float32)
+
+
+def double(x: Tensor) -> Tensor:
+    return to(x, dtypes.float64)
+
+
+def long(x: Tensor) -> Tensor:
+    return to(x, dtypes.int64)
+
+
+def int_(x: Tensor) -> Tensor:
+    return to(x, dtypes.int32)
+
+
+def bool_(x: Tensor) -> Tensor:
+    return to(x, dtypes.bool_)
+
+
+def half(x: Tensor) -> Tensor:
+    return to(x, dtypes.float16)
+
+
+def type_as(x: Tensor, other: Tensor) -> Tensor:
+    return to(x, other.dtype)

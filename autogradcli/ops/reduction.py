@@ -1,0 +1,77 @@
+"""Reductions over one or several dims with ``keepdim``: sum and mean (the rest build on these)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..autograd.function import Function
+from ..tensor.tensor import Tensor
+from ._util import normalize_dims
+from .shape import expand, reshape
+
+
+def _kept_shape(shape: tuple[int, ...], dims: tuple[int, ...] | None) -> tuple[int, ...]:
+    """``shape`` with reduced dims set to 1 (the keepdim=True shape)."""
+    if dims is None:
+        return (1,) * len(shape)
+    return tuple(1 if i in dims else s for i, s in enumerate(shape))
+
+
+def _sum_dtype(arr: Any) -> Any:
+    """PyTorch sums bools and integers as int64."""
+    return "int64" if arr.dtype.kind in "biu" else None
+
+
+class Sum(Function):
+    _backward_name = "SumBackward1"
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, dims: tuple[int, ...] | None, keepdim: bool) -> Any:
+        arr = x._data
+        ctx.in_shape = arr.shape
+        ctx.kept = _kept_shape(arr.shape, dims)
+        return arr.sum(axis=dims, keepdims=keepdim, dtype=_sum_dtype(arr))
+
+    @staticmethod
+    def backward(ctx: Any, g: Tensor) -> tuple[Any, None, None]:
+        if g._data.shape != ctx.kept:
+            g = reshape(g, ctx.kept)
+        return expand(g, ctx.in_shape), None, None
+
+
+class Mean(Function):
+    _backward_name = "MeanBackward1"
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, dims: tuple[int, ...] | None, keepdim: bool) -> Any:
+        arr = x._data
+        if arr.dtype.kind != "f":
+            raise RuntimeError(
+                "mean(): could not infer output dtype. Input dtype must be either a floating "
+                f"point or complex dtype. Got: {x.dtype.name.capitalize()}"
+            )
+        ctx.in_shape = arr.shape
+        ctx.kept = _kept_shape(arr.shape, dims)
+        n = arr.size if dims is None else 1
+        if dims is not None:
+            for d in dims:
+                n *= arr.shape[d]
+        ctx.count = n
+        return arr.mean(axis=dims, keepdims=keepdim)
+
+    @staticmethod
+    def backward(ctx: Any, g: Tensor) -> tuple[Any, None, None]:
+        if g._data.shape != ctx.kept:
+            g = reshape(g, ctx.kept)
+        return expand(g / ctx.count, ctx.in_shape), None, None
+
+
+def sum(x: Tensor, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Tensor:
+    out = Sum.apply(x, normalize_dims(dim, x._data.ndim), keepdim)
+    return out if dtype is None else out.to(dtype)
+
+
+def mean(x: Tensor, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Tensor:
+    if dtype is not None:
+        x = x.to(dtype)
+    return Mean.apply(x, normalize_dims(dim, x._data.ndim), keepdim)

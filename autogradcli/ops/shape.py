@@ -1,0 +1,249 @@
+"""Shape ops: broadcasting (expand, sum_to), reshape/view, transpose/permute, squeeze/unsqueeze.
+
+Views return numpy/cupy views, so they share memory and the version counter with their base.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..autograd.function import Function
+from ..tensor.tensor import Tensor, _make
+from ._util import array_module, normalize_dims, wrap_dim
+
+
+def _as_view(ctx: Any, base: Tensor, arr: Any) -> Tensor:
+    """Wrap ``arr`` (a view of ``base``'s array) sharing base's version counter."""
+    out = _make(arr)
+    out._vc = base._shared_version_counter()
+    out._base = base._base if base._base is not None else base
+    return out
+
+
+def _shape_arg(shape: tuple[Any, ...]) -> tuple[int, ...]:
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        shape = tuple(shape[0])
+    return tuple(int(s) for s in shape)
+
+
+class SumTo(Function):
+    """Sum a broadcast gradient back to ``shape`` (the adjoint of broadcasting)."""
+
+    _backward_name = "SumToBackward"
+
+    @staticmethod
+    def forward(ctx: Any, g: Tensor, shape: tuple[int, ...]) -> Any:
+        arr = g._data
+        ctx.in_shape = arr.shape
+        lead = arr.ndim - len(shape)
+        axes = tuple(range(lead)) + tuple(
+            i + lead for i, s in enumerate(shape) if s == 1 and arr.shape[i + lead] != 1
+        )
+        out = arr.sum(axis=axes, keepdims=True) if axes else arr
+        if lead:
+            out = out.reshape(shape)
+        return out
+
+    @staticmethod
+    def backward(ctx: Any, g: Tensor) -> tuple[Any, None]:
+        return expand(g, ctx.in_shape), None
+
+
+def sum_to(g: Tensor, shape: tuple[int, ...]) -> Tensor:
+    """``g`` summed over the dims that broadcasting added or stretched to reach its shape."""
+    if g._data.shape == shape:
+        return g
+    return SumTo.apply(g, tuple(shape))
+
+
+class Expand(Function):
+    _backward_name = "ExpandBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, t: Tensor, shape: tuple[int, ...]) -> Any:
+        arr = t._data
+        ctx.in_shape = arr.shape
+        xp = array_module(arr)
+        lead = len(shape) - arr.ndim
+        if lead < 0:
+            raise RuntimeError(
+                f"expand: the number of sizes provided ({len(shape)}) must be greater or equal to "
+                f"the number of dimensions in the tensor ({arr.ndim})"
+            )
+        target = tuple(arr.shape[i - lead] if s == -1 else s for i, s in enumerate(shape))
+        try:
+            view = xp.broadcast_to(arr, target)
+        except ValueError:
+            raise RuntimeError(
+                f"The expanded size of the tensor ({list(target)}) must match the existing size "
+                f"({list(arr.shape)}) at non-singleton dimensions"
+            ) from None
+        return _as_view(ctx, t, view)
+
+    @staticmethod
+    def backward(ctx: Any, g: Tensor) -> tuple[Any, None]:
+        return sum_to(g, ctx.in_shape), None
+
+
+def expand(t: Tensor, *shape: Any) -> Tensor:
+    shape = _shape_arg(shape)
+    if t._data.shape == shape:
+        return t
+    return Expand.apply(t, shape)
+
+
+def broadcast_to(t: Tensor, shape: Any) -> Tensor:
+    return expand(t, *shape)
+
+
+def _infer_shape(shape: tuple[int, ...], numel: int) -> tuple[int, ...]:
+    if -1 not in shape:
+        n = 1
+        for s in shape:
+            n *= s
+        if n != numel:
+            raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+        return shape
+    if shape.count(-1) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    known = 1
+    for s in shape:
+        if s != -1:
+            known *= s
+    if known == 0 or numel % known:
+        raise RuntimeError(f"shape '{list(shape)}' is invalid for input of size {numel}")
+    return tuple(numel // known if s == -1 else s for s in shape)
+
+
+class Reshape(Function):
+    _backward_name = "ViewBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, t: Tensor, shape: tuple[int, ...], view_only: bool) -> Any:
+        arr = t._data
+        ctx.in_shape = arr.shape
+        shape = _infer_shape(shape, arr.size)
+        if view_only:
+            out = arr.view()
+            try:
+                out.shape = shape
+            except AttributeError:
+                raise RuntimeError(
+                    "view size is not compatible with input tensor's size and stride (at least "
+                    "one dimension spans across two contiguous subspaces). Use .reshape(...) "
+                    "instead."
+                ) from None
+            return _as_view(ctx, t, out)
+        out = arr.reshape(shape)
+        return _as_view(ctx, t, out) if out.base is not None else out
+
+    @staticmethod
+    def backward(ctx: Any, g: Tensor) -> tuple[Any, None, None]:
+        return g.reshape(ctx.in_shape), None, None
+
+
+def reshape(t: Tensor, *shape: Any) -> Tensor:
+    return Reshape.apply(t, _shape_arg(shape), False)
+
+
+def view(t: Tensor, *shape: Any) -> Tensor:
+    if len(shape) == 1 and not isinstance(shape[0], (int, tuple, list)):
+        return t.to(shape[0])  # view(dtype) is not supported as a reinterpretation; cast instead
+    return Reshape.apply(t, _shape_arg(shape), True)
+
+
+def flatten(t: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+    shape = t._data.shape
+    if not shape:
+        return reshape(t, 1)
+    s, e = wrap_dim(start_dim, len(shape)), wrap_dim(end_dim, len(shape))
+    if s > e:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    n = 1
+    for d in shape[s : e + 1]:
+        n *= d
+    return reshape(t, shape[:s] + (n,) + shape[e + 1 :])
+
+
+def unflatten(t: Tensor, dim: int, sizes: tuple[int, ...]) -> Tensor:
+    shape = t._data.shape
+    d = wrap_dim(dim, len(shape))
+    return reshape(t, shape[:d] + tuple(sizes) + shape[d + 1 :])
+
+
+class Permute(Function):
+    _backward_name = "PermuteBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, t: Tensor, dims: tuple[int, ...]) -> Any:
+        arr = t._data
+        ctx.dims = dims
+        return _as_view(ctx, t, arr.transpose(dims))
+
+    @staticmethod
+    def backward(ctx: Any, g: Tensor) -> tuple[Any, None]:
+        inverse = [0] * len(ctx.dims)
+        for i, d in enumerate(ctx.dims):
+            inverse[d] = i
+        return permute(g, *inverse), None
+
+
+def permute(t: Tensor, *dims: Any) -> Tensor:
+    dims = _shape_arg(dims)
+    n = t._data.ndim
+    if len(dims) != n:
+        raise RuntimeError(
+            f"permute(sparse_coo): number of dimensions in the tensor input does not match the "
+            f"length of the desired ordering of dimensions i.e. input.dim() = {n} is not equal "
+            f"to len(dims) = {len(dims)}"
+        )
+    dims = tuple(wrap_dim(d, n) for d in dims)
+    if len(set(dims)) != n:
+        raise RuntimeError("permute(): duplicate dims are not allowed.")
+    return Permute.apply(t, dims)
+
+
+def transpose(t: Tensor, dim0: int, dim1: int) -> Tensor:
+    n = t._data.ndim
+    if n == 0:
+        return t
+    dims = list(range(n))
+    d0, d1 = wrap_dim(dim0, n), wrap_dim(dim1, n)
+    dims[d0], dims[d1] = dims[d1], dims[d0]
+    return Permute.apply(t, tuple(dims))
+
+
+def t(x: Tensor) -> Tensor:
+    if x._data.ndim > 2:
+        raise RuntimeError(
+            f"t() expects a tensor with <= 2 dimensions, but self is {x._data.ndim}D"
+        )
+    return transpose(x, 0, 1) if x._data.ndim == 2 else x
+
+
+def squeeze(x: Tensor, dim: Any = None) -> Tensor:
+    shape = x._data.shape
+    dims = normalize_dims(dim, len(shape)) if shape else None
+    if dims is None:
+        new = tuple(s for s in shape if s != 1)
+    else:
+        new = tuple(s for i, s in enumerate(shape) if not (i in dims and s == 1))
+    return reshape(x, new) if new != shape else Reshape.apply(x, shape, True)
+
+
+def unsqueeze(x: Tensor, dim: int) -> Tensor:
+    shape = x._data.shape
+    d = wrap_dim(dim, len(shape) + 1)
+    return Reshape.apply(x, shape[:d] + (1,) + shape[d:], True)
+
+
+def expand_as(x: Tensor, other: Tensor) -> Tensor:
+    return expand(x, other._data.shape)
+
+
+def view_as(x: Tensor, other: Tensor) -> Tensor:
+    return view(x, other._data.shape)
+
+
+def reshape_as(x: Tensor, other: Tensor) -> Tensor:
+    return reshape(x, other._data.shape)

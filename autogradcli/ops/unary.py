@@ -1,0 +1,331 @@
+"""Elementwise unary ops and ``where``/``clamp``: each a Function with its derivative beside it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..autograd.function import Function
+from ..tensor.tensor import Tensor, _make
+from ._util import array_module, binary_operands, wrap
+
+
+def _float_array(arr: Any) -> Any:
+    """Integer inputs of float-valued functions (exp, sin...) become the default float dtype."""
+    if arr.dtype.kind in "fc":
+        return arr
+    from ..tensor.dtype import get_default_dtype
+
+    return arr.astype(get_default_dtype().np)
+
+
+class Neg(Function):
+    _backward_name = "NegBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor) -> Any:
+        return -x._data
+
+    @staticmethod
+    def backward(ctx: Any, g: Tensor) -> Tensor:
+        return -g
+
+
+class Exp(Function):
+    _backward_name = "ExpBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor) -> Any:
+        out = wrap(array_module(x._data).exp(_float_array(x._data)))
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx: Any, g: Tensor) -> Tensor:
+        (out,) = ctx.saved_tensors
+        return g * out
+
+
+class Log(Function):
+    _backward_name = "LogBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor) -> Any:
+        ctx.save_for_backward(x)
+        return array_module(x._data).log(_float_array(x._data))
+
+    @staticmethod
+    def backward(ctx: Any, g: Tensor) -> Tensor:
+        (x,) = ctx.saved_tensors
+        return g / x
+
+
+class Sqrt(Function):
+    _backward_name = "SqrtBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor) -> Any:
+        out = wrap(array_module(x._data).sqrt(_float_array(x._data)))
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx: Any, g: Tensor) -> Tensor:
+        (out,) = ctx.saved_tensors
+        return g / (2.0 * out)
+
+
+class Rsqrt(Function):
+    _backward_name = "RsqrtBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor) -> Any:
+        xp = array_module(x._data)
+        out = wrap(1.0 / xp.sqrt(_float_array(x._data)))
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx: Any, g: Tensor) -> Tensor:
+        (out,) = ctx.saved_tensors
+        return g * -0.5 * out * out * out
+
+
+class Sin(Function):
+    _backward_name = "SinBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor) -> Any:
+        ctx.save_for_backward(x)
+        return array_module(x._data).sin(_float_array(x._data))
+
+    @staticmethod
+    def backward(ctx: Any, g: Tensor) -> Tensor:
+        (x,) = ctx.saved_tensors
+        return g * x.cos()
+
+
+class Cos(Function):
+    _backward_name = "CosBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor) -> Any:
+        ctx.save_for_backward(x)
+        return array_module(x._data).cos(_float_array(x._data))
+
+    @staticmethod
+    def backward(ctx: Any, g: Tensor) -> Tensor:
+        (x,) = ctx.saved_tensors
+        return -g * x.sin()
+
+
+class Tanh(Function):
+    _backward_name = "TanhBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor) -> Any:
+        out = wrap(array_module(x._data).tanh(_float_array(x._data)))
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx: Any, g: Tensor) -> Tensor:
+        (out,) = ctx.saved_tensors
+        return g * (1.0 - out * out)
+
+
+class Sigmoid(Function):
+    _backward_name = "SigmoidBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor) -> Any:
+        xp = array_module(x._data)
+        arr = _float_array(x._data)
+        # 1/(1+exp(-x)) overflows for very negative x; the tanh form is stable and exact
+        out = wrap(0.5 * xp.tanh(0.5 * arr) + 0.5)
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx: Any, g: Tensor) -> Tensor:
+        (out,) = ctx.saved_tensors
+        return g * out * (1.0 - out)
+
+
+class Relu(Function):
+    _backward_name = "ReluBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor) -> Any:
+        out = wrap(array_module(x._data).maximum(x._data, 0))
+        ctx.save_for_backward(out)
+        return out
+
+    @staticmethod
+    def backward(ctx: Any, g: Tensor) -> Tensor:
+        (out,) = ctx.saved_tensors
+        return g * (out > 0)
+
+
+class Abs(Function):
+    _backward_name = "AbsBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor) -> Any:
+        ctx.save_for_backward(x)
+        return array_module(x._data).abs(x._data)
+
+    @staticmethod
+    def backward(ctx: Any, g: Tensor) -> Tensor:
+        (x,) = ctx.saved_tensors
+        return g * x.sign()
+
+
+class Sign(Function):
+    _backward_name = "SignBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor) -> Any:
+        return array_module(x._data).sign(x._data)
+
+    @staticmethod
+    def backward(ctx: Any, g: Tensor) -> Tensor:
+        return g * 0.0
+
+
+class Trunc(Function):
+    _backward_name = "TruncBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor) -> Any:
+        return array_module(x._data).trunc(x._data)
+
+    @staticmethod
+    def backward(ctx: Any, g: Tensor) -> Tensor:
+        return g * 0.0
+
+
+class Clamp(Function):
+    _backward_name = "ClampBackward1"
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, min: Any, max: Any) -> Any:
+        if min is None and max is None:
+            raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+        xp = array_module(x._data)
+        lo = min._data if isinstance(min, Tensor) else min
+        hi = max._data if isinstance(max, Tensor) else max
+        arr = x._data
+        out = arr
+        if lo is not None:
+            out = xp.maximum(out, lo)
+        if hi is not None:
+            out = xp.minimum(out, hi)
+        if out.dtype != arr.dtype and not isinstance(min, Tensor) and not isinstance(max, Tensor):
+            out = (
+                out.astype(arr.dtype) if arr.dtype.kind == "f" or isinstance(lo or hi, int) else out
+            )
+        ctx.save_for_backward(x)
+        ctx.bounds = (lo, hi)
+        return out if out is not arr else arr.copy()
+
+    @staticmethod
+    def backward(ctx: Any, g: Tensor) -> tuple[Any, None, None]:
+        (x,) = ctx.saved_tensors
+        lo, hi = ctx.bounds
+        xp = array_module(x._data)
+        inside = xp.ones(x._data.shape, dtype=bool)
+        if lo is not None:
+            inside &= x._data >= lo
+        if hi is not None:
+            inside &= x._data <= hi
+        return g * _make(inside), None, None
+
+
+class Where(Function):
+    _backward_name = "WhereBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, cond: Tensor, a: Any, b: Any) -> Any:
+        x, y, dt = binary_operands(a, b)
+        c = cond._data if isinstance(cond, Tensor) else cond
+        xp = array_module(c)
+        ctx.save_for_backward(cond)
+        ctx.shapes = (getattr(x, "shape", ()), getattr(y, "shape", ()))
+        out = xp.where(c, x, y)
+        return out if dt is None or out.dtype == dt else out.astype(dt)
+
+    @staticmethod
+    def backward(ctx: Any, g: Tensor) -> tuple[None, Any, Any]:
+        from .shape import sum_to
+
+        (cond,) = ctx.saved_tensors
+        _, na, nb = ctx.needs_input_grad
+        sa, sb = ctx.shapes
+        zero = g * 0.0
+        ga = sum_to(where(cond, g, zero), sa) if na else None
+        gb = sum_to(where(cond, zero, g), sb) if nb else None
+        return None, ga, gb
+
+
+def neg(x: Tensor) -> Tensor:
+    return Neg.apply(x)
+
+
+def exp(x: Tensor) -> Tensor:
+    return Exp.apply(x)
+
+
+def log(x: Tensor) -> Tensor:
+    return Log.apply(x)
+
+
+def sqrt(x: Tensor) -> Tensor:
+    return Sqrt.apply(x)
+
+
+def rsqrt(x: Tensor) -> Tensor:
+    return Rsqrt.apply(x)
+
+
+def sin(x: Tensor) -> Tensor:
+    return Sin.apply(x)
+
+
+def cos(x: Tensor) -> Tensor:
+    return Cos.apply(x)
+
+
+def tanh(x: Tensor) -> Tensor:
+    return Tanh.apply(x)
+
+
+def sigmoid(x: Tensor) -> Tensor:
+    return Sigmoid.apply(x)
+
+
+def relu(x: Tensor) -> Tensor:
+    return Relu.apply(x)
+
+
+def abs(x: Tensor) -> Tensor:
+    return Abs.apply(x)
+
+
+def sign(x: Tensor) -> Tensor:
+    return Sign.apply(x)
+
+
+def trunc(x: Tensor) -> Tensor:
+    return Trunc.apply(x)
+
+
+def clamp(x: Tensor, min: Any = None, max: Any = None) -> Tensor:
+    return Clamp.apply(x, min, max)
+
+
+def where(cond: Tensor, a: Any = None, b: Any = None) -> Any:
+    if a is None and b is None:
+        from .indexing import nonzero
+
+        return nonzero(cond, as_tuple=True)
+    return Where.apply(cond, a, b)

@@ -1,0 +1,1 @@
+"""The Tensor type, dtypes, creation functions and the random state."""

@@ -1,0 +1,129 @@
+"""PyTorch-style dtype objects over numpy dtypes, and PyTorch's type-promotion rules."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+
+class DType:
+    """A tensor element type; ``repr`` matches PyTorch's with our package name."""
+
+    __slots__ = ("is_floating_point", "is_signed", "itemsize", "name", "np")
+
+    def __init__(self, name: str, np_dtype: Any) -> None:
+        self.name = name
+        self.np = np.dtype(np_dtype)
+        self.itemsize = self.np.itemsize
+        self.is_floating_point = self.np.kind == "f"
+        self.is_signed = self.np.kind in "fi"
+
+    def __repr__(self) -> str:
+        return f"autogradcli.{self.name}"
+
+    def __reduce__(self) -> str:
+        return self.name
+
+
+float16 = DType("float16", np.float16)
+float32 = DType("float32", np.float32)
+float64 = DType("float64", np.float64)
+uint8 = DType("uint8", np.uint8)
+int8 = DType("int8", np.int8)
+int16 = DType("int16", np.int16)
+int32 = DType("int32", np.int32)
+int64 = DType("int64", np.int64)
+bool_ = DType("bool", np.bool_)
+
+half, float, double = float16, float32, float64
+short, int, long = int16, int32, int64
+
+ALL_DTYPES = (float16, float32, float64, uint8, int8, int16, int32, int64, bool_)
+_BY_NUMPY: dict[np.dtype, DType] = {d.np: d for d in ALL_DTYPES}
+_BY_NAME: dict[str, DType] = {d.name: d for d in ALL_DTYPES}
+_BY_NAME.update(half=float16, float=float32, double=float64, short=int16, int=int32, long=int64)
+
+_default_float = float32
+
+
+def get_default_dtype() -> DType:
+    return _default_float
+
+
+def set_default_dtype(dtype: DType) -> None:
+    global _default_float
+    if not to_dtype(dtype).is_floating_point:
+        raise TypeError("only floating-point types are supported as the default type")
+    _default_float = to_dtype(dtype)
+
+
+def from_numpy_dtype(np_dtype: Any) -> DType:
+    dt = _BY_NUMPY.get(np_dtype)
+    if dt is None:
+        dt = _BY_NUMPY.get(np.dtype(np_dtype))
+        if dt is None:
+            raise TypeError(f"can't convert np.ndarray of type {np_dtype} to a tensor")
+    return dt
+
+
+def to_dtype(spec: Any) -> DType:
+    """Accept a DType, a dtype name ("float32"), a numpy dtype or a Python type."""
+    if isinstance(spec, DType):
+        return spec
+    if isinstance(spec, str):
+        dt = _BY_NAME.get(spec.removeprefix("torch.").removeprefix("autogradcli."))
+        if dt is None:
+            raise TypeError(f"unknown dtype {spec!r}; expected one of {sorted(_BY_NAME)}")
+        return dt
+    if spec is builtins_float:
+        return _default_float
+    if spec is builtins_int:
+        return int64
+    if spec is builtins_bool:
+        return bool_
+    return from_numpy_dtype(np.dtype(spec))
+
+
+builtins_float, builtins_int, builtins_bool = type(1.0), type(1), type(True)
+
+# Promotion categories: bool < integer < floating.
+_CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2}
+
+
+def _category_of_scalar(value: Any) -> int:
+    if isinstance(value, builtins_bool):
+        return 0
+    if isinstance(value, builtins_int):
+        return 1
+    return 2
+
+
+def result_type(*operands: Any) -> np.dtype:
+    """The numpy dtype PyTorch's promotion gives for tensors (``._data`` arrays) and scalars.
+
+    Dimensioned tensors decide first; 0-d tensors and then Python scalars only matter when they
+    are of a higher category (bool < int < float), which is how a Python float keeps a float32
+    tensor float32 and turns an int64 tensor into the default float dtype.
+    """
+    dims, zero_dims, scalars = [], [], []
+    for op in operands:
+        arr = getattr(op, "_data", None)
+        if arr is None:
+            scalars.append(op)
+        elif arr.ndim:
+            dims.append(arr.dtype)
+        else:
+            zero_dims.append(arr.dtype)
+    result = None
+    for group in (dims, zero_dims):
+        if not group:
+            continue
+        promoted = np.result_type(*group)
+        if result is None or _CATEGORY[promoted.kind] > _CATEGORY[result.kind]:
+            result = promoted
+    for value in scalars:
+        cat = _category_of_scalar(value)
+        if result is None or cat > _CATEGORY[result.kind]:
+            result = (np.dtype(np.bool_), np.dtype(np.int64), _default_float.np)[cat]
+    return result

@@ -1,0 +1,77 @@
+"""``repr(tensor)`` in PyTorch's layout: ``tensor([1.0000, 2.5000], requires_grad=True)``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from .. import backend
+
+_PRECISION = 4
+_THRESHOLD = 1000
+_EDGEITEMS = 3
+_LINEWIDTH = 80
+
+
+def _float_formatter(values: np.ndarray) -> Any:
+    finite = np.abs(values[np.isfinite(values)]).astype(np.float64)
+    nonzero = finite[finite != 0]
+    if (
+        finite.size
+        and np.all(finite == np.round(finite))
+        and (not nonzero.size or nonzero.max() < 1e8)
+    ):
+        width = max(len(f"{v:.0f}") for v in values[np.isfinite(values)]) + 1 if finite.size else 1
+        return lambda v: (f"{v:.0f}." if np.isfinite(v) else str(v)).rjust(width)
+    sci = nonzero.size and (
+        nonzero.max() / nonzero.min() > 1000.0 or nonzero.max() > 1e8 or nonzero.min() < 1e-4
+    )
+    fmt = f"{{:.{_PRECISION}e}}" if sci else f"{{:.{_PRECISION}f}}"
+    shown = [fmt.format(v) if np.isfinite(v) else str(v) for v in values.ravel()]
+    width = max((len(s) for s in shown), default=1)
+    return lambda v: (fmt.format(v) if np.isfinite(v) else str(v)).rjust(width)
+
+
+def format_array(arr: np.ndarray, prefix: str) -> str:
+    if arr.dtype.kind == "f":
+        formatter: dict[str, Any] = {"float_kind": _float_formatter(arr.astype(np.float64))}
+    elif arr.dtype.kind == "b":
+        formatter = {"bool": lambda v: str(bool(v))}
+    else:
+        formatter = {}
+    if arr.ndim == 0:
+        return formatter.get("float_kind", formatter.get("bool", str))(arr.item()).strip()
+    return np.array2string(
+        arr,
+        separator=", ",
+        prefix=prefix,
+        formatter=formatter,
+        threshold=_THRESHOLD,
+        edgeitems=_EDGEITEMS,
+        max_line_width=_LINEWIDTH,
+    )
+
+
+def format_tensor(t: Any, name: str = "tensor") -> str:
+    from .dtype import bool_, get_default_dtype, int64
+
+    prefix = f"{name}("
+    arr = backend.to_numpy(t._data)
+    suffixes = []
+    if t.device.type != "cpu":
+        suffixes.append(f"device='{t.device}'")
+    if arr.size == 0 and arr.ndim != 1:
+        body = "[]"
+        suffixes.append(f"size={tuple(arr.shape)}")
+    else:
+        body = format_array(arr, prefix)
+    if t.dtype not in (get_default_dtype(), int64, bool_) or (
+        arr.size == 0 and t.dtype is not get_default_dtype()
+    ):
+        suffixes.append(f"dtype={t.dtype!r}")
+    if t._grad_fn is not None:
+        suffixes.append(f"grad_fn=<{type(t._grad_fn).__name__}>")
+    elif t._requires_grad:
+        suffixes.append("requires_grad=True")
+    return prefix + body + "".join(", " + s for s in suffixes) + ")"

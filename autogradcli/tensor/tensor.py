@@ -1,0 +1,357 @@
+"""The Tensor: an array from the backend plus the autograd bookkeeping that links it to the graph.
+
+Only state and graph-independent queries live here; the differentiable operations are Functions in
+``autogradcli.ops``, bound to Tensor as methods there.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from .. import backend
+from ..autograd import grad_mode
+from ..utils.hooks import RemovableHandle, add_hook
+from . import dtype as dtypes
+from .printing import format_tensor
+
+
+class Size(tuple):
+    """A tensor's shape: a tuple with PyTorch's repr and ``numel()``."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"autogradcli.Size({list(self)})"
+
+    def numel(self) -> int:
+        n = 1
+        for s in self:
+            n *= s
+        return n
+
+
+_new = object.__new__
+
+
+class Tensor:
+    """An n-dimensional array that records the operations applied to it for automatic differentiation."""
+
+    __slots__ = (
+        "__weakref__",
+        "_acc",  # the AccumulateGrad node of a leaf that requires grad, made on first use
+        "_base",  # the tensor this one is a view of, or None
+        "_data",  # the backend array (numpy.ndarray or cupy.ndarray)
+        "_grad",
+        "_grad_fn",  # the backward node that produced this tensor, None for leaves
+        "_hooks",  # gradient hooks of a leaf, {id: hook}
+        "_output_nr",  # which output of _grad_fn this tensor is
+        "_requires_grad",
+        "_vc",  # version counter [n], shared with views; None until first needed
+    )
+
+    # numpy must defer to our reflected operators (np.float32(2) * t) instead of converting t.
+    __array_priority__ = 1000
+    __array_ufunc__ = None
+
+    def __init__(
+        self,
+        data: Any = None,
+        *,
+        dtype: Any = None,
+        device: Any = None,
+        requires_grad: bool = False,
+    ) -> None:
+        from .factory import as_array
+
+        self._data = as_array([] if data is None else data, dtype=dtype, device=device)
+        self._grad = self._grad_fn = self._base = self._hooks = self._acc = self._vc = None
+        self._output_nr = 0
+        self._requires_grad = False
+        if requires_grad:
+            self.requires_grad = True
+
+    # ----------------------------------------------------------------- autograd state
+    @property
+    def requires_grad(self) -> bool:
+        return self._requires_grad
+
+    @requires_grad.setter
+    def requires_grad(self, value: bool) -> None:
+        if self._grad_fn is not None:
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to use a "
+                "computed variable in a subgraph that doesn't require differentiation use "
+                "var_no_grad = var.detach()."
+            )
+        if value and self._data.dtype.kind != "f":
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        self._requires_grad = bool(value)
+
+    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        self.requires_grad = requires_grad
+        return self
+
+    @property
+    def grad_fn(self) -> Any:
+        return self._grad_fn
+
+    @property
+    def is_leaf(self) -> bool:
+        return self._grad_fn is None
+
+    @property
+    def grad(self) -> Tensor | None:
+        return self._grad
+
+    @grad.setter
+    def grad(self, value: Tensor | None) -> None:
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(
+                    f"assigned grad expected to be a Tensor or None but got grad of type {type(value).__name__}"
+                )
+            if value._data.shape != self._data.shape:
+                raise RuntimeError(
+                    f"assigned grad has data of a different size: the tensor has shape "
+                    f"{tuple(self._data.shape)} but the grad has shape {tuple(value._data.shape)}"
+                )
+            if value._data.dtype != self._data.dtype:
+                raise RuntimeError(
+                    f"assigned grad has data of a different type: {value.dtype} for a {self.dtype} tensor"
+                )
+            if value.device != self.device:
+                raise RuntimeError(
+                    f"assigned grad has data located on a different device: {value.device} "
+                    f"for a tensor on {self.device}"
+                )
+        self._grad = value
+
+    @property
+    def output_nr(self) -> int:
+        return self._output_nr
+
+    @property
+    def _version(self) -> int:
+        return self._vc[0] if self._vc is not None else 0
+
+    def _bump_version(self) -> None:
+        if self._vc is None:
+            self._vc = [1]
+        else:
+            self._vc[0] += 1
+
+    def _shared_version_counter(self) -> list[int]:
+        if self._vc is None:
+            self._vc = [0]
+        return self._vc
+
+    def retain_grad(self) -> None:
+        """Keep ``.grad`` on a non-leaf tensor after backward (a no-op on leaves)."""
+        if self._grad_fn is None:
+            if not self._requires_grad:
+                raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+            return
+        self._grad_fn._retain_grad_of(self)
+
+    @property
+    def retains_grad(self) -> bool:
+        return self._grad_fn is not None and self._grad_fn._retains(self)
+
+    def register_hook(self, hook: Callable[[Tensor], Tensor | None]) -> RemovableHandle:
+        """Call ``hook(grad)`` when the gradient of this tensor is computed; a returned tensor replaces it."""
+        if not self._requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self._grad_fn is not None:
+            return self._grad_fn._register_tensor_hook(self._output_nr, hook)
+        if self._hooks is None:
+            self._hooks = {}
+        return add_hook(self._hooks, hook)
+
+    def backward(
+        self,
+        gradient: Tensor | None = None,
+        retain_graph: bool | None = None,
+        create_graph: bool = False,
+        inputs: Any = None,
+    ) -> None:
+        """Accumulate d(self)/d(leaf) into ``.grad`` of every leaf that requires grad."""
+        from ..autograd.engine import backward
+
+        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    def detach(self) -> Tensor:
+        """A tensor sharing this one's data (and version counter) but cut from the graph."""
+        out = _make(self._data)
+        out._vc = self._shared_version_counter()
+        return out
+
+    def detach_(self) -> Tensor:
+        self._grad_fn = None
+        self._output_nr = 0
+        self._requires_grad = False
+        return self
+
+    # ----------------------------------------------------------------- data access
+    @property
+    def data(self) -> Tensor:
+        out = _make(self._data)
+        out._vc = self._shared_version_counter()
+        return out
+
+    @data.setter
+    def data(self, value: Tensor) -> None:
+        if not isinstance(value, Tensor):
+            raise TypeError(f"data must be a Tensor, got {type(value).__name__}")
+        self._data = value._data
+
+    @property
+    def shape(self) -> Size:
+        return Size(self._data.shape)
+
+    def size(self, dim: int | None = None) -> Any:
+        if dim is None:
+            return Size(self._data.shape)
+        return self._data.shape[_wrap_dim(dim, self._data.ndim)]
+
+    @property
+    def dtype(self) -> dtypes.DType:
+        return dtypes.from_numpy_dtype(self._data.dtype)
+
+    @property
+    def device(self) -> backend.Device:
+        return backend.device_of(self._data)
+
+    @property
+    def is_cuda(self) -> bool:
+        return self.device.type == "cuda"
+
+    @property
+    def ndim(self) -> int:
+        return self._data.ndim
+
+    def dim(self) -> int:
+        return self._data.ndim
+
+    def numel(self) -> int:
+        return int(self._data.size)
+
+    nelement = numel
+
+    def element_size(self) -> int:
+        return self._data.itemsize
+
+    def is_floating_point(self) -> bool:
+        return self._data.dtype.kind == "f"
+
+    def is_contiguous(self) -> bool:
+        return bool(self._data.flags.c_contiguous)
+
+    def stride(self, dim: int | None = None) -> Any:
+        strides = tuple(s // self._data.itemsize for s in self._data.strides)
+        return strides if dim is None else strides[_wrap_dim(dim, self._data.ndim)]
+
+    def data_ptr(self) -> int:
+        if backend.is_cpu_array(self._data):
+            return int(self._data.__array_interface__["data"][0])
+        return int(self._data.data.ptr)
+
+    def item(self) -> Any:
+        if self._data.size != 1:
+            raise RuntimeError(
+                f"a Tensor with {self._data.size} elements cannot be converted to Scalar"
+            )
+        return self._data.item()
+
+    def tolist(self) -> Any:
+        return self._data.tolist()
+
+    def numpy(self, *, force: bool = False) -> np.ndarray:
+        """The data as a numpy array sharing memory (CPU tensors that don't require grad)."""
+        if force:
+            return backend.to_numpy(self._data)
+        if self._requires_grad:
+            raise RuntimeError(
+                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
+            )
+        if not backend.is_cpu_array(self._data):
+            raise TypeError(
+                f"can't convert {self.device} device type tensor to numpy. Use Tensor.cpu() to "
+                "copy the tensor to host memory first."
+            )
+        return self._data
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        arr = backend.to_numpy(self._data)
+        return arr if dtype is None else arr.astype(dtype, copy=False)
+
+    # ----------------------------------------------------------------- Python protocol
+    __hash__ = object.__hash__
+
+    def __len__(self) -> int:
+        if self._data.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    def __bool__(self) -> bool:
+        if self._data.size != 1:
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self._data.item())
+
+    def __float__(self) -> float:
+        return float(self.item())
+
+    def __int__(self) -> int:
+        return int(self.item())
+
+    def __index__(self) -> int:
+        if self._data.dtype.kind not in "iub" or self._data.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self._data.item())
+
+    def __repr__(self) -> str:
+        return format_tensor(self)
+
+    def __format__(self, spec: str) -> str:
+        if self._data.ndim == 0:
+            return format(self.item(), spec)
+        return repr(self)
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        raise TypeError(
+            "autogradcli tensors are not pickled; use autogradcli.save(obj, path), which "
+            "never runs code on load"
+        )
+
+
+def _make(data: Any, requires_grad: bool = False) -> Tensor:
+    """Wrap a backend array in a Tensor without copying or checking (the engine's fast path)."""
+    t = _new(Tensor)
+    t._data = data
+    t._requires_grad = requires_grad
+    t._grad = t._grad_fn = t._base = t._hooks = t._acc = t._vc = None
+    t._output_nr = 0
+    return t
+
+
+def wrap(arr: Any) -> Tensor:
+    """A new tensor around a computed array (numpy turns 0-d results into scalars: undo that)."""
+    if isinstance(arr, np.generic):
+        arr = np.asarray(arr)
+    return _make(arr)
+
+
+def _wrap_dim(dim: int, ndim: int) -> int:
+    """Python-style negative dims, with PyTorch's IndexError when out of range."""
+    n = max(ndim, 1)
+    if not -n <= dim < n:
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})"
+        )
+    return dim + n if dim < 0 else dim
+
+
+def is_grad_enabled() -> bool:
+    return grad_mode.STATE.enabled
