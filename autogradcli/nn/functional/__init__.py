@@ -1,0 +1,8 @@
+"""The functional forms of the layers and losses (``torch.nn.functional``)."""
+
+from .activation import *
+from .conv import *
+from .linear import *
+from .loss import *
+from .normalization import *
+from .pooling import *

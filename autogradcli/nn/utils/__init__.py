@@ -1,0 +1,3 @@
+"""Utilities on parameters: gradient clipping."""
+
+from .clip_grad import *
