@@ -3,6 +3,7 @@
 from .engine import backward, grad
 from .function import Function, FunctionCtx, InplaceFunction, once_differentiable
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .gradcheck import GradcheckError, gradcheck, gradgradcheck
 
 
 def Variable(data, requires_grad=False, volatile=False):
@@ -18,11 +19,14 @@ def Variable(data, requires_grad=False, volatile=False):
 __all__ = [
     "Function",
     "FunctionCtx",
+    "GradcheckError",
     "InplaceFunction",
     "Variable",
     "backward",
     "enable_grad",
     "grad",
+    "gradcheck",
+    "gradgradcheck",
     "is_grad_enabled",
     "no_grad",
     "once_differentiable",
