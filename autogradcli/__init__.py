@@ -6,6 +6,7 @@ from ._version import __version__
 from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .backend import Device as device
 from .ops import *
+from .serialization import load, save
 from .tensor.dtype import DType as dtype
 from .tensor.dtype import (
     bool_ as bool,
