@@ -1,3 +1,83 @@
-"""(being written)"""
+"""``Parameter``: a Tensor that a Module registers as one of its learnable parameters."""
 
-__all__: list[str] = []
+from __future__ import annotations
+
+from typing import Any
+
+from ..tensor.printing import format_tensor
+from ..tensor.tensor import Tensor
+
+__all__ = ["Parameter"]
+
+_TYPE_NAMES = {
+    "float32": "FloatTensor",
+    "float64": "DoubleTensor",
+    "float16": "HalfTensor",
+    "bfloat16": "BFloat16Tensor",
+    "int64": "LongTensor",
+    "int32": "IntTensor",
+    "int16": "ShortTensor",
+    "int8": "CharTensor",
+    "uint8": "ByteTensor",
+    "bool": "BoolTensor",
+}
+
+
+def typename(obj: Any) -> str:
+    """PyTorch's ``torch.typename``: ``autogradcli.FloatTensor`` for tensors, else the qualified type."""
+    if isinstance(obj, Tensor):
+        kind = _TYPE_NAMES.get(obj.dtype.name, "Tensor")
+        return f"autogradcli.{'cuda.' if obj.is_cuda else ''}{kind}"
+    module = getattr(obj, "__module__", "") or ""
+    if hasattr(obj, "__qualname__"):
+        qualname = obj.__qualname__
+    elif hasattr(obj, "__name__"):
+        qualname = obj.__name__
+    else:
+        module = obj.__class__.__module__
+        qualname = obj.__class__.__qualname__
+    if module in ("", "builtins"):
+        return qualname
+    return f"{module}.{qualname}"
+
+
+class Parameter(Tensor):
+    """A Tensor that is a module parameter: assigning it to a Module attribute registers it.
+
+    It shares ``data``'s storage (and version counter) and requires grad unless told otherwise.
+    Operations on it give plain Tensors.
+    """
+
+    def __init__(self, data: Tensor | None = None, requires_grad: bool = True) -> None:
+        if data is None:
+            from ..tensor.factory import empty
+
+            data = empty(0)
+        if not isinstance(data, Tensor):
+            raise TypeError(
+                f"_make_subclass(): argument 'data' (position 2) must be Tensor, not "
+                f"{type(data).__name__}"
+            )
+        self._data = data._data
+        self._vc = data._shared_version_counter()
+        self._grad = self._grad_fn = self._base = self._hooks = self._acc = None
+        self._output_nr = 0
+        self._requires_grad = False
+        if requires_grad:
+            self.requires_grad = True
+
+    def __repr__(self) -> str:
+        return "Parameter containing:\n" + format_tensor(self)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Parameter:
+        if id(self) in memo:
+            return memo[id(self)]
+        copy = Tensor.__new__(Tensor)
+        Tensor.__init__(copy)
+        copy._data = self._data.copy()
+        result = type(self)(copy, self._requires_grad)
+        memo[id(self)] = result
+        return result
+
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        return Tensor.__reduce_ex__(self, protocol)
