@@ -1,0 +1,138 @@
+"""Adam (and the engine of AdamW): bias-corrected moment estimates, optional AMSGrad."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from ..backend import array_module
+from ..tensor.tensor import _make
+from .optimizer import Optimizer, bump_step, new_step, to_scalar
+
+__all__ = ["Adam", "lerp_"]
+
+
+def lerp_(xp: Any, dst: Any, end: Any, weight: float, tmp: Any) -> None:
+    """``dst.lerp_(end, weight)`` with PyTorch's two-sided formula (``tmp`` is scratch)."""
+    xp.subtract(end, dst, out=tmp)
+    if abs(weight) < 0.5:
+        xp.multiply(tmp, weight, out=tmp)
+        xp.add(dst, tmp, out=dst)
+    else:
+        xp.multiply(tmp, 1 - weight, out=tmp)
+        xp.subtract(end, tmp, out=dst)
+
+
+class Adam(Optimizer):
+    """PyTorch's ``torch.optim.Adam`` (``decoupled_weight_decay=True`` is AdamW)."""
+
+    def __init__(
+        self,
+        params: Iterable[Any],
+        lr: float = 1e-3,
+        betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8,
+        weight_decay: float = 0,
+        amsgrad: bool = False,
+        *,
+        foreach: bool | None = None,
+        maximize: bool = False,
+        capturable: bool = False,
+        differentiable: bool = False,
+        fused: bool | None = None,
+        decoupled_weight_decay: bool = False,
+    ) -> None:
+        lr = to_scalar(lr)
+        if not lr >= 0.0:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not eps >= 0.0:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if not 0.0 <= betas[0] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+        if not 0.0 <= betas[1] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+        if not weight_decay >= 0.0:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        defaults = {
+            "lr": lr,
+            "betas": (to_scalar(betas[0]), to_scalar(betas[1])),
+            "eps": eps,
+            "weight_decay": weight_decay,
+            "amsgrad": amsgrad,
+            "maximize": maximize,
+            "foreach": foreach,
+            "capturable": capturable,
+            "differentiable": differentiable,
+            "fused": fused,
+            "decoupled_weight_decay": decoupled_weight_decay,
+        }
+        super().__init__(params, defaults)
+        if fused:
+            if differentiable:
+                raise RuntimeError("`fused` does not support `differentiable`")
+            if foreach:
+                raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """Perform a single optimization step; returns the closure's loss if one is given."""
+        loss = self._eval_closure(closure)
+        work = self._work
+        for group in self.param_groups:
+            lr = to_scalar(group["lr"])
+            beta1, beta2 = (to_scalar(b) for b in group["betas"])
+            eps = group["eps"]
+            wd = group["weight_decay"]
+            amsgrad = group["amsgrad"]
+            maximize = group["maximize"]
+            decoupled = group["decoupled_weight_decay"]
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                w = p._data
+                xp = array_module(w)
+                state = self.state[p]
+                if len(state) == 0:
+                    state["step"] = new_step()
+                    state["exp_avg"] = _make(xp.zeros_like(w))
+                    state["exp_avg_sq"] = _make(xp.zeros_like(w))
+                    if amsgrad:
+                        state["max_exp_avg_sq"] = _make(xp.zeros_like(w))
+                step = bump_step(state["step"])
+                g = p.grad._data
+                if maximize:
+                    g = xp.negative(g, out=work.get(w, 0))
+                if wd != 0:
+                    if decoupled:
+                        xp.multiply(w, 1 - lr * wd, out=w)
+                    elif maximize:
+                        xp.add(g, xp.multiply(w, wd, out=work.get(w, 1)), out=g)
+                    else:
+                        g = xp.add(g, xp.multiply(w, wd, out=work.get(w, 0)), out=work.get(w, 0))
+                m_t, v_t = state["exp_avg"], state["exp_avg_sq"]
+                m, v = m_t._data, v_t._data
+                t1, t2 = work.get(w, 1), work.get(w, 2)
+                lerp_(xp, m, g, 1 - beta1, t1)
+                xp.multiply(v, beta2, out=v)
+                xp.multiply(g, 1 - beta2, out=t1)
+                xp.multiply(t1, g, out=t1)
+                xp.add(v, t1, out=v)
+                m_t._bump_version()
+                v_t._bump_version()
+
+                bias_correction1 = 1 - beta1**step
+                bias_correction2 = 1 - beta2**step
+                step_size = lr / bias_correction1
+                bias_correction2_sqrt = bias_correction2**0.5
+                if amsgrad:
+                    vmax_t = state["max_exp_avg_sq"]
+                    xp.maximum(vmax_t._data, v, out=vmax_t._data)
+                    vmax_t._bump_version()
+                    v = vmax_t._data
+                denom = xp.sqrt(v, out=t1)
+                xp.divide(denom, bias_correction2_sqrt, out=denom)
+                xp.add(denom, eps, out=denom)
+                upd = xp.multiply(m, -step_size, out=t2)
+                xp.divide(upd, denom, out=upd)
+                xp.add(w, upd, out=w)
+                p._bump_version()
+        return loss

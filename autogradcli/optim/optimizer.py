@@ -1,0 +1,277 @@
+"""``Optimizer``: PyTorch's optimizer base (param groups, per-parameter state, state dicts).
+
+The concrete optimizers update parameters in place on their arrays (``p._data``) with the backend's
+ufuncs and ``out=`` into reusable scratch buffers, so a step records no graph, allocates next to
+nothing, and bumps each parameter's version counter like PyTorch's in-place updates do.
+"""
+
+from __future__ import annotations
+
+import copy
+import warnings
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import numpy as np
+
+from ..autograd.grad_mode import enable_grad
+from ..backend import array_module, device_of, to_device
+from ..tensor.tensor import Tensor, _make
+
+__all__ = ["Optimizer", "required"]
+
+
+class _RequiredParameter:
+    """Marks a default that every param group must supply (PyTorch's ``optim.optimizer.required``)."""
+
+    def __repr__(self) -> str:
+        return "<required parameter>"
+
+
+required = _RequiredParameter()
+
+
+def _typename(obj: Any) -> str:
+    if isinstance(obj, Tensor):
+        return f"autogradcli.{obj.dtype.name.capitalize()}Tensor"
+    kind = type(obj)
+    return (
+        kind.__qualname__
+        if kind.__module__ == "builtins"
+        else f"{kind.__module__}.{kind.__qualname__}"
+    )
+
+
+def to_scalar(value: Any) -> float:
+    """A hyperparameter as a Python number (a one-element tensor is accepted, as in PyTorch)."""
+    if isinstance(value, Tensor):
+        if value.numel() != 1:
+            raise ValueError("Tensor lr must be 1-element")
+        return float(value.item())
+    return value
+
+
+def new_step() -> Tensor:
+    """The ``step`` counter of PyTorch's adaptive optimizers: a float32 scalar tensor on the CPU."""
+    return _make(np.zeros((), dtype=np.float32))
+
+
+def bump_step(step: Tensor) -> float:
+    """``step += 1`` in place; the new count as a Python float."""
+    arr = step._data
+    arr += 1
+    step._bump_version()
+    return float(arr)
+
+
+class _Workspace:
+    """Scratch arrays reused across steps, one set per (array type, device, shape, dtype)."""
+
+    __slots__ = ("_bufs",)
+
+    def __init__(self) -> None:
+        self._bufs: dict[tuple[Any, ...], Any] = {}
+
+    def get(self, like: Any, slot: int) -> Any:
+        if type(like) is np.ndarray:
+            key = (slot, like.shape, like.dtype)
+        else:
+            key = (slot, like.shape, like.dtype, type(like), str(device_of(like)))
+        buf = self._bufs.get(key)
+        if buf is None:
+            buf = self._bufs[key] = array_module(like).empty_like(like)
+        return buf
+
+
+class Optimizer:
+    """Base class of all optimizers.
+
+    ``params`` is an iterable of tensors, or of dicts (param groups) each with a ``"params"`` entry
+    and optional per-group overrides of ``defaults``.
+    """
+
+    def __init__(self, params: Iterable[Any], defaults: dict[str, Any]) -> None:
+        self.defaults = defaults
+        if isinstance(params, Tensor):
+            raise TypeError(
+                "params argument given to the optimizer should be an iterable of Tensors or "
+                "dicts, but got " + _typename(params)
+            )
+        self.state: defaultdict[Tensor, dict[str, Any]] = defaultdict(dict)
+        self.param_groups: list[dict[str, Any]] = []
+        self._work = _Workspace()
+        param_groups = list(params)
+        if len(param_groups) == 0:
+            raise ValueError("optimizer got an empty parameter list")
+        if not isinstance(param_groups[0], dict):
+            param_groups = [{"params": param_groups}]
+        for group in param_groups:
+            self.add_param_group(group)
+
+    # ----------------------------------------------------------------- groups
+    def add_param_group(self, param_group: dict[str, Any]) -> None:
+        """Add a group of parameters (with optional hyperparameter overrides) to ``param_groups``."""
+        if not isinstance(param_group, dict):
+            raise TypeError(f"param_group must be a dict, but got {type(param_group)}")
+        params = param_group["params"]
+        if isinstance(params, Tensor):
+            param_group["params"] = [params]
+        elif isinstance(params, set):
+            raise TypeError(
+                "optimizer parameters need to be organized in ordered collections, but the "
+                "ordering of tensors in sets will change between runs. Please use a list instead."
+            )
+        else:
+            param_group["params"] = list(params)
+
+        names = [p[0] for p in param_group["params"] if isinstance(p, tuple)]
+        tensors = [p[1] if isinstance(p, tuple) else p for p in param_group["params"]]
+        param_group["params"] = tensors
+        if names:
+            if len(names) != len(tensors):
+                raise ValueError(
+                    "all optimizer params should be with/without names. Some param names are "
+                    "missing"
+                )
+            param_group["param_names"] = names
+
+        for p in tensors:
+            if not isinstance(p, Tensor):
+                raise TypeError(
+                    "optimizer can only optimize Tensors, but one of the params is " + _typename(p)
+                )
+            if not self.defaults.get("differentiable", None) and not (p.is_leaf or p.retains_grad):
+                raise ValueError("can't optimize a non-leaf Tensor")
+
+        for name, default in self.defaults.items():
+            if default is required and name not in param_group:
+                raise ValueError(
+                    "parameter group didn't specify a value of required optimization "
+                    f"parameter {name}"
+                )
+            param_group.setdefault(name, default)
+
+        ids = {id(p) for p in tensors}
+        if len(ids) != len(tensors):
+            warnings.warn(
+                "optimizer contains a parameter group with duplicate parameters; in future, "
+                "this will cause an error; see github.com/pytorch/pytorch/issues/40967 for more "
+                "information",
+                stacklevel=3,
+            )
+        seen: set[int] = set()
+        for group in self.param_groups:
+            seen.update(id(p) for p in group["params"])
+            if ("param_names" in param_group) != ("param_names" in group):
+                which = "with names" if "param_names" in param_group else "without names"
+                raise ValueError(
+                    "all optimizer param groups should be with/without names. cannot add param "
+                    f"group {which} to the optimizer"
+                )
+        if not seen.isdisjoint(ids):
+            raise ValueError("some parameters appear in more than one parameter group")
+        self.param_groups.append(param_group)
+
+    # ----------------------------------------------------------------- steps
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Reset the gradients of all optimized tensors (to None by default, else to zeros)."""
+        for group in self.param_groups:
+            for p in group["params"]:
+                g = p.grad
+                if g is None:
+                    continue
+                if set_to_none:
+                    p.grad = None
+                    continue
+                if g.grad_fn is not None:
+                    g.detach_()
+                else:
+                    g.requires_grad_(False)
+                g._data.fill(0)
+                g._bump_version()
+
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """Perform one optimization step; ``closure`` re-evaluates the model and returns the loss."""
+        raise NotImplementedError
+
+    @staticmethod
+    def _eval_closure(closure: Callable[[], Any] | None) -> Any:
+        if closure is None:
+            return None
+        with enable_grad():
+            return closure()
+
+    # ----------------------------------------------------------------- state dicts
+    def state_dict(self) -> dict[str, Any]:
+        """``{"state": {param index: {...}}, "param_groups": [{..., "params": [indices]}]}``."""
+        mapping: dict[int, int] = {}
+        start = 0
+        groups = []
+        for group in self.param_groups:
+            packed = {k: v for k, v in group.items() if k != "params"}
+            for i, p in enumerate(group["params"], start):
+                mapping.setdefault(id(p), i)
+            packed["params"] = [mapping[id(p)] for p in group["params"]]
+            start += len(packed["params"])
+            groups.append(packed)
+        state = {(mapping[id(k)] if isinstance(k, Tensor) else k): v for k, v in self.state.items()}
+        return {"state": state, "param_groups": groups}
+
+    def load_state_dict(self, state_dict: dict[str, Any]) -> None:
+        """Load a ``state_dict()``: hyperparameters per group and per-parameter state (copied)."""
+        groups = self.param_groups
+        saved_groups = copy.deepcopy(state_dict["param_groups"])
+        if len(groups) != len(saved_groups):
+            raise ValueError("loaded state dict has a different number of parameter groups")
+        if any(len(g["params"]) != len(s["params"]) for g, s in zip(groups, saved_groups)):
+            raise ValueError(
+                "loaded state dict contains a parameter group that doesn't match the size of "
+                "optimizer's group"
+            )
+        id_map = {
+            saved_id: p
+            for g, s in zip(groups, saved_groups)
+            for saved_id, p in zip(s["params"], g["params"])
+        }
+        state: defaultdict[Any, dict[str, Any]] = defaultdict(dict)
+        for k, v in state_dict["state"].items():
+            if k in id_map:
+                param = id_map[k]
+                state[param] = _cast(param, v)
+            else:
+                state[k] = v
+        for g, s in zip(groups, saved_groups):
+            s["params"] = g["params"]
+            if "param_names" in g and "param_names" not in s:
+                s["param_names"] = g["param_names"]
+        self.state = state
+        self.param_groups = saved_groups
+
+    def __repr__(self) -> str:
+        out = self.__class__.__name__ + " ("
+        for i, group in enumerate(self.param_groups):
+            out += f"\nParameter Group {i}\n"
+            for key in sorted(group.keys()):
+                if key != "params":
+                    out += f"    {key}: {group[key]}\n"
+        return out + ")"
+
+
+def _cast(param: Tensor, value: Any, key: Any = None) -> Any:
+    """A copy of saved state for ``param``: tensors copied onto its device (and float dtype).
+
+    ``step`` counters keep their own dtype and device, as in PyTorch.
+    """
+    if isinstance(value, Tensor):
+        arr = value._data
+        if key != "step":
+            if param._data.dtype.kind == "f" and arr.dtype.kind == "f":
+                arr = arr.astype(param._data.dtype, copy=False)
+            arr = to_device(arr, param.device)
+        return _make(arr.copy())
+    if isinstance(value, dict):
+        return {k: _cast(param, v, k) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_cast(param, v) for v in value)
+    return value

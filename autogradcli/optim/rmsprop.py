@@ -1,0 +1,121 @@
+"""RMSprop: a running average of squared gradients scales the step; optional centering and
+momentum."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from ..backend import array_module
+from ..tensor.tensor import _make
+from .adam import lerp_
+from .optimizer import Optimizer, bump_step, new_step, to_scalar
+
+__all__ = ["RMSprop"]
+
+
+class RMSprop(Optimizer):
+    """PyTorch's ``torch.optim.RMSprop``."""
+
+    def __init__(
+        self,
+        params: Iterable[Any],
+        lr: float = 1e-2,
+        alpha: float = 0.99,
+        eps: float = 1e-8,
+        weight_decay: float = 0,
+        momentum: float = 0,
+        centered: bool = False,
+        capturable: bool = False,
+        foreach: bool | None = None,
+        maximize: bool = False,
+        differentiable: bool = False,
+    ) -> None:
+        lr = to_scalar(lr)
+        if not lr >= 0.0:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not eps >= 0.0:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if not momentum >= 0.0:
+            raise ValueError(f"Invalid momentum value: {momentum}")
+        if not weight_decay >= 0.0:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        if not alpha >= 0.0:
+            raise ValueError(f"Invalid alpha value: {alpha}")
+        defaults = {
+            "lr": lr,
+            "momentum": momentum,
+            "alpha": alpha,
+            "eps": eps,
+            "centered": centered,
+            "weight_decay": weight_decay,
+            "capturable": capturable,
+            "foreach": foreach,
+            "maximize": maximize,
+            "differentiable": differentiable,
+        }
+        super().__init__(params, defaults)
+
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """Perform a single optimization step; returns the closure's loss if one is given."""
+        loss = self._eval_closure(closure)
+        work = self._work
+        for group in self.param_groups:
+            lr = to_scalar(group["lr"])
+            alpha, eps = group["alpha"], group["eps"]
+            wd, momentum = group["weight_decay"], group["momentum"]
+            centered, maximize = group["centered"], group["maximize"]
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                w = p._data
+                xp = array_module(w)
+                state = self.state[p]
+                if len(state) == 0:
+                    state["step"] = new_step()
+                    state["square_avg"] = _make(xp.zeros_like(w))
+                    if momentum > 0:
+                        state["momentum_buffer"] = _make(xp.zeros_like(w))
+                    if centered:
+                        state["grad_avg"] = _make(xp.zeros_like(w))
+                bump_step(state["step"])
+                g = p.grad._data
+                if maximize:
+                    g = xp.negative(g, out=work.get(w, 0))
+                if wd != 0:
+                    if maximize:
+                        xp.add(g, xp.multiply(w, wd, out=work.get(w, 1)), out=g)
+                    else:
+                        g = xp.add(g, xp.multiply(w, wd, out=work.get(w, 0)), out=work.get(w, 0))
+                sq_t = state["square_avg"]
+                sq = sq_t._data
+                t1, t2 = work.get(w, 1), work.get(w, 2)
+                xp.multiply(sq, alpha, out=sq)
+                xp.multiply(g, 1 - alpha, out=t1)
+                xp.multiply(t1, g, out=t1)
+                xp.add(sq, t1, out=sq)
+                sq_t._bump_version()
+                if centered:
+                    ga_t = state["grad_avg"]
+                    ga = ga_t._data
+                    lerp_(xp, ga, g, 1 - alpha, t1)
+                    ga_t._bump_version()
+                    xp.negative(ga, out=t1)
+                    xp.multiply(t1, ga, out=t1)
+                    avg = xp.add(sq, t1, out=t1)
+                    xp.sqrt(avg, out=avg)
+                else:
+                    avg = xp.sqrt(sq, out=t1)
+                xp.add(avg, eps, out=avg)
+                if momentum > 0:
+                    buf_t = state["momentum_buffer"]
+                    buf = buf_t._data
+                    xp.multiply(buf, momentum, out=buf)
+                    xp.add(buf, xp.divide(g, avg, out=t2), out=buf)
+                    buf_t._bump_version()
+                    xp.add(w, xp.multiply(buf, -lr, out=t2), out=w)
+                else:
+                    upd = xp.multiply(g, -lr, out=t2)
+                    xp.add(w, xp.divide(upd, avg, out=upd), out=w)
+                p._bump_version()
+        return loss
