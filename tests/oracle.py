@@ -5,10 +5,17 @@ compare the forward, the gradients and the second-order gradients.
 
 ``fn(m, *tensors)`` receives the library module (``autogradcli`` or ``torch``) first, so one
 lambda serves both. Inputs are shapes (random data) or arrays.
+
+With ``device="cpu"`` (the default) the same comparison also runs on ``device="cuda"`` backed by
+the strict cupy stand-in (``strict_xp.py``): an op that calls numpy on a device array fails
+there. ``m`` is then a view of autogradcli whose creation functions default to that device.
+Set ``AGRAD_NO_STRICT=1`` to skip the second pass; it is skipped when real cupy is active.
 """
 
 from __future__ import annotations
 
+import os
+import types
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -16,8 +23,11 @@ import numpy as np
 import pytest
 
 import autogradcli as ag
+from autogradcli.backend import registry
 
 torch = pytest.importorskip("torch")
+
+from strict_xp import strict_cuda
 
 TOL = {"float64": (1e-9, 1e-7), "float32": (2e-5, 2e-4)}
 
@@ -44,6 +54,67 @@ def _outputs(out: Any) -> list[Any]:
     return [out]
 
 
+# Creation functions that get ``device=`` by default in the strict pass, so a lambda's own
+# ``m.tensor([1, 0, 1])`` lands on the device like its inputs.
+_FACTORIES = [
+    "tensor",
+    "as_tensor",
+    "zeros",
+    "ones",
+    "empty",
+    "full",
+    "arange",
+    "linspace",
+    "eye",
+    "randn",
+    "rand",
+    "randint",
+    "randperm",
+]
+_real_cupy: bool | None = None
+
+
+def _real_cupy_active() -> bool:
+    global _real_cupy
+    if _real_cupy is None:
+        cuda = registry._cuda
+        if cuda is not None:
+            _real_cupy = getattr(cuda, "__name__", "") == "cupy"
+        else:
+            try:
+                import cupy  # noqa: F401
+            except ImportError:
+                _real_cupy = False
+            else:
+                _real_cupy = ag.cuda.is_available()
+    return _real_cupy
+
+
+def strict_enabled() -> bool:
+    """Whether ``check`` adds the strict stand-in pass."""
+    return os.environ.get("AGRAD_NO_STRICT", "") not in ("1", "true", "yes") and not (
+        _real_cupy_active()
+    )
+
+
+def on_device(device: str) -> Any:
+    """``autogradcli`` seen as a module whose creation functions default to ``device``."""
+    mod = types.ModuleType(f"autogradcli[{device}]")
+    mod.__dict__.update({k: v for k, v in vars(ag).items() if not k.startswith("__")})
+
+    def factory(fn: Callable[..., Any]) -> Callable[..., Any]:
+        def on(*args: Any, **kwargs: Any) -> Any:
+            if kwargs.get("device") is None:
+                kwargs["device"] = device
+            return fn(*args, **kwargs)
+
+        return on
+
+    for name in _FACTORIES:
+        setattr(mod, name, factory(getattr(ag, name)))
+    return mod
+
+
 def check(
     fn: Callable[..., Any],
     *inputs: Any,
@@ -56,7 +127,10 @@ def check(
     seed: int = 0,
     grad_inputs: Sequence[int] | None = None,
 ) -> None:
-    """Assert autogradcli matches torch on forward, backward and double backward of ``fn``."""
+    """Assert autogradcli matches torch on forward, backward and double backward of ``fn``.
+
+    On the CPU this also runs on the strict cupy stand-in (see the module docstring).
+    """
     rng = np.random.default_rng(seed)
     arrays = _as_arrays(inputs, dtype, rng)
     default_atol, default_rtol = TOL.get(dtype, (1e-6, 1e-5))
@@ -66,37 +140,100 @@ def check(
     if grad_inputs is not None:
         diff = list(grad_inputs)
     grad = grad and bool(diff)
+    ref = _torch_reference(fn, arrays, diff, grad, gradgrad, dtype, rng)
+    tol = (atol, rtol)
+    _compare(fn, ag, arrays, diff, grad, gradgrad, dtype, device, tol, ref)
+    if device != "cpu" or not strict_enabled():
+        return
+    with strict_cuda():
+        try:
+            _compare(fn, on_device("cuda"), arrays, diff, grad, gradgrad, dtype, "cuda", tol, ref)
+        except Exception as err:
+            err.add_note(
+                "(this failed on device='cuda' backed by the strict cupy stand-in, "
+                "tests/strict_xp.py, after passing on the CPU: look for numpy called on a device "
+                "array, or host and device arrays mixed; AGRAD_NO_STRICT=1 skips this pass)"
+            )
+            raise
 
+
+def _torch_reference(
+    fn: Callable[..., Any],
+    arrays: list[np.ndarray],
+    diff: list[int],
+    grad: bool,
+    gradgrad: bool,
+    dtype: str,
+    rng: np.random.Generator,
+) -> dict[str, Any]:
+    """torch's forward, gradients and second-order gradients, with the random cotangents used."""
+    th_in = [torch.tensor(a, requires_grad=grad and i in diff) for i, a in enumerate(arrays)]
+    th_out = _outputs(fn(torch, *th_in))
+    ref: dict[str, Any] = {"out": th_out}
+    if not grad:
+        return ref
+    th_pairs = [t for t in th_out if t.requires_grad]
+    upstream = [rng.standard_normal(tuple(t.shape)).astype(dtype) for t in th_pairs]
+    th_x = [th_in[i] for i in diff]
+    th_grads = torch.autograd.grad(
+        th_pairs,
+        th_x,
+        [torch.tensor(u) for u in upstream],
+        create_graph=gradgrad,
+        allow_unused=True,
+    )
+    ref.update(upstream=upstream, grads=th_grads)
+    if not gradgrad:
+        return ref
+    live = [i for i, t in enumerate(th_grads) if t is not None and t.requires_grad]
+    ref["live"] = live
+    if not live:
+        return ref
+    vs = [rng.standard_normal(tuple(th_grads[i].shape)).astype(dtype) for i in live]
+    th_s = sum(
+        ((th_grads[i] * torch.tensor(v)).sum() for i, v in zip(live, vs)),
+        torch.tensor(0.0, dtype=getattr(torch, dtype)),
+    )
+    ref.update(vs=vs, gg=torch.autograd.grad(th_s, th_x, allow_unused=True))
+    return ref
+
+
+def _compare(
+    fn: Callable[..., Any],
+    m: Any,
+    arrays: list[np.ndarray],
+    diff: list[int],
+    grad: bool,
+    gradgrad: bool,
+    dtype: str,
+    device: str,
+    tol: tuple[float, float],
+    ref: dict[str, Any],
+) -> None:
+    """Run ``fn`` on autogradcli (module ``m``) on ``device`` and compare with torch's ``ref``."""
+    atol, rtol = tol
     ag_in = [
         ag.tensor(a, device=device, requires_grad=grad and i in diff) for i, a in enumerate(arrays)
     ]
-    th_in = [torch.tensor(a, requires_grad=grad and i in diff) for i, a in enumerate(arrays)]
-    ag_out, th_out = _outputs(fn(ag, *ag_in)), _outputs(fn(torch, *th_in))
+    ag_out, th_out = _outputs(fn(m, *ag_in)), ref["out"]
     assert len(ag_out) == len(th_out)
     for a, t in zip(ag_out, th_out):
         assert tuple(a.shape) == tuple(t.shape), f"shape {tuple(a.shape)} != torch {tuple(t.shape)}"
         assert str(a.dtype).split(".")[-1] == str(t.dtype).split(".")[-1], (
             f"dtype {a.dtype} != torch {t.dtype}"
         )
+        assert a.device.type == device.split(":")[0], f"output on {a.device}, inputs on {device}"
         np.testing.assert_allclose(
             _to_numpy(a), t.detach().numpy(), atol=atol, rtol=rtol, err_msg="forward"
         )
     if not grad:
         return
 
-    pairs = [(a, t) for a, t in zip(ag_out, th_out) if t.requires_grad]
-    upstream = [rng.standard_normal(tuple(t.shape)).astype(dtype) for _, t in pairs]
-    ag_g = [ag.tensor(u, device=device) for u in upstream]
-    th_g = [torch.tensor(u) for u in upstream]
+    pairs = [a for a, t in zip(ag_out, th_out) if t.requires_grad]
+    ag_g = [ag.tensor(u, device=device) for u in ref["upstream"]]
     ag_x = [ag_in[i] for i in diff]
-    th_x = [th_in[i] for i in diff]
-    ag_grads = ag.autograd.grad(
-        [a for a, _ in pairs], ag_x, ag_g, create_graph=gradgrad, allow_unused=True
-    )
-    th_grads = torch.autograd.grad(
-        [t for _, t in pairs], th_x, th_g, create_graph=gradgrad, allow_unused=True
-    )
-    for i, (a, t) in enumerate(zip(ag_grads, th_grads)):
+    ag_grads = ag.autograd.grad(pairs, ag_x, ag_g, create_graph=gradgrad, allow_unused=True)
+    for i, (a, t) in enumerate(zip(ag_grads, ref["grads"])):
         if t is None:
             assert a is None or np.all(_to_numpy(a) == 0), f"input {i}: torch has no gradient"
             continue
@@ -104,31 +241,24 @@ def check(
         assert str(a.dtype).split(".")[-1] == str(t.dtype).split(".")[-1], (
             f"grad dtype {a.dtype} != {t.dtype}"
         )
+        assert a.device.type == device.split(":")[0], f"grad on {a.device}, input on {device}"
         np.testing.assert_allclose(
             _to_numpy(a), _to_numpy(t), atol=atol, rtol=rtol, err_msg=f"grad of input {i}"
         )
-    if not gradgrad:
+    if not gradgrad or not ref.get("live"):
         return
 
-    live = [i for i, t in enumerate(th_grads) if t is not None and t.requires_grad]
-    if not live:
-        return
-    vs = [rng.standard_normal(tuple(th_grads[i].shape)).astype(dtype) for i in live]
+    live = ref["live"]
     ag_s = sum(
-        ((ag_grads[i] * ag.tensor(v, device=device)).sum() for i, v in zip(live, vs)),
+        ((ag_grads[i] * ag.tensor(v, device=device)).sum() for i, v in zip(live, ref["vs"])),
         ag.tensor(0.0, dtype=dtype, device=device),
-    )
-    th_s = sum(
-        ((th_grads[i] * torch.tensor(v)).sum() for i, v in zip(live, vs)),
-        torch.tensor(0.0, dtype=getattr(torch, dtype)),
     )
     ag_gg = (
         ag.autograd.grad(ag_s, ag_x, allow_unused=True)
         if ag_s.requires_grad
         else [None] * len(ag_x)
     )
-    th_gg = torch.autograd.grad(th_s, th_x, allow_unused=True)
-    for i, (a, t) in enumerate(zip(ag_gg, th_gg)):
+    for i, (a, t) in enumerate(zip(ag_gg, ref["gg"])):
         if t is None:
             assert a is None or np.allclose(_to_numpy(a), 0), (
                 f"input {i}: torch has no second-order gradient"
