@@ -159,17 +159,18 @@ def run_backward(
     for e, g in zip(root_edges, root_grads):
         buf = buffers.setdefault(e[0], [None] * e[0]._n_outputs)
         buf[e[1]] = g if buf[e[1]] is None else buf[e[1]] + g
-    # arrays that are (or may be) referenced elsewhere: never adopted as a leaf's .grad
-    seen = {id(g._data) for g in root_grads}
+    # gradients that may be referenced elsewhere: a leaf copies rather than adopts them
+    shared = {id(g) for g in root_grads}
     captured: list[Any] = [None] * len(capture) if capture is not None else []
 
     ready = [(n._key, n) for n in root_nodes if deps[n] == 0]
     heapq.heapify(ready)
+    heappush, heappop = heapq.heappush, heapq.heappop
     prev_mode = STATE.enabled
     STATE.enabled = create_graph
     try:
         while ready:
-            node = heapq.heappop(ready)[1]
+            node = heappop(ready)[1]
             grads = buffers.pop(node, None) or [None] * node._n_outputs
             if node._tensor_hooks:
                 _run_hooks(node, grads)
@@ -182,25 +183,26 @@ def run_backward(
                         captured[idx] = g
             if type(node) is AccumulateGrad:
                 if capture is None and grads[0] is not None:
-                    _accumulate(node.variable, grads[0], create_graph, seen)
+                    _accumulate(node.variable, grads[0], create_graph, shared)
                 continue
-            if all(g is None for g in grads) or (
-                needed is not None and not any(e is not None and e[0] in needed for e in node._next)
+            edges = node._next
+            if (grads[0] is None and _all_none(grads)) or (
+                needed is not None and not any(e is not None and e[0] in needed for e in edges)
             ):
                 outs: tuple[Any, ...] = ()
             else:
                 if node._n_outputs > 1 and node.materialize_grads:
                     _materialize(node, grads)
-                if not create_graph:
-                    seen.update(id(g._data) for g in grads if g is not None)
                 outs = node._call_backward(grads)
                 if type(outs) is not tuple:
                     outs = (outs,)
-                _check_count(node, outs)
-                if not keep_graph:
-                    node._release()
+                if len(outs) != len(edges):
+                    _check_count(node, outs)
+                if not keep_graph and node._saved is not None:
+                    node._saved = None
+                    node._freed = True
             n_outs = len(outs)
-            for i, e in enumerate(node._next):
+            for i, e in enumerate(edges):
                 if e is None:
                     continue
                 child = e[0]
@@ -208,8 +210,10 @@ def run_backward(
                     continue
                 g = outs[i] if i < n_outs else None
                 if g is not None:
-                    if g._data.shape != e[2] or g._data.dtype != e[3] or type(g) is not Tensor:
+                    if type(g) is not Tensor or g._data.shape != e[2] or g._data.dtype != e[3]:
                         g = _validate(node, i, g, e)
+                    if type(child) is AccumulateGrad and _maybe_shared(g, grads, outs, node):
+                        shared.add(id(g))
                     buf = buffers.get(child)
                     if buf is None:
                         buf = buffers[child] = [None] * child._n_outputs
@@ -223,28 +227,43 @@ def run_backward(
                 count = deps[child] - 1
                 deps[child] = count
                 if count == 0:
-                    heapq.heappush(ready, (child._key, child))
+                    heappush(ready, (child._key, child))
     finally:
         STATE.enabled = prev_mode
     return captured if capture is not None else None
 
 
-def _accumulate(var: Tensor, g: Tensor, create_graph: bool, seen: set[int]) -> None:
+def _all_none(grads: list[Any]) -> bool:
+    return all(g is None for g in grads)
+
+
+def _maybe_shared(g: Tensor, grads: list[Any], outs: tuple[Any, ...], node: Any) -> bool:
+    """Whether gradient ``g`` (bound for a leaf) may be referenced elsewhere, so that adopting
+    its array as ``.grad`` would alias: it passed through unchanged, went to two edges, or is
+    a tensor the node saved."""
+    if any(g is x for x in grads) or sum(1 for o in outs if o is g) > 1:
+        return True
+    saved = node._saved
+    return saved is not None and any(g is s for s in saved)
+
+
+def _accumulate(var: Tensor, g: Tensor, create_graph: bool, shared: set[int]) -> None:
     """PyTorch's AccumulateGrad: leaf hooks, then ``.grad`` set (or summed) from ``g``."""
     if var._hooks:
         for hook in list(var._hooks.values()):
             res = hook(g)
             if res is not None:
                 g = res
+                shared.add(id(g))
     if create_graph:
         var._grad = g if var._grad is None else var._grad + g
         return
     arr = g._data
     if var._grad is None:
         # adopt a fresh array; copy one that something else may still hold (or a view of one)
-        if id(arr) in seen or arr.base is not None or g._grad_fn is not None:
+        if id(g) in shared or arr.base is not None:
             arr = arr.copy()
-        seen.add(id(arr))
+        shared.add(id(g))
         var._grad = _make(arr)
     else:
         var._grad._data += arr

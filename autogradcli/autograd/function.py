@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from ..backend import array_module
 from ..tensor.tensor import Tensor, _make
 from ..utils.hooks import RemovableHandle, add_hook
 from .grad_mode import STATE, no_grad
@@ -237,22 +238,50 @@ def _as_output(o: Any, inputs: tuple[Any, ...], dirty: tuple[Tensor, ...]) -> An
     return _make(o)  # another backend's array (cupy)
 
 
+def _edges(args: tuple[Any, ...], needs: tuple[bool, ...]) -> tuple[Any, ...]:
+    return tuple(
+        [
+            (a._grad_fn, a._output_nr, a._data.shape, a._data.dtype)
+            if n and a._grad_fn is not None
+            else (edge_to(a) if n else None)
+            for a, n in zip(args, needs)
+        ]
+    )
+
+
+_NO_GRAD_NEEDS = [(False,) * n for n in range(16)]
+
+
 def _apply(ctx: FunctionCtx, forward: Callable, args: tuple[Any, ...], pass_ctx: bool) -> Any:
     """Run ``forward`` and, when any input requires grad, record ``ctx`` as the outputs' grad_fn."""
     state = STATE
     grad_on = state.enabled
+    n_args = len(args)
     if grad_on:
         needs = tuple([isinstance(a, Tensor) and a._requires_grad for a in args])
         track = True in needs
+        state.enabled = False
     else:
-        needs = (False,) * len(args)
+        needs = _NO_GRAD_NEEDS[n_args] if n_args < 16 else (False,) * n_args
         track = False
     ctx.needs_input_grad = needs
-    state.enabled = False
     try:
         raw = forward(ctx, *args) if pass_ctx else forward(*args)
     finally:
         state.enabled = grad_on
+
+    if type(raw) is _ndarray and not ctx._dirty:  # the common case: one fresh array
+        out = _make(raw)
+        if not track:
+            return out
+        ctx._key = -next(_seq)
+        ctx._next = _edges(args, needs)
+        if raw.dtype.kind == "f" and not ctx._non_differentiable:
+            out._grad_fn = ctx
+            out._requires_grad = True
+        if ctx._to_save is not None:
+            _record_saved(ctx, ctx._to_save, (out,))
+        return out
 
     dirty = ctx._dirty
     if type(raw) is tuple:
@@ -265,7 +294,7 @@ def _apply(ctx: FunctionCtx, forward: Callable, args: tuple[Any, ...], pass_ctx:
 
     if track:
         ctx._key = -next(_seq)
-        ctx._next = tuple([edge_to(a) if n else None for a, n in zip(args, needs)])
+        ctx._next = _edges(args, needs)
         non_diff = ctx._non_differentiable
         for i, o in enumerate(outputs):
             if isinstance(o, Tensor) and o._data.dtype.kind == "f":
@@ -278,7 +307,9 @@ def _apply(ctx: FunctionCtx, forward: Callable, args: tuple[Any, ...], pass_ctx:
             ctx._n_outputs = len(outputs)
             ctx._out_meta = tuple(
                 [
-                    (o._data, o._data.shape, o._data.dtype) if isinstance(o, Tensor) else None
+                    (o._data.shape, o._data.dtype, array_module(o._data))
+                    if isinstance(o, Tensor)
+                    else None
                     for o in outputs
                 ]
             )
@@ -350,6 +381,8 @@ class Function(FunctionCtx):
         forward = inspect.getattr_static(cls, "forward", None)
         cls._legacy = forward is not None and not isinstance(forward, (staticmethod, classmethod))
         cls._signature = None
+        if cls._legacy:
+            cls.apply = cls._legacy_apply  # type: ignore[method-assign]
 
     @staticmethod
     def forward(ctx: Any, *args: Any, **kwargs: Any) -> Any:
@@ -367,15 +400,18 @@ class Function(FunctionCtx):
 
     @classmethod
     def apply(cls, *args: Any, **kwargs: Any) -> Any:
+        if kwargs:
+            args = cls._bind(args, kwargs)
+        return _apply(cls._backward_cls(), cls.forward, args, True)
+
+    @classmethod
+    def _legacy_apply(cls, *args: Any, **kwargs: Any) -> Any:
         if cls._legacy:
             raise RuntimeError(
                 f"{cls.__name__} defines forward(self, ...) as an instance method (the older "
                 f"style): call it as {cls.__name__}()(...), or make forward and backward "
                 "@staticmethods taking ctx to use .apply"
             )
-        if kwargs:
-            args = cls._bind(args, kwargs)
-        return _apply(cls._backward_cls(), cls.forward, args, True)
 
     @classmethod
     def _bind(cls, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:

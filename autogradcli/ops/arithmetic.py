@@ -11,7 +11,9 @@ from .shape import sum_to
 
 
 def _finish(out: Any, dtype: Any) -> Any:
-    return out if dtype is None or out.dtype == dtype else out.astype(dtype)
+    if dtype is None or out.dtype == dtype:
+        return out
+    return out.astype(dtype)
 
 
 def _shape_of(v: Any) -> tuple[int, ...]:
@@ -24,7 +26,8 @@ class Add(Function):
     @staticmethod
     def forward(ctx: Any, a: Any, b: Any) -> Any:
         x, y, dt = binary_operands(a, b)
-        ctx.shapes = (_shape_of(a), _shape_of(b))
+        if True in ctx.needs_input_grad:
+            ctx.shapes = (_shape_of(a), _shape_of(b))
         return _finish(x + y, dt)
 
     @staticmethod
@@ -40,7 +43,8 @@ class Sub(Function):
     @staticmethod
     def forward(ctx: Any, a: Any, b: Any) -> Any:
         x, y, dt = binary_operands(a, b)
-        ctx.shapes = (_shape_of(a), _shape_of(b))
+        if True in ctx.needs_input_grad:
+            ctx.shapes = (_shape_of(a), _shape_of(b))
         return _finish(x - y, dt)
 
     @staticmethod
@@ -57,8 +61,9 @@ class Mul(Function):
     def forward(ctx: Any, a: Any, b: Any) -> Any:
         x, y, dt = binary_operands(a, b)
         na, nb = ctx.needs_input_grad
-        save_mixed(ctx, a if nb else None, b if na else None)
-        ctx.shapes = (_shape_of(a), _shape_of(b))
+        if na or nb:
+            save_mixed(ctx, a if nb else None, b if na else None)
+            ctx.shapes = (_shape_of(a), _shape_of(b))
         return _finish(x * y, dt)
 
     @staticmethod
@@ -75,8 +80,9 @@ class Div(Function):
     @staticmethod
     def forward(ctx: Any, a: Any, b: Any) -> Any:
         x, y, dt = binary_operands(a, b)
-        save_mixed(ctx, a, b)
-        ctx.shapes = (_shape_of(a), _shape_of(b))
+        if True in ctx.needs_input_grad:
+            save_mixed(ctx, a, b)
+            ctx.shapes = (_shape_of(a), _shape_of(b))
         out = x / y
         if out.dtype.kind != "f" or (dt is not None and dt.kind != "f"):
             from ..tensor.dtype import get_default_dtype

@@ -24,15 +24,16 @@ def _reflected(fn: Any) -> Any:
     return method
 
 
-def _is_operand(other: Any) -> bool:
-    return isinstance(other, (Tensor, int, float, bool))
+_OPERANDS = (Tensor, int, float)
 
 
 def _binary(fn: Any) -> Any:
+    """An operator method; NotImplemented for operands we don't take, so Python tries the other side."""
+
     def method(self: Tensor, other: Any) -> Any:
-        if not _is_operand(other):
-            return NotImplemented
-        return fn(self, other)
+        if isinstance(other, _OPERANDS):
+            return fn(self, other)
+        return NotImplemented
 
     return method
 

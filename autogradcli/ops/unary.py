@@ -130,7 +130,26 @@ class Tanh(Function):
     @staticmethod
     def backward(ctx: Any, g: Tensor) -> Tensor:
         (out,) = ctx.saved_tensors
-        return g * (1.0 - out * out)
+        return TanhBackward.apply(g, out)
+
+
+class TanhBackward(Function):
+    """g * (1 - y**2) in one op (tanh's backward, itself differentiable for grad-of-grad)."""
+
+    _backward_name = "TanhBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, g: Tensor, y: Tensor) -> Any:
+        if True in ctx.needs_input_grad:
+            ctx.save_for_backward(g, y)
+        yd = y._data
+        return g._data * (1.0 - yd * yd)
+
+    @staticmethod
+    def backward(ctx: Any, gg: Tensor) -> tuple[Any, Any]:
+        g, y = ctx.saved_tensors
+        ng, ny = ctx.needs_input_grad
+        return (TanhBackward.apply(gg, y) if ng else None, gg * g * y * -2.0 if ny else None)
 
 
 class Sigmoid(Function):
@@ -148,7 +167,29 @@ class Sigmoid(Function):
     @staticmethod
     def backward(ctx: Any, g: Tensor) -> Tensor:
         (out,) = ctx.saved_tensors
-        return g * out * (1.0 - out)
+        return SigmoidBackward.apply(g, out)
+
+
+class SigmoidBackward(Function):
+    """g * y * (1 - y) in one op (sigmoid's backward, itself differentiable)."""
+
+    _backward_name = "SigmoidBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, g: Tensor, y: Tensor) -> Any:
+        if True in ctx.needs_input_grad:
+            ctx.save_for_backward(g, y)
+        yd = y._data
+        return g._data * yd * (1.0 - yd)
+
+    @staticmethod
+    def backward(ctx: Any, gg: Tensor) -> tuple[Any, Any]:
+        g, y = ctx.saved_tensors
+        ng, ny = ctx.needs_input_grad
+        return (
+            SigmoidBackward.apply(gg, y) if ng else None,
+            gg * g * (1.0 - 2.0 * y) if ny else None,
+        )
 
 
 class Relu(Function):
@@ -163,7 +204,26 @@ class Relu(Function):
     @staticmethod
     def backward(ctx: Any, g: Tensor) -> Tensor:
         (out,) = ctx.saved_tensors
-        return g * (out > 0)
+        return ThresholdBackward.apply(g, out)
+
+
+class ThresholdBackward(Function):
+    """g where y > 0, else 0 (relu's backward; linear in g, so its own backward is itself)."""
+
+    _backward_name = "ThresholdBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, g: Tensor, y: Tensor) -> Any:
+        if ctx.needs_input_grad[0]:
+            ctx.save_for_backward(y)
+        return g._data * (y._data > 0)
+
+    @staticmethod
+    def backward(ctx: Any, gg: Tensor) -> tuple[Any, None]:
+        if not ctx.needs_input_grad[0]:
+            return None, None
+        (y,) = ctx.saved_tensors
+        return ThresholdBackward.apply(gg, y), None
 
 
 class Abs(Function):

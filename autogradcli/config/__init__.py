@@ -1,0 +1,1 @@
+"""The YAML experiment spec: loading with source positions, validation, building."""
