@@ -1,6 +1,6 @@
 """The array backend: the bottom layer, and the only code that tells numpy from cupy."""
 
-from .arrays import as_strided, scatter_add
+from .arrays import as_strided, random_normal, random_permutation, scatter_add
 from .device import CPU, Device, as_device
 from .registry import (
     array_module,
@@ -23,6 +23,8 @@ __all__ = [
     "device_of",
     "is_cpu_array",
     "module_for",
+    "random_normal",
+    "random_permutation",
     "scatter_add",
     "to_device",
     "to_numpy",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..backend import array_module, device_of
+from ..backend import array_module, device_of, is_cpu_array, to_device
 from ..tensor.dtype import result_type
 from ..tensor.tensor import Tensor, _wrap_dim, wrap
 
@@ -31,6 +31,17 @@ def _device_error(x: Any, y: Any) -> RuntimeError:
     )
 
 
+def _align_devices(a: Tensor, b: Tensor) -> tuple[Any, Any]:
+    """As in PyTorch, a 0-d CPU tensor (one that needs no gradient here) may join an op on
+    another device, as a scalar would; other mixes raise."""
+    x, y = a._data, b._data
+    if x.ndim == 0 and is_cpu_array(x) and not a._requires_grad:
+        return to_device(x, device_of(y)), y
+    if y.ndim == 0 and is_cpu_array(y) and not b._requires_grad:
+        return x, to_device(y, device_of(x))
+    raise _device_error(x, y)
+
+
 def binary_operands(a: Any, b: Any) -> tuple[Any, Any, Any]:
     """The two operands as arrays (or Python scalars) and the result dtype if numpy's would differ.
 
@@ -42,7 +53,7 @@ def binary_operands(a: Any, b: Any) -> tuple[Any, Any, Any]:
         if isinstance(b, Tensor):
             y = b._data
             if type(x) is not type(y):
-                raise _device_error(x, y)
+                x, y = _align_devices(a, b)
             if x.dtype == y.dtype:
                 return x, y, None
         else:

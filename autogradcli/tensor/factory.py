@@ -247,9 +247,8 @@ def randint(
 
 def randperm(n: int, dtype: Any = None, device: Any = None) -> Tensor:
     xp = backend.module_for(device)
-    return _make(
-        xp.asarray(generator_for(xp).permutation(n)).astype(_np_dtype(dtype, dtypes.int64))
-    )
+    perm = backend.random_permutation(xp, generator_for(xp), n)
+    return _make(xp.asarray(perm).astype(_np_dtype(dtype, dtypes.int64)))
 
 
 def randn_like(
