@@ -1,0 +1,198 @@
+"""Datasets from files: the bundled digits, ``.npz``, CSV and MNIST-style IDX files.
+
+Every loader returns a ``TensorDataset`` (features first, then labels when there are any) and
+names the file at fault in its errors.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import zipfile
+from importlib import resources
+from typing import Any
+
+import numpy as np
+
+from ..tensor.tensor import _make
+from .dataset import TensorDataset
+
+PathLike = str | os.PathLike
+
+
+def load_digits(flatten: bool = False) -> TensorDataset:
+    """The bundled handwritten digits: 1,797 8x8 images and their classes 0..9.
+
+    Images are float32 scaled to [0, 1], shaped (1797, 1, 8, 8), or (1797, 64) with
+    ``flatten=True``; labels are int64. Source: the test set of the UCI "Optical Recognition of
+    Handwritten Digits" data set (E. Alpaydin, C. Kaynak, 1998), licence CC BY 4.0.
+    """
+    source = resources.files(__package__).joinpath("files/digits.npz")
+    with source.open("rb") as fh, np.load(fh, allow_pickle=False) as npz:
+        images, labels = npz["images"], npz["labels"]
+    x = (images.astype(np.float32) / np.float32(16.0)).reshape(len(images), 1, 8, 8)
+    if flatten:
+        x = x.reshape(len(images), 64)
+    return TensorDataset(_make(x), _make(labels.astype(np.int64)))
+
+
+def load_npz(path: PathLike, x_key: str = "x", y_key: str | None = "y") -> TensorDataset:
+    """Arrays ``x_key`` (and ``y_key`` unless None) of an ``.npz`` file; float arrays become
+    float32, integer labels int64."""
+    try:
+        with np.load(path, allow_pickle=False) as npz:
+            keys = list(npz.keys())
+            missing = [k for k in (x_key, y_key) if k is not None and k not in keys]
+            if missing:
+                raise ValueError(f"{os.fspath(path)!r} has no array {missing[0]!r} (it has {keys})")
+            arrays = [npz[x_key]] + ([npz[y_key]] if y_key is not None else [])
+    except (OSError, zipfile.BadZipFile, EOFError) as err:
+        raise ValueError(f"cannot read {os.fspath(path)!r} as an .npz file: {err}") from err
+    return _dataset(path, [_standard(a, path, k) for a, k in zip(arrays, (x_key, y_key))])
+
+
+def _standard(arr: np.ndarray, path: PathLike, key: Any) -> np.ndarray:
+    if arr.dtype.kind == "f":
+        return arr.astype(np.float32)
+    if arr.dtype.kind in "iu":
+        return arr.astype(np.int64)
+    if arr.dtype.kind == "b":
+        return arr
+    raise ValueError(f"{os.fspath(path)!r}: array {key!r} has non-numeric dtype {arr.dtype}")
+
+
+def _dataset(path: PathLike, arrays: list[np.ndarray]) -> TensorDataset:
+    sizes = [len(a) if a.ndim else 0 for a in arrays]
+    if any(a.ndim == 0 for a in arrays) or len(set(sizes)) != 1:
+        raise ValueError(
+            f"{os.fspath(path)!r}: features and labels must have the same number of rows, got "
+            f"shapes {[a.shape for a in arrays]}"
+        )
+    return TensorDataset(*(_make(a) for a in arrays))
+
+
+def load_csv(
+    path: PathLike,
+    target_column: int | str | None = -1,
+    header: bool | str = "auto",
+    delimiter: str = ",",
+) -> TensorDataset:
+    """A numeric CSV file: features (float32) and the target column (int64 when every target is
+    a whole number, else float32). ``target_column`` is an index, a header name, or None for no
+    target. ``header='auto'`` treats the first row as names when it is not numeric."""
+    where = repr(os.fspath(path))
+    try:
+        with open(path, encoding="utf-8") as fh:
+            rows = [line.rstrip("\r\n") for line in fh if line.strip()]
+    except (OSError, UnicodeDecodeError) as err:
+        raise ValueError(f"cannot read CSV file {where}: {err}") from err
+    if not rows:
+        raise ValueError(f"CSV file {where} is empty")
+    cells = [row.split(delimiter) for row in rows]
+    names: list[str] | None = None
+    if header is True or (header == "auto" and not _is_numeric_row(cells[0])):
+        names, cells = [c.strip() for c in cells[0]], cells[1:]
+    if not cells:
+        raise ValueError(f"CSV file {where} has a header but no data rows")
+    width = len(cells[0])
+    data = np.empty((len(cells), width), dtype=np.float64)
+    for r, row in enumerate(cells):
+        line = r + 1 + (names is not None)
+        if len(row) != width:
+            raise ValueError(f"{where}, line {line}: expected {width} columns, found {len(row)}")
+        try:
+            data[r] = [float(c) for c in row]
+        except ValueError as err:
+            raise ValueError(f"{where}, line {line}: non-numeric value ({err})") from err
+    if target_column is None:
+        return TensorDataset(_make(data.astype(np.float32)))
+    col = _column_index(target_column, names, width, where)
+    x = np.delete(data, col, axis=1).astype(np.float32)
+    y = data[:, col]
+    y = y.astype(np.int64) if np.all(np.mod(y, 1) == 0) else y.astype(np.float32)
+    return TensorDataset(_make(x), _make(y))
+
+
+def _is_numeric_row(row: list[str]) -> bool:
+    try:
+        [float(c) for c in row]
+    except ValueError:
+        return False
+    return True
+
+
+def _column_index(column: int | str, names: list[str] | None, width: int, where: str) -> int:
+    if isinstance(column, str):
+        if names is None or column not in names:
+            raise ValueError(f"CSV file {where} has no column named {column!r} (header: {names})")
+        return names.index(column)
+    if not -width <= column < width:
+        raise ValueError(f"target_column {column} is out of range for {width} columns in {where}")
+    return column % width
+
+
+_IDX_DTYPES = {
+    0x08: np.dtype(np.uint8),
+    0x09: np.dtype(np.int8),
+    0x0B: np.dtype(">i2"),
+    0x0C: np.dtype(">i4"),
+    0x0D: np.dtype(">f4"),
+    0x0E: np.dtype(">f8"),
+}
+
+
+def read_idx(path: PathLike) -> np.ndarray:
+    """The array in an IDX file (MNIST's format), plain or gzipped (``.gz``)."""
+    where = repr(os.fspath(path))
+    try:
+        opener = gzip.open if os.fspath(path).endswith(".gz") else open
+        with opener(path, "rb") as fh:
+            raw = fh.read()
+    except (OSError, EOFError) as err:
+        raise ValueError(f"cannot read IDX file {where}: {err}") from err
+    if len(raw) < 4 or raw[0] != 0 or raw[1] != 0 or raw[2] not in _IDX_DTYPES:
+        raise ValueError(
+            f"{where} is not an IDX file: bad magic number {raw[:4].hex() or '(empty)'} (expected "
+            "00 00 <type code 08/09/0b/0c/0d/0e> <number of dims>)"
+        )
+    dtype, ndim = _IDX_DTYPES[raw[2]], raw[3]
+    if len(raw) < 4 + 4 * ndim:
+        raise ValueError(f"{where} is truncated: its header names {ndim} dims")
+    shape = tuple(int.from_bytes(raw[4 + 4 * i : 8 + 4 * i], "big") for i in range(ndim))
+    count = int(np.prod(shape, dtype=np.int64))
+    offset = 4 + 4 * ndim
+    if len(raw) - offset != count * dtype.itemsize:
+        raise ValueError(
+            f"{where} holds {len(raw) - offset} data bytes but its header says shape {shape} "
+            f"of {dtype.name} ({count * dtype.itemsize} bytes): truncated or corrupted"
+        )
+    return (
+        np.frombuffer(raw, dtype=dtype, offset=offset)
+        .reshape(shape)
+        .astype(dtype.newbyteorder("="))
+    )
+
+
+def load_idx(
+    images_path: PathLike, labels_path: PathLike | None = None, flatten: bool = False
+) -> TensorDataset:
+    """MNIST-style IDX images (N, H, W) as float32 (N, 1, H, W) scaled to [0, 1] (uint8 data is
+    divided by 255), or (N, H*W) with ``flatten=True``; labels (N,) as int64."""
+    images = read_idx(images_path)
+    if images.ndim != 3:
+        raise ValueError(
+            f"{os.fspath(images_path)!r}: expected (N, H, W) images, got {images.shape}"
+        )
+    x = images.astype(np.float32)
+    if images.dtype == np.uint8:
+        x /= np.float32(255.0)
+    x = x.reshape(len(x), -1) if flatten else x[:, None]
+    if labels_path is None:
+        return TensorDataset(_make(x))
+    labels = read_idx(labels_path)
+    if labels.ndim != 1 or len(labels) != len(x):
+        raise ValueError(
+            f"{os.fspath(labels_path)!r}: expected {len(x)} labels for the images in "
+            f"{os.fspath(images_path)!r}, got shape {labels.shape}"
+        )
+    return TensorDataset(_make(x), _make(labels.astype(np.int64)))
