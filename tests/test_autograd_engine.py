@@ -251,3 +251,9 @@ def test_grad_fn_names_and_next_functions():
 def test_matrix_vector_grad_fn_name():
     (x, tx), (v, tv) = _pair(2, 3), _pair(3, seed=1)
     assert (x @ v).grad_fn.name() == (tx @ tv).grad_fn.name()
+
+
+@pytest.mark.xfail(reason="ops/reduction.py: full sum() records SumBackward1, torch SumBackward0")
+def test_full_sum_grad_fn_name():
+    (x, tx) = _pair(2, 3)
+    assert x.sum().grad_fn.name() == tx.sum().grad_fn.name()
