@@ -1,0 +1,127 @@
+"""Real-GPU checks (cupy and a CUDA device): results and gradients match the CPU, a training step
+learns, tensors move between devices. Skipped cleanly elsewhere; the strict stand-in
+(``strict_xp.py``, used by ``oracle.check`` and ``test_backend.py``) covers the seam on CI."""
+
+from __future__ import annotations
+
+import importlib.util
+
+import numpy as np
+import pytest
+
+import autogradcli as ag
+from autogradcli.backend import registry
+
+
+def _real_cuda() -> bool:
+    if importlib.util.find_spec("cupy") is None:
+        return False
+    if registry._cuda is not None and getattr(registry._cuda, "__name__", "") != "cupy":
+        return False  # a stand-in is installed
+    return ag.cuda.is_available()
+
+
+pytestmark = [
+    pytest.mark.cuda,
+    pytest.mark.skipif(not _real_cuda(), reason="needs cupy and a CUDA device"),
+]
+
+OPS = {
+    "exp": lambda x, y: x.exp(),
+    "tanh": lambda x, y: x.tanh(),
+    "sigmoid": lambda x, y: x.sigmoid(),
+    "relu": lambda x, y: x.relu(),
+    "add_broadcast": lambda x, y: x + y[0],
+    "mul": lambda x, y: x * y.t(),
+    "div": lambda x, y: x / (y.t().abs() + 0.5),
+    "pow": lambda x, y: (x.abs() + 0.5) ** y.t(),
+    "matmul": lambda x, y: x @ y,
+    "sum_dim": lambda x, y: x.sum(1, keepdim=True),
+    "mean": lambda x, y: x.mean(),
+    "maximum": lambda x, y: ag.maximum(x, y.t()),
+    "where": lambda x, y: ag.where(x > 0, x, y.t() * 0.1),
+    "index": lambda x, y: x[ag.tensor([0, 2, 2], device=x.device), 1:],
+    "mask": lambda x, y: x[x > 0],
+    "reshape_permute": lambda x, y: x.reshape(2, 2, 3).permute(2, 0, 1),
+    "clamp": lambda x, y: x.clamp(-0.5, 0.5),
+}
+
+
+def _run(fn, device, dtype):
+    rng = np.random.default_rng(0)
+    xs = [rng.standard_normal(s).astype(dtype) for s in ((4, 3), (3, 4))]
+    ins = [ag.tensor(a, device=device, requires_grad=True) for a in xs]
+    out = fn(*ins)
+    g = ag.tensor(rng.standard_normal(tuple(out.shape)).astype(dtype), device=device)
+    grads = ag.autograd.grad(out, ins, g, allow_unused=True)
+    return out, grads
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("name", list(OPS))
+def test_forward_and_backward_match_cpu(name, dtype):
+    tol = 1e-10 if dtype == "float64" else 1e-5
+    cpu_out, cpu_grads = _run(OPS[name], "cpu", dtype)
+    gpu_out, gpu_grads = _run(OPS[name], "cuda", dtype)
+    assert gpu_out.is_cuda and gpu_out.dtype == cpu_out.dtype
+    np.testing.assert_allclose(
+        gpu_out.detach().cpu().numpy(), cpu_out.detach().numpy(), rtol=tol, atol=tol
+    )
+    for c, g in zip(cpu_grads, gpu_grads):
+        assert (c is None) == (g is None)
+        if c is not None:
+            assert g.is_cuda
+            np.testing.assert_allclose(g.cpu().numpy(), c.numpy(), rtol=tol, atol=tol)
+
+
+def test_double_backward_on_gpu():
+    x = ag.tensor([0.5, -1.0, 2.0], dtype=ag.float64, device="cuda", requires_grad=True)
+    (g,) = ag.autograd.grad((x**3).sum(), x, create_graph=True)
+    (gg,) = ag.autograd.grad(g.sum(), x)
+    np.testing.assert_allclose(gg.cpu().numpy(), 6 * np.array([0.5, -1.0, 2.0]))
+
+
+def test_device_moves_and_gradients_across_devices():
+    x = ag.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = x.cuda()
+    assert y.is_cuda and repr(y.device) == "device(type='cuda', index=0)"
+    assert "device='cuda:0'" in repr(y)
+    (y * y).cpu().sum().backward()
+    assert x.grad.device.type == "cpu" and x.grad.tolist() == [2.0, 4.0, 6.0]
+    w = ag.ones(2, device="cuda", requires_grad=True)
+    (w.cpu() * 3.0).sum().backward()
+    assert w.grad.is_cuda and w.grad.tolist() == [3.0, 3.0]
+    with pytest.raises(RuntimeError, match="cuda:0"):
+        _ = w + ag.ones(2)
+    with pytest.raises(TypeError, match="can't convert cuda:0 device type tensor to numpy"):
+        ag.ones(2, device="cuda").numpy()
+    ag.cuda.synchronize()
+    assert ag.cuda.device_count() >= 1
+
+
+def test_manual_seed_makes_gpu_random_repeat():
+    ag.manual_seed(5)
+    a = ag.randn(8, device="cuda")
+    ag.manual_seed(5)
+    assert ag.randn(8, device="cuda").tolist() == a.tolist()
+    p = ag.randperm(10, device="cuda")
+    assert sorted(p.tolist()) == list(range(10))
+
+
+def test_a_training_step_on_gpu():
+    ag.manual_seed(0)
+    x = ag.randn(64, 3, device="cuda")
+    y = x @ ag.tensor([[1.0], [-2.0], [0.5]], device="cuda") + 0.3
+    w = ag.zeros(3, 1, device="cuda", requires_grad=True)
+    b = ag.zeros(1, device="cuda", requires_grad=True)
+    first = None
+    for _ in range(50):
+        loss = ((x @ w + b - y) ** 2).mean()
+        first = loss.item() if first is None else first
+        w.grad = b.grad = None
+        loss.backward()
+        with ag.no_grad():
+            w.sub_(w.grad * 0.2)
+            b.sub_(b.grad * 0.2)
+    assert loss.item() < first * 0.01
+    np.testing.assert_allclose(w.cpu().detach().numpy().ravel(), [1.0, -2.0, 0.5], atol=0.05)
