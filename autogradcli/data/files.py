@@ -39,15 +39,26 @@ def load_digits(flatten: bool = False) -> TensorDataset:
 def load_npz(path: PathLike, x_key: str = "x", y_key: str | None = "y") -> TensorDataset:
     """Arrays ``x_key`` (and ``y_key`` unless None) of an ``.npz`` file; float arrays become
     float32, integer labels int64."""
+    where = repr(os.fspath(path))
     try:
-        with np.load(path, allow_pickle=False) as npz:
-            keys = list(npz.keys())
-            missing = [k for k in (x_key, y_key) if k is not None and k not in keys]
-            if missing:
-                raise ValueError(f"{os.fspath(path)!r} has no array {missing[0]!r} (it has {keys})")
-            arrays = [npz[x_key]] + ([npz[y_key]] if y_key is not None else [])
+        with open(path, "rb") as fh:
+            if fh.read(4) != b"PK\x03\x04":
+                raise ValueError(f"{where} is not an .npz file (not a zip archive)")
+            fh.seek(0)
+            with np.load(fh, allow_pickle=False) as npz:
+                keys = list(npz.keys())
+                for k in (x_key, y_key):
+                    if k is not None and k not in keys:
+                        raise KeyError(k)
+                arrays = [npz[x_key]] + ([npz[y_key]] if y_key is not None else [])
+    except KeyError as err:
+        raise ValueError(f"{where} has no array {err.args[0]!r} (it has {keys})") from None
     except (OSError, zipfile.BadZipFile, EOFError) as err:
-        raise ValueError(f"cannot read {os.fspath(path)!r} as an .npz file: {err}") from err
+        raise ValueError(f"cannot read {where} as an .npz file: {err}") from err
+    except ValueError as err:
+        if where in str(err):
+            raise
+        raise ValueError(f"cannot read {where} as an .npz file: {err}") from err
     return _dataset(path, [_standard(a, path, k) for a, k in zip(arrays, (x_key, y_key))])
 
 
