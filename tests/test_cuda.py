@@ -31,7 +31,7 @@ OPS = {
     "tanh": lambda x, y: x.tanh(),
     "sigmoid": lambda x, y: x.sigmoid(),
     "relu": lambda x, y: x.relu(),
-    "add_broadcast": lambda x, y: x + y[0],
+    "add_broadcast": lambda x, y: x + y[:, 0],
     "mul": lambda x, y: x * y.t(),
     "div": lambda x, y: x / (y.t().abs() + 0.5),
     "pow": lambda x, y: (x.abs() + 0.5) ** y.t(),
