@@ -79,6 +79,13 @@ def test_requires_grad_is_restored_and_grad_is_not_saved(tmp_path):
     assert not out["b"].requires_grad
 
 
+def test_parameter_comes_back_as_a_tensor_that_requires_grad(tmp_path):
+    p = ag.nn.Parameter(ag.randn(3))
+    out = roundtrip({"p": p}, tmp_path, weights_only=True)["p"]
+    assert type(out) is ag.Tensor and out.requires_grad
+    np.testing.assert_array_equal(out.detach().numpy(), p.detach().numpy())
+
+
 def test_non_leaf_tensor_comes_back_as_a_leaf(tmp_path):
     w = ag.randn(3, requires_grad=True)
     out = roundtrip(w * 2, tmp_path)  # like torch: a leaf that requires grad, no history

@@ -106,8 +106,12 @@ def _fsync_directory(directory: str) -> None:
         os.close(fd)
 
 
-def load(f: PathOrFile, map_location: Any = None) -> Any:
+def load(f: PathOrFile, map_location: Any = None, weights_only: bool | None = None) -> Any:
     """Load an object saved by :func:`save`.
+
+    ``weights_only`` is accepted for PyTorch compatibility and changes nothing: loading never
+    runs code, whatever its value. A saved ``Parameter`` comes back as a plain Tensor with
+    ``requires_grad=True``.
 
     ``map_location`` moves tensors: ``None`` restores each on the device it was saved from,
     ``'cpu'``/``'cuda:0'``/a ``device`` sends all there, a dict maps saved device names
