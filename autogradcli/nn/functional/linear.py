@@ -11,6 +11,7 @@ from ...autograd.grad_mode import no_grad
 from ...backend import array_module
 from ...tensor.random import generator_for
 from ...tensor.tensor import Tensor, _make
+from ..parameter import typename
 
 __all__ = ["dropout", "embedding", "linear", "one_hot"]
 
@@ -29,11 +30,15 @@ class Linear(Function):
     @staticmethod
     def forward(ctx: Any, x: Tensor, weight: Tensor, bias: Tensor | None) -> Any:
         xa, wa = x._data, weight._data
-        if xa.dtype != wa.dtype or (bias is not None and bias._data.dtype != wa.dtype):
-            other = bias._data if xa.dtype == wa.dtype else xa
+        if xa.dtype != wa.dtype:
             raise RuntimeError(
-                f"mat1 and mat2 must have the same dtype, but got {_type_name(other)} and "
-                f"{_type_name(wa)}"
+                "expected m1 and m2 to have the same dtype, but got: "
+                f"{_type_name(xa).lower()} != {_type_name(wa).lower()}"
+            )
+        if bias is not None and bias._data.dtype != wa.dtype:
+            raise RuntimeError(
+                "self and mat2 must have the same dtype, but got "
+                f"{_type_name(bias._data)} and {_type_name(wa)}"
             )
         if wa.ndim != 2 or xa.ndim == 0 or xa.shape[-1] != wa.shape[1]:
             rows = xa.size // xa.shape[-1] if xa.ndim and xa.shape[-1] else 1
@@ -174,7 +179,7 @@ def embedding(
     if input._data.dtype.kind not in "iu":
         raise RuntimeError(
             "Expected tensor for argument #1 'indices' to have one of the following scalar types: "
-            f"Long, Int; but got {_type_name(input._data)} instead (while checking arguments for "
+            f"Long, Int; but got {typename(input)} instead (while checking arguments for "
             "embedding)"
         )
     if sparse:
