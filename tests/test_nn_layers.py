@@ -446,7 +446,7 @@ def test_sequential_container_protocol():
 
 def test_module_list_and_repr_collapsing():
     def build(lib):
-        block = lambda: lib.nn.Sequential(lib.nn.Linear(4, 4), lib.nn.GELU())  # noqa: E731
+        block = lambda: lib.nn.Sequential(lib.nn.Linear(4, 4), lib.nn.GELU())
         layers = lib.nn.ModuleList([block() for _ in range(12)])
         layers.append(lib.nn.Linear(4, 2))
         layers.extend([lib.nn.ReLU(), lib.nn.ReLU()])
