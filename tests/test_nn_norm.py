@@ -60,7 +60,7 @@ def test_instance_norm():
 
 
 def test_norm_errors():
-    with pytest.raises(RuntimeError, match="Given normalized_shape=\\[5\\]"):
+    with pytest.raises(RuntimeError, match=r"Given normalized_shape=\[5\]"):
         F.layer_norm(ag.randn(2, 4), (5,))
     with pytest.raises(RuntimeError, match="divisible by num_groups"):
         F.group_norm(ag.randn(2, 6, 3), 4)
