@@ -42,9 +42,16 @@ def _count(shape: tuple[int, ...], dims: tuple[int, ...] | None) -> int:
     return math.prod(shape) if dims is None else math.prod(shape[d] for d in dims)
 
 
-def _need_float(arr: Any, what: str) -> None:
-    if arr.dtype.kind != "f":
-        raise RuntimeError(what)
+def _variant(base: type, name: str, backward_name: str) -> Any:
+    """A Function sharing ``base``'s forward/backward under PyTorch's other grad_fn name."""
+    return type(name, (base,), {"_backward_name": backward_name, "__module__": __name__})
+
+
+def _even_split(x: Any, ref: Any, dims: Any) -> Tensor:
+    """Weights 1/count on the entries equal to the reduced extreme ``ref`` (NaNs included)."""
+    xp = array_module(x)
+    mask = (x == ref) | (xp.isnan(x) & xp.isnan(ref))
+    return wrap((mask / mask.sum(axis=dims, keepdims=True)).astype(x.dtype))
 
 
 def _check_nonempty(arr: Any, dims: tuple[int, ...] | None, name: str) -> None:
@@ -79,23 +86,13 @@ class Amax(Function):
     @staticmethod
     def backward(ctx: Any, g: Tensor) -> tuple[Any, None, None, None, None]:
         x, out = ctx.saved_tensors
-        xp = array_module(x._data)
-        ref = out._data.reshape(ctx.kept)
-        mask = (x._data == ref) | (xp.isnan(x._data) & xp.isnan(ref))
-        weight = mask / mask.sum(axis=ctx.dims, keepdims=True)
-        return _spread(g, ctx) * wrap(weight.astype(x._data.dtype)), None, None, None, None
+        weight = _even_split(x._data, out._data.reshape(ctx.kept), ctx.dims)
+        return _spread(g, ctx) * weight, None, None, None, None
 
 
-class Amin(Amax):
-    _backward_name = "AminBackward0"
-
-
-class MaxAll(Amax):
-    _backward_name = "MaxBackward1"
-
-
-class MinAll(Amax):
-    _backward_name = "MinBackward1"
+Amin = _variant(Amax, "Amin", "AminBackward0")
+MaxAll = _variant(Amax, "MaxAll", "MaxBackward1")
+MinAll = _variant(Amax, "MinAll", "MinBackward1")
 
 
 class MaxDim(Function):
@@ -131,8 +128,7 @@ class MaxDim(Function):
         return _spread(g, ctx) * _make(ctx.mask), None, None, None, None
 
 
-class MinDim(MaxDim):
-    _backward_name = "MinBackward0"
+MinDim = _variant(MaxDim, "MinDim", "MinBackward0")
 
 
 def _max_min(x: Tensor, dim: Any, keepdim: bool, largest: bool) -> Any:
@@ -233,7 +229,8 @@ class Var(Function):
         ctx: Any, x: Tensor, dims: Any, correction: float, keepdim: bool, root: bool
     ) -> Any:
         arr = x._data
-        _need_float(arr, "std and var only support floating point and complex dtypes")
+        if arr.dtype.kind != "f":
+            raise RuntimeError("std and var only support floating point and complex dtypes")
         xp = array_module(arr)
         n = _count(arr.shape, dims)
         ctx.in_shape, ctx.kept, ctx.dims = arr.shape, _kept_shape(arr.shape, dims), dims
@@ -268,40 +265,33 @@ class Var(Function):
         return gk * centered * scale, None, None, None, None
 
 
-class Std(Var):
-    _backward_name = "StdBackward0"
+Std = _variant(Var, "Std", "StdBackward0")
 
 
-def _correction(dim: Any, unbiased: Any, correction: Any) -> tuple[Any, float]:
-    if isinstance(dim, bool):  # var(unbiased)
-        dim, unbiased = None, dim
-    if correction is None:
-        correction = 0 if unbiased is False else 1
-    return dim, correction
+def _var_std(fn: Any, root: bool) -> Any:
+    def reduce(
+        x: Tensor,
+        dim: Any = None,
+        unbiased: Any = None,
+        keepdim: bool = False,
+        *,
+        correction: Any = None,
+    ) -> Tensor:
+        if isinstance(dim, bool):  # var(unbiased)
+            dim, unbiased = None, dim
+        if correction is None:
+            correction = 0 if unbiased is False else 1
+        return fn.apply(x, normalize_dims(dim, x._data.ndim), correction, keepdim, root)
+
+    reduce.__name__ = reduce.__qualname__ = "std" if root else "var"
+    reduce.__doc__ = (
+        f"The {reduce.__name__} over ``dim`` with ``correction`` (default 1, unbiased)."
+    )
+    return reduce
 
 
-def var(
-    x: Tensor,
-    dim: Any = None,
-    unbiased: Any = None,
-    keepdim: bool = False,
-    *,
-    correction: Any = None,
-) -> Tensor:
-    dim, c = _correction(dim, unbiased, correction)
-    return Var.apply(x, normalize_dims(dim, x._data.ndim), c, keepdim, False)
-
-
-def std(
-    x: Tensor,
-    dim: Any = None,
-    unbiased: Any = None,
-    keepdim: bool = False,
-    *,
-    correction: Any = None,
-) -> Tensor:
-    dim, c = _correction(dim, unbiased, correction)
-    return Std.apply(x, normalize_dims(dim, x._data.ndim), c, keepdim, True)
+var = _var_std(Var, False)
+std = _var_std(Std, True)
 
 
 # --------------------------------------------------------------------------- prod
@@ -364,8 +354,7 @@ class Prod(Function):
         return _spread(g, ctx) * others, None, None
 
 
-class ProdAll(Prod):
-    _backward_name = "ProdBackward0"
+ProdAll = _variant(Prod, "ProdAll", "ProdBackward0")
 
 
 def prod(x: Tensor, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Tensor:
@@ -463,10 +452,8 @@ class Norm(Function):
         if p == 2:
             return gx * x / where(zero, 1.0, norm), None, None, None
         if p == _INF or p == -_INF:
-            xp = array_module(x._data)
-            mask = (xp.abs(x._data) == norm._data) | xp.isnan(x._data)
-            weight = (mask / mask.sum(axis=ctx.dims, keepdims=True)).astype(x._data.dtype)
-            return gx * x.sign() * wrap(weight), None, None, None
+            weight = _even_split(array_module(x._data).abs(x._data), norm._data, ctx.dims)
+            return gx * x.sign() * weight, None, None, None
         scaled = x.sign() * x.abs() ** (p - 1.0)
         if p < 1:
             scaled = where(x == 0, 0.0, scaled)
@@ -498,58 +485,26 @@ def _cumsum(arr: Any, dim: int, reverse: bool) -> Any:
 
 
 class Cumsum(Function):
+    """Running sum along ``dim``; the reversed running sum is its adjoint (and vice versa)."""
+
     _backward_name = "CumsumBackward0"
 
     @staticmethod
-    def forward(ctx: Any, x: Tensor, dim: int) -> Any:
-        ctx.dim = dim
-        return _cumsum(x._data, dim, False)
+    def forward(ctx: Any, x: Tensor, dim: int, reverse: bool) -> Any:
+        ctx.dim, ctx.reverse = dim, reverse
+        return _cumsum(x._data, dim, reverse)
 
     @staticmethod
-    def backward(ctx: Any, g: Tensor) -> tuple[Any, None]:
-        return ReverseCumsum.apply(g, ctx.dim), None
-
-
-class ReverseCumsum(Function):
-    """Sums from the end backwards: cumsum's adjoint (and cumsum is its adjoint)."""
-
-    _backward_name = "ReverseCumsumBackward"
-
-    @staticmethod
-    def forward(ctx: Any, x: Tensor, dim: int) -> Any:
-        ctx.dim = dim
-        return _cumsum(x._data, dim, True)
-
-    @staticmethod
-    def backward(ctx: Any, g: Tensor) -> tuple[Any, None]:
-        return Cumsum.apply(g, ctx.dim), None
+    def backward(ctx: Any, g: Tensor) -> tuple[Any, None, None]:
+        return Cumsum.apply(g, ctx.dim, not ctx.reverse), None, None
 
 
 def cumsum(x: Tensor, dim: int, dtype: Any = None) -> Tensor:
     if dtype is not None:
         x = x.to(dtype)
-    return Cumsum.apply(x, 0 if x._data.ndim == 0 else wrap_dim(int(dim), x._data.ndim))
+    return Cumsum.apply(x, 0 if x._data.ndim == 0 else wrap_dim(int(dim), x._data.ndim), False)
 
 
-TENSOR_METHODS: dict[str, Any] = {
-    name: globals()[name]
-    for name in (
-        [
-            "max",
-            "min",
-            "amax",
-            "amin",
-            "argmax",
-            "argmin",
-            "all",
-            "any",
-            "var",
-            "std",
-            "prod",
-            "logsumexp",
-            "norm",
-            "cumsum",
-        ]
-    )
-}
+_NAMES = "max min amax amin argmax argmin all any var std prod logsumexp norm cumsum"
+TENSOR_METHODS: dict[str, Any] = {name: globals()[name] for name in _NAMES.split()}
 __all__: list[str] = list(TENSOR_METHODS)
