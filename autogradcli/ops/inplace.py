@@ -1,9 +1,11 @@
-"""In-place ops (``add_``, ``mul_``, ``__setitem__``...).
+"""In-place ops (``add_``, ``mul_``, ``fill_``, ``__setitem__``...).
 
 Without a graph to record they write straight into the tensor's array (the optimizers' hot path).
 When the graph must see them, the out-of-place Function runs on a snapshot that carries the
 tensor's history, and the result is written back into the tensor's storage, which then takes
 the new node as its ``grad_fn``: one mechanism for both, and views of the storage see the change.
+Every write bumps the version counter the tensor shares with its views, so a backward that saved
+the old value notices.
 """
 
 from __future__ import annotations
@@ -11,11 +13,29 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..autograd.function import _check_dirty
+from ..autograd.function import Function, _check_dirty
 from ..autograd.grad_mode import STATE
+from ..backend import random_normal
 from ..tensor.random import generator_for
 from ..tensor.tensor import Tensor, _make
 from ._util import array_module
+
+# numpy dtype name -> PyTorch's ScalarType name, as its casting errors spell it
+_TORCH_NAMES = {
+    "float64": "Double",
+    "float32": "Float",
+    "float16": "Half",
+    "int64": "Long",
+    "int32": "Int",
+    "int16": "Short",
+    "int8": "Char",
+    "uint8": "Byte",
+    "bool": "Bool",
+}
+
+
+def _tname(dtype: Any) -> str:
+    return _TORCH_NAMES.get(dtype.name, dtype.name)
 
 
 def _needs_graph(self: Tensor, *others: Any) -> bool:
@@ -47,11 +67,25 @@ def _record(self: Tensor, name: str, op: Callable[[Tensor], Tensor]) -> Tensor:
     return self
 
 
+def apply_inplace(self: Tensor, name: str, op: Callable[[Tensor], Tensor], *others: Any) -> Tensor:
+    """``self = op(self)`` in place: recorded in the graph when ``self`` or ``others`` need it."""
+    if _needs_graph(self, *others):
+        return _record(self, name, op)
+    _write(self, op(self)._data, name)
+    self._bump_version()
+    return self
+
+
 def _write(self: Tensor, arr: Any, name: str) -> None:
+    if arr.shape != self._data.shape:
+        raise RuntimeError(
+            f"output with shape {list(self._data.shape)} doesn't match the broadcast shape "
+            f"{list(arr.shape)}"
+        )
     if arr.dtype != self._data.dtype and not _can_cast(arr.dtype, self._data.dtype):
         raise RuntimeError(
-            f"{name}: result type {arr.dtype} can't be cast to the desired output type "
-            f"{self._data.dtype}"
+            f"result type {_tname(arr.dtype)} can't be cast to the desired output type "
+            f"{_tname(self._data.dtype)}"
         )
     self._data[...] = arr
 
@@ -71,13 +105,31 @@ def _ufunc_inplace(self: Tensor, ufunc_name: str, other: Any, name: str) -> Tens
     y = _operand(other)
     if hasattr(y, "dtype") and not _can_cast(y.dtype, arr.dtype):
         raise RuntimeError(
-            f"{name}: result type {y.dtype} can't be cast to the desired output type {arr.dtype}"
+            f"result type {_tname(y.dtype)} can't be cast to the desired output type "
+            f"{_tname(arr.dtype)}"
         )
     if isinstance(y, float) and arr.dtype.kind != "f":
         raise RuntimeError(
-            f"{name}: result type Float can't be cast to the desired output type {arr.dtype}"
+            f"result type Float can't be cast to the desired output type {_tname(arr.dtype)}"
         )
-    getattr(xp, ufunc_name)(arr, y, out=arr, casting="unsafe")
+    shape = getattr(y, "shape", ())
+    if shape != arr.shape and len(shape) >= arr.ndim:
+        try:
+            full = xp.broadcast_shapes(arr.shape, shape)
+        except ValueError:
+            full = None
+        if full is not None and full != arr.shape:
+            raise RuntimeError(
+                f"output with shape {list(arr.shape)} doesn't match the broadcast shape "
+                f"{list(full)}"
+            )
+    try:
+        getattr(xp, ufunc_name)(arr, y, out=arr, casting="unsafe")
+    except ValueError:
+        raise RuntimeError(
+            f"{name}: the operand of shape {list(shape)} cannot be broadcast to the tensor of "
+            f"shape {list(arr.shape)}"
+        ) from None
     self._bump_version()
     return self
 
@@ -107,7 +159,7 @@ def div_(self: Tensor, other: Any) -> Tensor:
         return _record(self, "div_", lambda s: s / other)
     if self._data.dtype.kind != "f":
         raise RuntimeError(
-            f"div_: result type Float can't be cast to the desired output type {self._data.dtype}"
+            f"result type Float can't be cast to the desired output type {_tname(self._data.dtype)}"
         )
     return _ufunc_inplace(self, "divide", other, "div_")
 
@@ -125,6 +177,8 @@ def addcdiv_(self: Tensor, t1: Tensor, t2: Tensor, value: Any = 1) -> Tensor:
 
 
 def clamp_(self: Tensor, min: Any = None, max: Any = None) -> Tensor:
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if _needs_graph(self, min, max):
         return _record(self, "clamp_", lambda s: s.clamp(min, max))
     xp = array_module(self._data)
@@ -133,31 +187,94 @@ def clamp_(self: Tensor, min: Any = None, max: Any = None) -> Tensor:
     return self
 
 
+class Overwrite(Function):
+    """``x``'s values replaced by ``src`` (broadcast): ``x`` gets no gradient, ``src`` gets it
+    summed back to its shape. The recorded form of fill_/zero_/copy_ and the random fills."""
+
+    _backward_name = "FillBackward2"
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, src: Any) -> Any:
+        xp = array_module(x._data)
+        v = src._data if isinstance(src, Tensor) else src
+        ctx.src_shape = getattr(v, "shape", None) if isinstance(src, Tensor) else None
+        out = xp.empty_like(x._data)
+        out[...] = v
+        return out
+
+    @staticmethod
+    def backward(ctx: Any, g: Tensor) -> tuple[Any, Any]:
+        from .shape import sum_to
+
+        nx, ns = ctx.needs_input_grad
+        gx = g * 0.0 if nx else None
+        gs = sum_to(g, ctx.src_shape) if ns else None
+        return gx, gs
+
+
+class _FillTensor(Overwrite):
+    _backward_name = "FillBackward3"
+
+
+class _Zero(Overwrite):
+    _backward_name = "ZeroBackward0"
+
+
+class _Copy(Overwrite):
+    _backward_name = "CopyBackwards"
+
+
+class _Uniform(Overwrite):
+    _backward_name = "UniformBackward0"
+
+
+class _Normal(Overwrite):
+    _backward_name = "NormalBackward0"
+
+
 def zero_(self: Tensor) -> Tensor:
-    return fill_(self, 0)
+    if _needs_graph(self):
+        return _record(self, "zero_", lambda s: _Zero.apply(s, 0))
+    self._data[...] = 0
+    self._bump_version()
+    return self
 
 
 def fill_(self: Tensor, value: Any) -> Tensor:
+    if isinstance(value, Tensor) and value._data.ndim:
+        raise RuntimeError(
+            "fill_ only supports 0-dimension value tensor but got tensor with "
+            f"{value._data.ndim} dimensions."
+        )
     if _needs_graph(self, value):
-        return _record(self, "fill_", lambda s: s * 0 + value)
+        fn = _FillTensor if isinstance(value, Tensor) else Overwrite
+        return _record(self, "fill_", lambda s: fn.apply(s, value))
     self._data[...] = _operand(value)
     self._bump_version()
     return self
 
 
 def copy_(self: Tensor, src: Tensor, non_blocking: bool = False) -> Tensor:
-    if _needs_graph(self, src):
-        return _record(self, "copy_", lambda s: s * 0 + src.to(self.device))
     from .. import backend
 
+    if isinstance(src, Tensor) and src._data.shape != self._data.shape:
+        try:
+            ok = array_module(self._data).broadcast_shapes(src._data.shape, self._data.shape)
+            ok = ok == self._data.shape
+        except ValueError:
+            ok = False
+        if not ok:
+            raise RuntimeError(
+                f"The size of tensor a ({self._data.shape[-1] if self._data.ndim else 1}) must "
+                f"match the size of tensor b ({src._data.shape[-1]}) at non-singleton dimension "
+                f"{max(self._data.ndim - 1, 0)} (copy_ of a {list(src._data.shape)} source into "
+                f"a {list(self._data.shape)} tensor)"
+            )
+    if _needs_graph(self, src):
+        moved = src.to(self.device) if isinstance(src, Tensor) else src
+        return _record(self, "copy_", lambda s: _Copy.apply(s, moved))
     arr = backend.to_device(src._data, self.device) if isinstance(src, Tensor) else src
-    try:
-        self._data[...] = arr
-    except ValueError:
-        raise RuntimeError(
-            f"copy_: the source of shape {tuple(getattr(arr, 'shape', ()))} cannot be broadcast to "
-            f"the destination of shape {tuple(self._data.shape)}"
-        ) from None
+    self._data[...] = arr
     self._bump_version()
     return self
 
@@ -165,30 +282,33 @@ def copy_(self: Tensor, src: Tensor, non_blocking: bool = False) -> Tensor:
 def uniform_(self: Tensor, a: float = 0.0, b: float = 1.0, generator: Any = None) -> Tensor:
     xp = array_module(self._data)
     gen = generator or generator_for(xp)
-    return _fill_random(self, gen.uniform(a, b, size=self._data.shape), "uniform_")
+    return _fill_random(self, gen.uniform(a, b, size=self._data.shape), _Uniform, "uniform_")
 
 
 def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, generator: Any = None) -> Tensor:
     xp = array_module(self._data)
     gen = generator or generator_for(xp)
-    return _fill_random(self, gen.normal(mean, std, size=self._data.shape), "normal_")
+    values = random_normal(gen, mean, std, self._data.shape)
+    return _fill_random(self, values, _Normal, "normal_")
 
 
-def _fill_random(self: Tensor, values: Any, name: str) -> Tensor:
+def _fill_random(self: Tensor, values: Any, fn: type[Overwrite], name: str) -> Tensor:
     if _needs_graph(self):
-        _check_dirty(_InplaceCtx(name), self, True)  # type: ignore[arg-type]
+        values = values.astype(self._data.dtype, copy=False)
+        return _record(self, name, lambda s: fn.apply(s, _make(values)))
     self._data[...] = values
     self._bump_version()
     return self
 
 
 def setitem(self: Tensor, key: Any, value: Any) -> None:
-    from .indexing import _index_key, index_put
+    """``self[key] = value``; recorded (CopySlices / IndexPutBackward0) when grad is needed."""
+    from .indexing import _assign, _index_key, _stage, index_put, normalize_value
 
+    k, basic = _index_key(key, self._data)
+    k = k if basic else _stage(k)
     if _needs_graph(self, value):
-        _record(self, "__setitem__", lambda s: index_put(s, key, value))
+        _record(self, "__setitem__", lambda s: index_put(s, k, value, basic))
         return
-    k, _ = _index_key(key)
-    v = value._data if isinstance(value, Tensor) else value
-    self._data[k if len(k) != 1 else k[0]] = v
+    _assign(self._data, k, normalize_value(self, k, value))
     self._bump_version()
