@@ -1,1 +1,25 @@
-"""The YAML experiment spec: loading with source positions, validation, building."""
+"""The YAML experiment spec: loading with source positions, validation, building.
+
+``load_config(path, overrides=()) -> Config`` reads and validates a config (the schema is in
+``autogradcli.config.schema``'s docstring); ``build_experiment(config) -> Experiment`` turns it
+into a model, loss, optimizer, scheduler, data loaders and hook specs for the trainer. Every
+problem becomes one ``ConfigError`` whose issues read ``file:line:col  key.path: message``.
+"""
+
+from .errors import ConfigError, ConfigIssue, did_you_mean, format_path
+from .loader import Config, apply_override, load_config, load_config_text
+from .source import SourceMap, load_yaml, load_yaml_text
+
+__all__ = [
+    "Config",
+    "ConfigError",
+    "ConfigIssue",
+    "SourceMap",
+    "apply_override",
+    "did_you_mean",
+    "format_path",
+    "load_config",
+    "load_config_text",
+    "load_yaml",
+    "load_yaml_text",
+]

@@ -10,14 +10,8 @@ Path = tuple[str | int, ...]
 
 
 def format_path(path: Path) -> str:
-    """``("model", 2, "type")`` -> ``model[2].type``."""
-    out = ""
-    for part in path:
-        if isinstance(part, int):
-            out += f"[{part}]"
-        else:
-            out += f".{part}" if out else str(part)
-    return out or "<root>"
+    """``("model", 2, "type")`` -> ``model.2.type``: the same dotted syntax ``--set`` takes."""
+    return ".".join(str(part) for part in path) or "<root>"
 
 
 def did_you_mean(word: str, choices: Iterable[str]) -> str:

@@ -1,0 +1,199 @@
+"""The names a config may use: layers, losses, optimizers, schedulers, and constructor signatures.
+
+Tables are computed from the packages themselves, so a layer added to ``autogradcli.nn`` is usable
+from a config without touching this file.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from dataclasses import dataclass
+from typing import Any
+
+from .. import nn, optim
+from ..autograd.function import Function
+from ..nn.loss import _Loss
+from ..optim import lr_scheduler
+from . import blocks
+
+# Containers need Python to configure (positional modules): not layers of a config.
+_NOT_LAYERS = {"Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"}
+
+# Losses whose predictions are classes: the run's task is "classification" (accuracy is logged).
+CLASSIFICATION_LOSSES = {
+    "CrossEntropyLoss",
+    "NLLLoss",
+    "BCELoss",
+    "BCEWithLogitsLoss",
+    "MultiMarginLoss",
+    "MultiLabelMarginLoss",
+    "MultiLabelSoftMarginLoss",
+    "SoftMarginLoss",
+}
+
+# Constructor arguments whose value may be `auto`: taken from the dry forward's input shape.
+# dim -1: the last (feature) dim; dim 1: the channel dim of a batch.
+AUTO_KEYS = {
+    "in_features": -1,
+    "input_size": -1,
+    "normalized_shape": -1,
+    "in_channels": 1,
+    "num_features": 1,
+    "num_channels": 1,
+}
+
+# Signatures hidden behind *args/**kwargs in the implementation.
+_RNN_ARGS = {
+    "input_size": inspect.Parameter.empty,
+    "hidden_size": inspect.Parameter.empty,
+    "num_layers": 1,
+    "bias": True,
+    "batch_first": False,
+    "dropout": 0.0,
+    "bidirectional": False,
+    "device": None,
+    "dtype": None,
+}
+_KNOWN_SIGNATURES: dict[str, dict[str, Any]] = {
+    "RNN": {**_RNN_ARGS, "nonlinearity": "tanh"},
+    "LSTM": {**_RNN_ARGS, "proj_size": 0},
+    "GRU": dict(_RNN_ARGS),
+}
+
+
+@functools.cache
+def layer_types() -> dict[str, type]:
+    out = {
+        name: obj
+        for name in dir(nn)
+        if isinstance(obj := getattr(nn, name), type)
+        and issubclass(obj, nn.Module)
+        and not issubclass(obj, _Loss)
+        and name not in _NOT_LAYERS
+        and not name.startswith("_")
+    }
+    out.update({"Add": blocks.Add, "Concat": blocks.Concat, "Mul": blocks.Mul})
+    return out
+
+
+@functools.cache
+def loss_types() -> dict[str, type]:
+    return {
+        name: obj
+        for name in dir(nn)
+        if isinstance(obj := getattr(nn, name), type)
+        and issubclass(obj, _Loss)
+        and not name.startswith("_")
+    }
+
+
+@functools.cache
+def optimizer_types() -> dict[str, type]:
+    return {
+        name: obj
+        for name in dir(optim)
+        if isinstance(obj := getattr(optim, name), type)
+        and issubclass(obj, optim.Optimizer)
+        and obj is not optim.Optimizer
+    }
+
+
+@functools.cache
+def scheduler_types() -> dict[str, type]:
+    return {
+        name: obj
+        for name in lr_scheduler.__all__
+        if isinstance(obj := getattr(lr_scheduler, name), type) and name != "LRScheduler"
+    }
+
+
+def _norm(name: str, suffix: str = "") -> str:
+    key = name.lower().replace("_", "").replace("-", "")
+    if suffix and key.endswith(suffix) and key != suffix:
+        key = key[: -len(suffix)]
+    return key
+
+
+def loose_lookup(name: str, table: dict[str, Any], suffix: str = "") -> str | None:
+    """The canonical key of ``table`` for ``name`` ignoring case, ``_`` and a ``suffix``:
+    ``cross_entropy`` -> ``CrossEntropyLoss``, ``adamw`` -> ``AdamW``; plus a few shorthands."""
+    if name in table:
+        return name
+    aliases = {"mse": "MSELoss", "bce": "BCELoss", "nll": "NLLLoss", "l1": "L1Loss"}
+    if name.lower() in aliases and aliases[name.lower()] in table:
+        return aliases[name.lower()]
+    want = _norm(name, suffix)
+    for key in table:
+        if _norm(key, suffix) == want:
+            return key
+    return None
+
+
+def is_function_class(obj: Any) -> bool:
+    return isinstance(obj, type) and issubclass(obj, Function) and obj is not Function
+
+
+def is_module_class(obj: Any) -> bool:
+    return isinstance(obj, type) and issubclass(obj, nn.Module)
+
+
+@dataclass(frozen=True)
+class Signature:
+    """What a constructor (or function) accepts by keyword."""
+
+    names: tuple[str, ...]  # accepted keyword names, in order
+    required: tuple[str, ...]  # names without a default
+    var_keyword: bool  # **kwargs: anything goes
+    defaults: dict[str, Any]
+
+
+def signature_of(obj: Any, skip: tuple[str, ...] = ()) -> Signature:
+    """The keyword interface of ``obj`` (a class: its ``__init__`` without ``self``), leaving out
+    ``skip`` (``params`` of an optimizer, ``optimizer`` of a scheduler)."""
+    known = (
+        _KNOWN_SIGNATURES.get(getattr(obj, "__name__", ""))
+        if obj in layer_types().values()
+        else None
+    )
+    if known is not None:
+        names = tuple(known)
+        required = tuple(n for n, d in known.items() if d is inspect.Parameter.empty)
+        return Signature(
+            names, required, False, {n: d for n, d in known.items() if n not in required}
+        )
+    try:
+        sig = inspect.signature(obj)
+    except (TypeError, ValueError):
+        return Signature((), (), True, {})
+    names, required, defaults, var_kw = [], [], {}, False
+    for p in sig.parameters.values():
+        if p.kind is p.VAR_KEYWORD:
+            var_kw = True
+            continue
+        if p.kind in (p.VAR_POSITIONAL, p.POSITIONAL_ONLY) or p.name in skip:
+            continue
+        names.append(p.name)
+        if p.default is p.empty:
+            required.append(p.name)
+        else:
+            defaults[p.name] = p.default
+    return Signature(tuple(names), tuple(required), var_kw, defaults)
+
+
+def function_arity(fn_cls: Any) -> tuple[int, int | None]:
+    """(min, max) number of arguments ``fn_cls.apply`` takes (``forward`` without ``ctx``);
+    max is None for ``*args``."""
+    try:
+        params = list(inspect.signature(fn_cls.forward).parameters.values())[1:]
+    except (TypeError, ValueError):
+        return 0, None
+    lo, hi = 0, 0
+    for p in params:
+        if p.kind is p.VAR_POSITIONAL:
+            return lo, None
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD):
+            hi += 1
+            if p.default is p.empty:
+                lo += 1
+    return lo, hi
