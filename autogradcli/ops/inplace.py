@@ -95,6 +95,23 @@ def _can_cast(src: Any, dst: Any) -> bool:
     return order.index(src.kind if src.kind in order else "f") <= order.index(dst.kind)
 
 
+def broadcast_message(dst: tuple[int, ...], src: tuple[int, ...]) -> str | None:
+    """PyTorch's error for writing a result broadcast from ``src`` into shape ``dst``, or None."""
+    n = max(len(dst), len(src))
+    a = (1,) * (n - len(dst)) + tuple(dst)
+    b = (1,) * (n - len(src)) + tuple(src)
+    for i in reversed(range(n)):
+        if a[i] != b[i] and 1 not in (a[i], b[i]):
+            return (
+                f"The size of tensor a ({a[i]}) must match the size of tensor b ({b[i]}) at "
+                f"non-singleton dimension {i}"
+            )
+    full = tuple(y if x == 1 else x for x, y in zip(a, b))
+    if full != tuple(dst):
+        return f"output with shape {list(dst)} doesn't match the broadcast shape {list(full)}"
+    return None
+
+
 def _operand(other: Any) -> Any:
     return other._data if isinstance(other, Tensor) else other
 
@@ -113,16 +130,10 @@ def _ufunc_inplace(self: Tensor, ufunc_name: str, other: Any, name: str) -> Tens
             f"result type Float can't be cast to the desired output type {_tname(arr.dtype)}"
         )
     shape = getattr(y, "shape", ())
-    if shape != arr.shape and len(shape) >= arr.ndim:
-        try:
-            full = xp.broadcast_shapes(arr.shape, shape)
-        except ValueError:
-            full = None
-        if full is not None and full != arr.shape:
-            raise RuntimeError(
-                f"output with shape {list(arr.shape)} doesn't match the broadcast shape "
-                f"{list(full)}"
-            )
+    if shape != arr.shape:
+        msg = broadcast_message(arr.shape, shape)
+        if msg:
+            raise RuntimeError(msg)
     try:
         getattr(xp, ufunc_name)(arr, y, out=arr, casting="unsafe")
     except ValueError:
@@ -258,18 +269,9 @@ def copy_(self: Tensor, src: Tensor, non_blocking: bool = False) -> Tensor:
     from .. import backend
 
     if isinstance(src, Tensor) and src._data.shape != self._data.shape:
-        try:
-            ok = array_module(self._data).broadcast_shapes(src._data.shape, self._data.shape)
-            ok = ok == self._data.shape
-        except ValueError:
-            ok = False
-        if not ok:
-            raise RuntimeError(
-                f"The size of tensor a ({self._data.shape[-1] if self._data.ndim else 1}) must "
-                f"match the size of tensor b ({src._data.shape[-1]}) at non-singleton dimension "
-                f"{max(self._data.ndim - 1, 0)} (copy_ of a {list(src._data.shape)} source into "
-                f"a {list(self._data.shape)} tensor)"
-            )
+        msg = broadcast_message(self._data.shape, src._data.shape)
+        if msg:
+            raise RuntimeError(msg)
     if _needs_graph(self, src):
         moved = src.to(self.device) if isinstance(src, Tensor) else src
         return _record(self, "copy_", lambda s: _Copy.apply(s, moved))
@@ -308,6 +310,11 @@ def setitem(self: Tensor, key: Any, value: Any) -> None:
     k, basic = _index_key(key, self._data)
     k = k if basic else _stage(k)
     if _needs_graph(self, value):
+        if basic and self._grad_fn is None and self._requires_grad:
+            raise RuntimeError(  # PyTorch writes through a view of self here
+                "a view of a leaf Variable that requires grad is being used in an in-place "
+                "operation."
+            )
         _record(self, "__setitem__", lambda s: index_put(s, k, value, basic))
         return
     _assign(self._data, k, normalize_value(self, k, value))
