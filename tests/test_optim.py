@@ -335,3 +335,69 @@ def test_updates_leave_grad_untouched_and_keep_dtype() -> None:
         np.testing.assert_array_equal(_np(ours[0].grad), g)
     assert all(p.dtype == ag.float32 for p in ours)
     assert opt.state[ours[0]]["momentum_buffer"].dtype == ag.float32
+
+
+@pytest.mark.parametrize(
+    "name,kw",
+    [
+        ("SGD", dict(lr=0.1, momentum=0.9, nesterov=True, weight_decay=0.1, maximize=True)),
+        ("Adam", dict(lr=0.01, amsgrad=True, weight_decay=0.1)),
+        ("AdamW", dict(lr=0.01, maximize=True)),
+        ("RMSprop", dict(lr=0.01, centered=True, momentum=0.5, weight_decay=0.1)),
+        ("Adagrad", dict(lr=0.1, lr_decay=0.01, weight_decay=0.1)),
+    ],
+)
+def test_device_arrays_never_touch_numpy(name: str, kw: dict[str, Any], strict_cuda: Any) -> None:
+    """On the strict cupy stand-in, state lives on the device and updates match the CPU run."""
+    cpu, _, coefs = _make("float32")
+    dev = [ag.tensor(_np(p), device="cuda", requires_grad=True) for p in cpu]
+    opt, dopt = getattr(optim, name)(cpu, **kw), getattr(optim, name)(dev, **kw)
+    for step in range(3):
+        _set_grads(cpu, coefs, step, False)
+        for p, c in zip(dev, cpu):
+            p.grad = c.grad.to("cuda")
+        opt.step()
+        dopt.step()
+    for p, c in zip(dev, cpu):
+        assert p.is_cuda
+        np.testing.assert_allclose(p.detach().cpu().numpy(), _np(c), rtol=1e-6, atol=1e-7)
+    sd = dopt.state_dict()
+    for st in sd["state"].values():
+        for key, v in st.items():
+            assert v.is_cuda != (key == "step"), key
+    fresh = getattr(optim, name)(dev, **kw)
+    fresh.load_state_dict(opt.state_dict())  # CPU state onto device params
+    assert all(v.is_cuda for k, v in fresh.state[dev[0]].items() if k != "step")
+
+
+def test_trains_a_module_like_torch() -> None:
+    """An MLP with nn.Linear, CrossEntropyLoss, Adam and a StepLR, step for step with torch."""
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((16, 6)).astype("float32")
+    y = rng.integers(0, 3, 16)
+
+    def build(m: Any) -> tuple[Any, Any, Any]:
+        net = m.nn.Sequential(m.nn.Linear(6, 8), m.nn.Tanh(), m.nn.Linear(8, 3))
+        return net, m.optim.Adam(net.parameters(), lr=0.05), m.nn.CrossEntropyLoss()
+
+    net, opt, loss_fn = build(ag)
+    tnet, topt, tloss_fn = build(torch)
+    with torch.no_grad():
+        for p, tp in zip(net.parameters(), tnet.parameters()):
+            tp.copy_(torch.tensor(_np(p)))
+    sched = optim.lr_scheduler.StepLR(opt, step_size=3, gamma=0.5)
+    tsched = torch.optim.lr_scheduler.StepLR(topt, step_size=3, gamma=0.5)
+    for _ in range(8):
+        opt.zero_grad()
+        loss = loss_fn(net(ag.tensor(x)), ag.tensor(y))
+        loss.backward()
+        opt.step()
+        sched.step()
+        topt.zero_grad()
+        tloss = tloss_fn(tnet(torch.tensor(x)), torch.tensor(y))
+        tloss.backward()
+        topt.step()
+        tsched.step()
+        assert abs(loss.item() - tloss.item()) < 1e-5
+    for p, tp in zip(net.parameters(), tnet.parameters()):
+        np.testing.assert_allclose(_np(p), _np(tp), rtol=1e-4, atol=1e-5)
