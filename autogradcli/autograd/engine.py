@@ -66,11 +66,10 @@ def _check_count(node: Any, grads: tuple[Any, ...]) -> None:
 
 
 def _materialize(node: Any, grads: list[Any]) -> None:
-    from ..tensor.factory import zeros_like
-
     for i, g in enumerate(grads):
         if g is None and node._out_meta is not None and node._out_meta[i] is not None:
-            grads[i] = zeros_like(_make(node._out_meta[i][0]))
+            shape, dtype, xp = node._out_meta[i]  # as function._apply records it
+            grads[i] = _make(xp.zeros(shape, dtype))
 
 
 def _run_hooks(node: Any, grads: list[Any]) -> None:
@@ -182,8 +181,9 @@ def run_backward(
                     if idx is not None:
                         captured[idx] = g
             if type(node) is AccumulateGrad:
-                if capture is None and grads[0] is not None:
-                    _accumulate(node.variable, grads[0], create_graph, shared)
+                var = node._ref()
+                if capture is None and grads[0] is not None and var is not None:
+                    _accumulate(var, grads[0], create_graph, shared)
                 continue
             edges = node._next
             if (grads[0] is None and _all_none(grads)) or (

@@ -27,7 +27,7 @@ from .grad_mode import STATE, no_grad
 _seq = itertools.count()
 _ndarray = np.ndarray
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-_internal_code: dict[Any, bool] = {}
+_internal_files: dict[str, bool] = {}
 
 FREED_MESSAGE = (
     "Trying to backward through the graph a second time (or directly access saved tensors after "
@@ -39,14 +39,15 @@ FREED_MESSAGE = (
 
 def _call_site() -> tuple[str, int] | None:
     """(file, line) of the innermost frame outside this package: where the user called the op."""
-    frame = sys._getframe(2)
+    frame = sys._getframe(3)
+    internal = _internal_files
     while frame is not None:
-        code = frame.f_code
-        internal = _internal_code.get(code)
-        if internal is None:
-            internal = _internal_code[code] = code.co_filename.startswith(_PACKAGE_DIR)
-        if not internal:
-            return code.co_filename, frame.f_lineno
+        filename = frame.f_code.co_filename
+        flag = internal.get(filename)
+        if flag is None:
+            flag = internal[filename] = filename.startswith(_PACKAGE_DIR)
+        if not flag:
+            return filename, frame.f_lineno
         frame = frame.f_back
     return None
 
@@ -84,7 +85,7 @@ class FunctionCtx:
     # ----------------------------------------------------------------- the ctx API
     def save_for_backward(self, *tensors: Tensor | None) -> None:
         for i, t in enumerate(tensors):
-            if t is not None and not isinstance(t, Tensor):
+            if t is not None and type(t) is not Tensor and not isinstance(t, Tensor):
                 raise TypeError(
                     f"save_for_backward can only save variables, but argument {i} is of type "
                     f"{type(t).__name__}"
@@ -182,18 +183,25 @@ class BackwardNode(FunctionCtx):
 
 
 class AccumulateGrad:
-    """The node at a leaf that requires grad: sums incoming gradients into ``leaf.grad``."""
+    """The node at a leaf that requires grad: sums incoming gradients into ``leaf.grad``.
 
-    __slots__ = ("__weakref__", "_key", "variable")
+    The leaf keeps its accumulator for life (``t._acc``); the accumulator refers back weakly.
+    """
+
+    __slots__ = ("__weakref__", "_key", "_ref")
     _next = ()
     _n_outputs = 1
     _tensor_hooks = None
     _retained = None
 
     def __init__(self, variable: Tensor) -> None:
-        self.variable = variable
+        self._ref = weakref.ref(variable)
         # accumulators run as soon as they are ready, before other nodes (as in PyTorch)
         self._key = -(1 << 62) - next(_seq)
+
+    @property
+    def variable(self) -> Tensor | None:
+        return self._ref()
 
     def name(self) -> str:
         return "AccumulateGrad"
@@ -210,10 +218,9 @@ def edge_to(t: Tensor) -> tuple[Any, int, tuple[int, ...], Any]:
     """The edge from a node to input ``t``: (node, output_nr, shape, dtype)."""
     fn = t._grad_fn
     if fn is None:
-        acc = t._acc() if t._acc is not None else None
+        acc = t._acc
         if acc is None:
-            acc = AccumulateGrad(t)
-            t._acc = weakref.ref(acc)
+            acc = t._acc = AccumulateGrad(t)
         return (acc, 0, t._data.shape, t._data.dtype)
     return (fn, t._output_nr, t._data.shape, t._data.dtype)
 
@@ -270,6 +277,12 @@ def _apply(ctx: FunctionCtx, forward: Callable, args: tuple[Any, ...], pass_ctx:
     finally:
         state.enabled = grad_on
 
+    return _apply_outputs(ctx, raw, args, track)
+
+
+def _apply_outputs(ctx: FunctionCtx, raw: Any, args: tuple[Any, ...], track: bool) -> Any:
+    """Wrap forward's results as Tensors and, when ``track``, make ``ctx`` their grad_fn."""
+    needs = ctx.needs_input_grad
     if type(raw) is _ndarray and not ctx._dirty:  # the common case: one fresh array
         out = _make(raw)
         if not track:
@@ -320,21 +333,16 @@ def _apply(ctx: FunctionCtx, forward: Callable, args: tuple[Any, ...], pass_ctx:
 
 
 def _record_saved(ctx: FunctionCtx, to_save: tuple[Any, ...], outputs: tuple[Any, ...]) -> None:
-    saved, versions = [], []
-    for t in to_save:
-        if t is None:
-            saved.append(None)
-            versions.append(0)
-            continue
-        entry = t
-        for i, o in enumerate(outputs):
-            if o is t:
-                entry = _SavedOutput(t, i)
-                break
-        saved.append(entry)
-        versions.append(t._vc[0] if t._vc is not None else 0)
+    """Keep what save_for_backward was given, with versions, and where the op was called."""
+    saved = list(to_save)
+    for j, t in enumerate(saved):
+        if t is not None:
+            for i, o in enumerate(outputs):
+                if o is t:  # an output of this node: kept without its grad_fn (no cycle)
+                    saved[j] = _SavedOutput(t, i)
+                    break
     ctx._saved = tuple(saved)
-    ctx._saved_versions = tuple(versions)
+    ctx._saved_versions = tuple([0 if t is None or t._vc is None else t._vc[0] for t in to_save])
     ctx._to_save = None
     ctx._site = _call_site()
 
@@ -402,7 +410,16 @@ class Function(FunctionCtx):
     def apply(cls, *args: Any, **kwargs: Any) -> Any:
         if kwargs:
             args = cls._bind(args, kwargs)
-        return _apply(cls._backward_cls(), cls.forward, args, True)
+        ctx = cls._backward_cls()
+        if STATE.enabled:
+            return _apply(ctx, cls.forward, args, True)
+        # nothing is recorded (e.g. inside a first-order backward): the shortest path
+        n = len(args)
+        ctx.needs_input_grad = _NO_GRAD_NEEDS[n] if n < 16 else (False,) * n
+        raw = cls.forward(ctx, *args)
+        if type(raw) is _ndarray and not ctx._dirty:
+            return _make(raw)
+        return _apply_outputs(ctx, raw, args, False)
 
     @classmethod
     def _legacy_apply(cls, *args: Any, **kwargs: Any) -> Any:
@@ -460,7 +477,10 @@ def once_differentiable(backward: Callable) -> Callable:
             return outputs
         single = not isinstance(outputs, tuple)
         wrapped = tuple(
-            _DelayedError.apply(o, ctx.name()) if isinstance(o, Tensor) else o
+            # as torch: a detached alias that requires grad, so the error node is recorded
+            _DelayedError.apply(o.detach().requires_grad_(), ctx.name())
+            if isinstance(o, Tensor) and o._data.dtype.kind == "f"
+            else o
             for o in ((outputs,) if single else outputs)
         )
         return wrapped[0] if single else wrapped
