@@ -121,10 +121,10 @@ def test_inplace_grad_fn_names():
         names = []
         for op in (
             lambda y: y.add_(1),
-            lambda y: y.mul_(x),
+            lambda y, x=x: y.mul_(x),
             lambda y: y.zero_(),
             lambda y: y.fill_(2.0),
-            lambda y: y.copy_(x),
+            lambda y, x=x: y.copy_(x),
             lambda y: y.uniform_(),
             lambda y: y.normal_(),
         ):
