@@ -6,6 +6,7 @@ into a model, loss, optimizer, scheduler, data loaders and hook specs for the tr
 problem becomes one ``ConfigError`` whose issues read ``file:line:col  key.path: message``.
 """
 
+from .build import Experiment, HookSpec, TrainSettings, build_experiment
 from .errors import ConfigError, ConfigIssue, did_you_mean, format_path
 from .loader import Config, apply_override, load_config, load_config_text
 from .source import SourceMap, load_yaml, load_yaml_text
@@ -14,8 +15,12 @@ __all__ = [
     "Config",
     "ConfigError",
     "ConfigIssue",
+    "Experiment",
+    "HookSpec",
     "SourceMap",
+    "TrainSettings",
     "apply_override",
+    "build_experiment",
     "did_you_mean",
     "format_path",
     "load_config",
