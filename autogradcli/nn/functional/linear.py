@@ -7,10 +7,10 @@ import warnings
 from typing import Any
 
 from ...autograd.function import Function
-from ...autograd.grad_mode import no_grad
+from ...autograd.grad_mode import STATE, no_grad
 from ...backend import array_module
 from ...tensor.random import generator_for
-from ...tensor.tensor import Tensor, _make
+from ...tensor.tensor import Tensor, _make, wrap
 from ..parameter import typename
 
 __all__ = ["dropout", "embedding", "linear", "one_hot"]
@@ -60,6 +60,8 @@ class Linear(Function):
     def backward(ctx: Any, g: Tensor) -> tuple[Any, Any, Any]:
         x, weight = ctx.saved_tensors
         nx, nw, nb = ctx.needs_input_grad
+        if not STATE.enabled:  # no create_graph: the same products on the arrays, no nodes
+            return _backward_arrays(g._data, x, weight, nx, nw, nb)
         gx = gw = gb = None
         g2 = g if g.ndim == 2 else g.reshape(-1, g.shape[-1])
         if nx:
@@ -70,6 +72,20 @@ class Linear(Function):
         if nb:
             gb = g2.sum(0)
         return gx, gw, gb
+
+
+def _backward_arrays(g: Any, x: Any, weight: Any, nx: bool, nw: bool, nb: bool) -> tuple:
+    """Linear's backward without recording (the common case): three array products/sums."""
+    g2 = g if g.ndim == 2 else g.reshape(-1, g.shape[-1])
+    xp = array_module(g)
+    gx = wrap(xp.matmul(g, weight._data)) if nx else None
+    gw = gb = None
+    if nw:
+        xa = x._data
+        gw = wrap(xp.matmul(g2.T, xa if xa.ndim == 2 else xa.reshape(-1, xa.shape[-1])))
+    if nb:
+        gb = wrap(g2.sum(0))
+    return gx, gw, gb
 
 
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
