@@ -1,0 +1,172 @@
+"""Training-step benchmark of autogradcli against PyTorch, side by side in one process.
+
+    python bench/bench_nn.py [--steps 60] [--warmup 10] [--threads 1] [--no-mallopt] [--only mlp|cnn]
+
+(a) MLP 784-512-256-10, batch 128; (b) CNN conv(1->8, 3x3, pad 1)-ReLU-maxpool 2-conv(8->16)-
+ReLU-maxpool 2-linear(784->10), batch 64 on 28x28. Each step: zero_grad, forward, cross-entropy,
+backward, SGD with momentum 0.9. Both libraries start from identical weights and see the same
+batches; their steps alternate (so load on the machine hits both alike) and the medians and the
+ratio ours/torch are printed. BLAS runs on ``--threads`` threads in both (threadpoolctl for
+numpy's BLAS, torch.set_num_threads for torch); the counts in effect are printed.
+
+glibc returns big freed blocks to the OS (mmap/trim thresholds), so every step's temporaries
+would page-fault anew; ``mallopt`` raises the thresholds for the process (both libraries gain).
+"""
+
+from __future__ import annotations
+
+import argparse
+import ctypes
+import statistics
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3
+
+
+def tune_malloc() -> bool:
+    """Keep freed big blocks in the heap (no per-step page faults); False where not glibc."""
+    try:
+        libc = ctypes.CDLL("libc.so.6")
+        ok = libc.mallopt(M_MMAP_THRESHOLD, 32 * 1024 * 1024)
+        ok &= libc.mallopt(M_TRIM_THRESHOLD, 1024 * 1024 * 1024)
+        return bool(ok)
+    except OSError:
+        return False
+
+
+def build(lib: Any, kind: str) -> Any:
+    nn = lib.nn
+    if kind == "mlp":
+        return nn.Sequential(
+            nn.Linear(784, 512), nn.ReLU(), nn.Linear(512, 256), nn.ReLU(), nn.Linear(256, 10)
+        )
+    return nn.Sequential(
+        nn.Conv2d(1, 8, 3, padding=1),
+        nn.ReLU(),
+        nn.MaxPool2d(2),
+        nn.Conv2d(8, 16, 3, padding=1),
+        nn.ReLU(),
+        nn.MaxPool2d(2),
+        nn.Flatten(),
+        nn.Linear(784, 10),
+    )
+
+
+def _cross_entropy(ag: Any, logits: Any, target: Any) -> Any:
+    """Fallback while nn.functional.cross_entropy is missing: mean NLL of log_softmax."""
+    logp = ag.nn.functional.log_softmax(logits, 1)
+    return -(logp[ag.arange(logits.shape[0]), target]).mean()
+
+
+class _SGD:
+    """Fallback while optim.SGD is missing: torch's SGD with momentum (dampening 0)."""
+
+    def __init__(self, params: Any, lr: float, momentum: float) -> None:
+        self.params, self.lr, self.momentum, self.buf = list(params), lr, momentum, {}
+
+    def zero_grad(self) -> None:
+        for p in self.params:
+            p.grad = None
+
+    def step(self) -> None:
+        for p in self.params:
+            g = p.grad._data
+            b = self.buf.get(id(p))
+            if b is None:
+                b = self.buf[id(p)] = g.copy()
+            else:
+                b *= self.momentum
+                b += g
+            p._data -= self.lr * b
+
+
+def make_step(lib: Any, model: Any, x: Any, y: Any) -> Any:
+    F = lib.nn.functional
+    ce = getattr(F, "cross_entropy", None) or (lambda o, t: _cross_entropy(lib, o, t))
+    sgd = getattr(getattr(lib, "optim", None), "SGD", None)
+    opt = (sgd or _SGD)(model.parameters(), lr=0.01, momentum=0.9)
+
+    def step() -> float:
+        opt.zero_grad()
+        loss = ce(model(x), y)
+        loss.backward()
+        opt.step()
+        return loss
+
+    step.uses = f"{'F.cross_entropy' if hasattr(F, 'cross_entropy') else 'local CE'}, " + (
+        "optim.SGD" if sgd else "local SGD"
+    )
+    return step
+
+
+def run(kind: str, steps: int, warmup: int) -> tuple[float, float, str]:
+    import torch
+
+    import autogradcli as ag
+
+    batch, shape = (128, (784,)) if kind == "mlp" else (64, (1, 28, 28))
+    rng = np.random.default_rng(0)
+    xs = rng.standard_normal((batch, *shape)).astype("float32")
+    ys = rng.integers(0, 10, batch)
+    torch.manual_seed(0)
+    theirs = build(torch, kind)
+    ours = build(ag, kind)
+    for p, tp in zip(ours.parameters(), theirs.parameters()):
+        p.data = ag.tensor(tp.detach().numpy().copy())
+    t_step = make_step(torch, theirs, torch.tensor(xs), torch.tensor(ys))
+    a_step = make_step(ag, ours, ag.tensor(xs), ag.tensor(ys))
+    times: dict[str, list[float]] = {"torch": [], "ours": []}
+    losses = []
+    for i in range(warmup + steps):
+        for name, fn in (("torch", t_step), ("ours", a_step)):
+            t0 = time.perf_counter()
+            loss = fn()
+            dt = time.perf_counter() - t0
+            if i >= warmup:
+                times[name].append(dt)
+            if i == warmup + steps - 1:
+                losses.append(float(loss.item()))
+    med_t, med_a = statistics.median(times["torch"]), statistics.median(times["ours"])
+    note = f"final loss torch {losses[0]:.5f} ours {losses[1]:.5f}; {a_step.uses}"
+    return med_t, med_a, note
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--steps", type=int, default=60)
+    ap.add_argument("--warmup", type=int, default=10)
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--no-mallopt", action="store_true")
+    ap.add_argument("--only", choices=["mlp", "cnn"])
+    args = ap.parse_args()
+    tuned = False if args.no_mallopt else tune_malloc()
+
+    import torch
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    torch.set_num_threads(args.threads)
+    with threadpool_limits(limits=args.threads):
+        blas = ", ".join(f"{i['internal_api']}={i['num_threads']}" for i in threadpool_info())
+        print(
+            f"threads: torch intra-op {torch.get_num_threads()}, threadpoolctl [{blas}]; "
+            f"mallopt thresholds raised: {tuned}"
+        )
+        for kind in ("mlp", "cnn"):
+            if args.only and kind != args.only:
+                continue
+            med_t, med_a, note = run(kind, args.steps, args.warmup)
+            print(
+                f"{kind.upper():4s} step: torch {med_t * 1e3:7.3f} ms   ours {med_a * 1e3:7.3f} ms"
+                f"   ratio ours/torch {med_a / med_t:5.2f}x   ({note})"
+            )
+
+
+if __name__ == "__main__":
+    main()
