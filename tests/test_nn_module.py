@@ -429,3 +429,17 @@ def test_full_backward_hook_when_no_input_requires_grad():
     with pytest.warns(UserWarning, match="Full backward hook is firing"):
         ours(ag.tensor(x)).sum().backward()
     assert seen == [((None,), (2, 4))]
+
+
+def test_deepcopy_module_with_buffers():
+    import copy
+
+    m = _make(ag)
+    (ag.ones(1, 2) @ m.w).sum().backward()
+    c = copy.deepcopy(m)
+    assert c.w is not m.w and isinstance(c.w, nn.Parameter) and c.w.requires_grad
+    assert c.running is not m.running and c.running.tolist() == m.running.tolist()
+    with ag.no_grad():
+        c.w.add_(1.0)
+    assert m.w.tolist() == [[1.0] * 3] * 2
+    assert [n for n, _ in c.named_parameters()] == [n for n, _ in m.named_parameters()]

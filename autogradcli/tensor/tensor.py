@@ -325,6 +325,21 @@ class Tensor:
             "never runs code on load"
         )
 
+    def __deepcopy__(self, memo: dict[int, Any]) -> Tensor:
+        """A leaf copy (data, requires_grad and grad), as ``copy.deepcopy`` of a model needs."""
+        if self._grad_fn is not None:
+            raise RuntimeError(
+                "Only Tensors created explicitly by the user (graph leaves) support the deepcopy "
+                "protocol at the moment."
+            )
+        if id(self) in memo:
+            return memo[id(self)]
+        out = _make(self._data.copy(), self._requires_grad)
+        if self._grad is not None:
+            out._grad = _make(self._grad._data.copy())
+        memo[id(self)] = out
+        return out
+
 
 def _make(data: Any, requires_grad: bool = False) -> Tensor:
     """Wrap a backend array in a Tensor without copying or checking (the engine's fast path)."""
