@@ -20,6 +20,15 @@ def _shape_of(v: Any) -> tuple[int, ...]:
     return v._data.shape if isinstance(v, Tensor) else ()
 
 
+def _scalar_operand(a: Any, b: Any) -> tuple[int, Any] | None:
+    """(position, value) when one operand is a Python number (no broadcasting, nothing to save)."""
+    if not isinstance(b, Tensor):
+        return (1, b)
+    if not isinstance(a, Tensor):
+        return (0, a)
+    return None
+
+
 class Add(Function):
     _backward_name = "AddBackward0"
 
@@ -62,13 +71,18 @@ class Mul(Function):
         x, y, dt = binary_operands(a, b)
         na, nb = ctx.needs_input_grad
         if na or nb:
-            save_mixed(ctx, a if nb else None, b if na else None)
-            ctx.shapes = (_shape_of(a), _shape_of(b))
+            ctx.const = _scalar_operand(a, b)
+            if ctx.const is None:
+                ctx.save_for_backward(a if nb else None, b if na else None)
+                ctx.shapes = (x.shape, y.shape)
         return _finish(x * y, dt)
 
     @staticmethod
     def backward(ctx: Any, g: Tensor) -> tuple[Any, Any]:
-        a, b = load_mixed(ctx)
+        if ctx.const is not None:
+            pos, c = ctx.const
+            return (g * c, None) if pos == 1 else (None, g * c)
+        a, b = ctx.saved_tensors
         na, nb = ctx.needs_input_grad
         sa, sb = ctx.shapes
         return (sum_to(g * b, sa) if na else None, sum_to(g * a, sb) if nb else None)
@@ -81,17 +95,25 @@ class Div(Function):
     def forward(ctx: Any, a: Any, b: Any) -> Any:
         x, y, dt = binary_operands(a, b)
         if True in ctx.needs_input_grad:
-            save_mixed(ctx, a, b)
-            ctx.shapes = (_shape_of(a), _shape_of(b))
+            if isinstance(b, Tensor):
+                save_mixed(ctx, a, b)
+                ctx.shapes = (_shape_of(a), _shape_of(b))
+            else:
+                ctx.divisor = b
         out = x / y
-        if out.dtype.kind != "f" or (dt is not None and dt.kind != "f"):
-            from ..tensor.dtype import get_default_dtype
+        if dt is None:
+            dt = x.dtype if isinstance(a, Tensor) else y.dtype
+        if dt.kind != "f":  # true division of integers gives the default float dtype
+            from ..tensor.dtype import get_default_dtype  # noqa: PLC0415
 
-            dt = dt if dt is not None and dt.kind == "f" else get_default_dtype().np
+            dt = get_default_dtype().np
         return _finish(out, dt)
 
     @staticmethod
     def backward(ctx: Any, g: Tensor) -> tuple[Any, Any]:
+        divisor = ctx.__dict__.get("divisor")
+        if divisor is not None:
+            return g / divisor, None
         a, b = load_mixed(ctx)
         na, nb = ctx.needs_input_grad
         sa, sb = ctx.shapes

@@ -74,4 +74,4 @@ def sum(x: Tensor, dim: Any = None, keepdim: bool = False, dtype: Any = None) ->
 def mean(x: Tensor, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Tensor:
     if dtype is not None:
         x = x.to(dtype)
-    return Mean.apply(x, normalize_dims(dim, x._data.ndim), keepdim)
+    return Mean.apply(x, _dims(x, dim), keepdim)

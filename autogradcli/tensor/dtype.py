@@ -99,6 +99,13 @@ def _category_of_scalar(value: Any) -> int:
     return 2
 
 
+def promote_types(*np_dtypes: np.dtype) -> np.dtype:
+    """PyTorch's promote_types: the highest category wins outright (float32 with int64 is
+    float32, not numpy's float64); within a category numpy's widening applies."""
+    top = max(_CATEGORY[d.kind] for d in np_dtypes)
+    return np.result_type(*[d for d in np_dtypes if _CATEGORY[d.kind] == top])
+
+
 def result_type(*operands: Any) -> np.dtype:
     """The numpy dtype PyTorch's promotion gives for tensors (``._data`` arrays) and scalars.
 
@@ -119,7 +126,7 @@ def result_type(*operands: Any) -> np.dtype:
     for group in (dims, zero_dims):
         if not group:
             continue
-        promoted = np.result_type(*group)
+        promoted = promote_types(*group)
         if result is None or _CATEGORY[promoted.kind] > _CATEGORY[result.kind]:
             result = promoted
     for value in scalars:

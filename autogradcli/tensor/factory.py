@@ -24,13 +24,20 @@ def _infer_dtype(data: Any) -> np.dtype | None:
     return None
 
 
+def _contains_tensor(data: Any) -> bool:
+    if isinstance(data, Tensor):
+        return True
+    return isinstance(data, (list, tuple)) and any(_contains_tensor(d) for d in data)
+
+
 def _nested_to_numpy(data: Any) -> np.ndarray:
+    """Nested Python data as an array with PyTorch's inference (Python floats -> default float)."""
     if isinstance(data, Tensor):
         return backend.to_numpy(data._data)
-    if isinstance(data, (list, tuple)) and any(isinstance(d, (Tensor, list, tuple)) for d in data):
+    if _contains_tensor(data):
         return np.array([_nested_to_numpy(d) for d in data])
     arr = np.asarray(data)
-    if arr.dtype == np.float64 and not isinstance(data, np.ndarray):
+    if arr.dtype == np.float64 and not isinstance(data, (np.ndarray, np.float64)):
         arr = arr.astype(dtypes.get_default_dtype().np)
     return arr
 

@@ -37,7 +37,8 @@ def format_array(arr: np.ndarray, prefix: str) -> str:
     if arr.dtype.kind == "f":
         formatter: dict[str, Any] = {"float_kind": _float_formatter(arr.astype(np.float64))}
     elif arr.dtype.kind == "b":
-        formatter = {"bool": lambda v: str(bool(v))}
+        width = 5 if arr.size and not arr.all() else 4
+        formatter = {"bool": lambda v: str(bool(v)).rjust(width)}
     else:
         formatter = {}
     if arr.ndim == 0:
