@@ -104,7 +104,7 @@ class Div(Function):
         if dt is None:
             dt = x.dtype if isinstance(a, Tensor) else y.dtype
         if dt.kind != "f":  # true division of integers gives the default float dtype
-            from ..tensor.dtype import get_default_dtype  # noqa: PLC0415
+            from ..tensor.dtype import get_default_dtype
 
             dt = get_default_dtype().np
         return _finish(out, dt)

@@ -66,8 +66,14 @@ class Mean(Function):
         return expand(g / ctx.count, ctx.in_shape), None, None
 
 
+def _dims(x: Tensor, dim: Any) -> tuple[int, ...] | None:
+    """Reduced dims; a 0-d tensor accepts dim 0/-1 and reduces over nothing, as in PyTorch."""
+    dims = normalize_dims(dim, x._data.ndim)
+    return None if x._data.ndim == 0 else dims
+
+
 def sum(x: Tensor, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Tensor:
-    out = Sum.apply(x, normalize_dims(dim, x._data.ndim), keepdim)
+    out = Sum.apply(x, _dims(x, dim), keepdim)
     return out if dtype is None else out.to(dtype)
 
 
