@@ -33,6 +33,8 @@ class ConfigIssue:
     message: str
 
     def __str__(self) -> str:
+        if not self.path:
+            return f"{self.where}  {self.message}"
         return f"{self.where}  {format_path(self.path)}: {self.message}"
 
 

@@ -159,6 +159,17 @@ def apply_override(data: Any, source: SourceMap, index: int, text: str) -> list[
 
 
 # ----------------------------------------------------------------------------- entry point
+def _position(issue: ConfigIssue) -> tuple[int, ...]:
+    """Sort key: --set issues first, then file order (the sort is stable)."""
+    if issue.where.startswith("--set #"):
+        return (0, int(issue.where[7:]))
+    parts = issue.where.rsplit(":", 2)
+    try:
+        return (1, int(parts[1]), int(parts[2]))
+    except (IndexError, ValueError):
+        return (1, 0, 0)
+
+
 def load_config_text(text: str, path: str = "<config>", overrides: Sequence[str] = ()) -> Config:
     """``load_config`` on YAML ``text`` (``path`` names it in messages and is the base directory
     for relative file paths)."""
@@ -171,7 +182,7 @@ def load_config_text(text: str, path: str = "<config>", overrides: Sequence[str]
     stem = os.path.splitext(os.path.basename(path))[0] or "run"
     validator = Validator(source, os.path.dirname(os.path.abspath(path)), stem)
     resolved = validator.validate(data)
-    issues += validator.issues
+    issues += sorted(validator.issues, key=_position)
     if issues:
         raise ConfigError(issues)
     return Config(resolved, source, path, text)

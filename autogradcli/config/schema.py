@@ -351,8 +351,14 @@ class Validator:
             out["data"] = None
         else:
             out["data"] = self.dataset(root["data"], ("data",), seed, top=True)
-        has_val = bool(out["data"]) and (
-            out["data"].get("val") is not None or (out["data"].get("val_split") or 0) > 0
+        spec = out["data"] if isinstance(out["data"], dict) else {}
+        split = spec.get("val_split")
+        # when the data section is broken, don't add errors about missing validation data
+        has_val = (
+            spec.get("val") is not None
+            or not _is_num(split)
+            or split > 0
+            or not isinstance(spec.get("dataset"), str)
         )
         if "model" not in root:
             self.error((), "the config needs 'model' (a list of layers, or {blocks: ...})")
@@ -647,7 +653,7 @@ class Validator:
             if obj is not None and not (isinstance(obj, type) and issubclass(obj, base)):
                 self.error(
                     path + ("type",),
-                    f"{kind!r} is {_describe(obj)}, not a {base.__name__} subclass",
+                    f"{kind!r} is {_describe(obj)}, not {'an' if base.__name__[0] in 'AEIOU' else 'a'} {base.__name__} subclass",
                 )
                 return None
             return obj
@@ -868,4 +874,5 @@ def _describe(obj: Any) -> str:
         return f"the class {obj.__name__}"
     if callable(obj):
         return f"the function {getattr(obj, '__name__', repr(obj))}"
-    return f"a {type(obj).__name__}"
+    name = type(obj).__name__
+    return f"{'an' if name[0].lower() in 'aeiou' else 'a'} {name}"
