@@ -3,33 +3,19 @@ device/dtype and hook API."""
 
 from __future__ import annotations
 
-from collections import OrderedDict, namedtuple
-from collections.abc import Callable, Iterator, Mapping
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from ..autograd.grad_mode import no_grad
 from ..tensor import dtype as dtypes
 from ..tensor.tensor import Tensor
-from ..utils.hooks import RemovableHandle, add_hook
-from .hooks import BackwardHook
+from .hooks import HooksMixin, StateDictMixin, _IncompatibleKeys  # noqa: F401 (re-exported)
 from .parameter import Parameter, typename
 
 __all__ = ["Module"]
 
 _EXTRA_STATE_KEY_SUFFIX = "_extra_state"
-
-
-class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
-    """What ``load_state_dict`` returns: the missing and the unexpected keys."""
-
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        if not self.missing_keys and not self.unexpected_keys:
-            return "<All keys matched successfully>"
-        return super().__repr__()
-
-    __str__ = __repr__
 
 
 def _addindent(s: str, num_spaces: int) -> str:
@@ -42,7 +28,7 @@ def _addindent(s: str, num_spaces: int) -> str:
     return first + "\n" + "\n".join(rest)
 
 
-class Module:
+class Module(StateDictMixin, HooksMixin):
     """Base class for all neural network modules; subclasses define ``forward``."""
 
     training: bool
@@ -430,263 +416,6 @@ class Module:
         """Cast all parameters and buffers to ``dst_type``."""
         dtype = dtypes.to_dtype(dst_type)
         return self._apply(lambda t: t.to(dtype))
-
-    # ----------------------------------------------------------------- state dict
-    def _save_to_state_dict(
-        self, destination: dict[str, Any], prefix: str, keep_vars: bool
-    ) -> None:
-        for name, param in self._parameters.items():
-            if param is not None:
-                destination[prefix + name] = param if keep_vars else param.detach()
-        for name, buf in self._buffers.items():
-            if buf is not None and name not in self._non_persistent_buffers_set:
-                destination[prefix + name] = buf if keep_vars else buf.detach()
-        if type(self).get_extra_state is not Module.get_extra_state:
-            destination[prefix + _EXTRA_STATE_KEY_SUFFIX] = self.get_extra_state()
-
-    def state_dict(
-        self, *, destination: Any = None, prefix: str = "", keep_vars: bool = False
-    ) -> dict[str, Any]:
-        """An OrderedDict of every parameter and persistent buffer, keyed by dotted name."""
-        if destination is None:
-            destination = OrderedDict()
-            destination._metadata = OrderedDict()
-        metadata = getattr(destination, "_metadata", None)
-        if metadata is not None:
-            metadata[prefix[:-1]] = {"version": self._version}
-        self._save_to_state_dict(destination, prefix, keep_vars)
-        for name, module in self._modules.items():
-            if module is not None:
-                module.state_dict(
-                    destination=destination, prefix=prefix + name + ".", keep_vars=keep_vars
-                )
-        for hook in self._state_dict_hooks.values():
-            result = hook(self, destination, prefix, {})
-            if result is not None:
-                destination = result
-        return destination
-
-    def get_extra_state(self) -> Any:
-        raise RuntimeError(
-            "Reached a code path in Module.get_extra_state() that should never be called. "
-            "Please file an issue at https://github.com/pytorch/pytorch/issues/new?template=bug-report.yml "
-            "to report this bug."
-        )
-
-    def set_extra_state(self, state: Any) -> None:
-        raise RuntimeError(
-            "Reached a code path in Module.set_extra_state() that should never be called. "
-            "Please file an issue at https://github.com/pytorch/pytorch/issues/new?template=bug-report.yml "
-            "to report this bug."
-        )
-
-    def _load_from_state_dict(
-        self,
-        state_dict: dict[str, Any],
-        prefix: str,
-        local_metadata: dict[str, Any],
-        strict: bool,
-        missing_keys: list[str],
-        unexpected_keys: list[str],
-        error_msgs: list[str],
-    ) -> None:
-        """Copy this module's own parameters and persistent buffers from ``state_dict``."""
-        for hook in self._load_state_dict_pre_hooks.values():
-            hook(
-                state_dict,
-                prefix,
-                local_metadata,
-                strict,
-                missing_keys,
-                unexpected_keys,
-                error_msgs,
-            )
-        local_state = {k: v for k, v in self._parameters.items() if v is not None}
-        for k, v in self._buffers.items():
-            if v is not None and k not in self._non_persistent_buffers_set:
-                local_state[k] = v
-        for name, param in local_state.items():
-            key = prefix + name
-            if key not in state_dict:
-                if strict:
-                    missing_keys.append(key)
-                continue
-            input_param = state_dict[key]
-            if not isinstance(input_param, Tensor):
-                error_msgs.append(
-                    f'While copying the parameter named "{key}", expected torch.Tensor or '
-                    f"Tensor-like object from checkpoint but received {type(input_param)}"
-                )
-                continue
-            if param.ndim == 0 and input_param.ndim == 1 and input_param.shape[0] == 1:
-                input_param = input_param[0]
-            if input_param.shape != param.shape:
-                error_msgs.append(
-                    f"size mismatch for {key}: copying a param with shape {input_param.shape} "
-                    f"from checkpoint, the shape in current model is {param.shape}."
-                )
-                continue
-            try:
-                with no_grad():
-                    if local_metadata.get("assign_to_params_buffers", False):
-                        if isinstance(param, Parameter) and not isinstance(input_param, Parameter):
-                            input_param = Parameter(input_param, param.requires_grad)
-                        setattr(self, name, input_param)
-                    else:
-                        param.copy_(input_param)
-            except Exception as ex:
-                error_msgs.append(
-                    f'While copying the parameter named "{key}", whose dimensions in the model are '
-                    f"{param.size()} and whose dimensions in the checkpoint are "
-                    f"{input_param.size()}, an exception occurred : {ex.args}."
-                )
-        extra_key = prefix + _EXTRA_STATE_KEY_SUFFIX
-        if type(self).set_extra_state is not Module.set_extra_state:
-            if extra_key in state_dict:
-                self.set_extra_state(state_dict[extra_key])
-            elif strict:
-                missing_keys.append(extra_key)
-        elif strict and extra_key in state_dict:
-            unexpected_keys.append(extra_key)
-        if strict:
-            for key in state_dict:
-                if key.startswith(prefix) and key != extra_key:
-                    head = key[len(prefix) :].split(".", 1)
-                    if len(head) > 1:
-                        if head[0] not in self._modules:
-                            unexpected_keys.append(key)
-                    elif head[0] not in local_state:
-                        unexpected_keys.append(key)
-
-    def load_state_dict(
-        self, state_dict: Mapping[str, Any], strict: bool = True, assign: bool = False
-    ) -> _IncompatibleKeys:
-        """Copy parameters and buffers from ``state_dict``; strict: keys must match exactly."""
-        if not isinstance(state_dict, Mapping):
-            raise TypeError(f"Expected state_dict to be dict-like, got {type(state_dict)}.")
-        missing: list[str] = []
-        unexpected: list[str] = []
-        errors: list[str] = []
-        metadata = getattr(state_dict, "_metadata", None)
-        state_dict = OrderedDict(state_dict)
-
-        def load(module: Module, local: dict[str, Any], prefix: str = "") -> None:
-            local_metadata = {} if metadata is None else dict(metadata.get(prefix[:-1], {}))
-            if assign:
-                local_metadata["assign_to_params_buffers"] = assign
-            module._load_from_state_dict(
-                local, prefix, local_metadata, True, missing, unexpected, errors
-            )
-            for name, child in module._modules.items():
-                if child is not None:
-                    child_prefix = prefix + name + "."
-                    child_local = {k: v for k, v in local.items() if k.startswith(child_prefix)}
-                    load(child, child_local, child_prefix)
-            incompatible = _IncompatibleKeys(missing, unexpected)
-            for hook in module._load_state_dict_post_hooks.values():
-                hook(module, incompatible)
-
-        load(self, state_dict)
-        if strict:
-            if unexpected:
-                keys = ", ".join(f'"{k}"' for k in unexpected)
-                errors.insert(0, f"Unexpected key(s) in state_dict: {keys}. ")
-            if missing:
-                keys = ", ".join(f'"{k}"' for k in missing)
-                errors.insert(0, f"Missing key(s) in state_dict: {keys}. ")
-        if errors:
-            raise RuntimeError(
-                f"Error(s) in loading state_dict for {type(self).__name__}:\n\t"
-                + "\n\t".join(errors)
-            )
-        return _IncompatibleKeys(missing, unexpected)
-
-    # ----------------------------------------------------------------- hooks and calling
-    def register_forward_pre_hook(
-        self, hook: Callable, *, prepend: bool = False, with_kwargs: bool = False
-    ) -> RemovableHandle:
-        """``hook(module, args)`` (or ``hook(module, args, kwargs)``) before forward."""
-        handle = add_hook(self._forward_pre_hooks, hook, prepend)
-        if with_kwargs:
-            self._forward_pre_hooks_with_kwargs[handle.id] = True
-        return handle
-
-    def register_forward_hook(
-        self,
-        hook: Callable,
-        *,
-        prepend: bool = False,
-        with_kwargs: bool = False,
-        always_call: bool = False,
-    ) -> RemovableHandle:
-        """``hook(module, args, output)`` after forward; a returned value replaces the output."""
-        handle = add_hook(self._forward_hooks, hook, prepend)
-        if with_kwargs:
-            self._forward_hooks_with_kwargs[handle.id] = True
-        if always_call:
-            self._forward_hooks_always_called[handle.id] = True
-        return handle
-
-    def register_full_backward_pre_hook(
-        self, hook: Callable, prepend: bool = False
-    ) -> RemovableHandle:
-        """``hook(module, grad_output)`` when the gradients of the module's outputs are known."""
-        return add_hook(self._backward_pre_hooks, hook, prepend)
-
-    def register_full_backward_hook(self, hook: Callable, prepend: bool = False) -> RemovableHandle:
-        """``hook(module, grad_input, grad_output)`` when the gradients of the inputs are known."""
-        if self._is_full_backward_hook is False:
-            raise RuntimeError(
-                "Cannot use both regular backward hooks and full backward hooks on a single "
-                "Module. Please use only one of them."
-            )
-        self._is_full_backward_hook = True
-        return add_hook(self._backward_hooks, hook, prepend)
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        d = self.__dict__
-        if not (
-            d["_forward_pre_hooks"]
-            or d["_forward_hooks"]
-            or d["_backward_hooks"]
-            or d["_backward_pre_hooks"]
-        ):
-            return self.forward(*args, **kwargs)
-        return self._call_with_hooks(args, kwargs)
-
-    def _call_with_hooks(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-        for hook_id, hook in list(self._forward_pre_hooks.items()):
-            if hook_id in self._forward_pre_hooks_with_kwargs:
-                res = hook(self, args, kwargs)
-                if res is not None:
-                    if isinstance(res, tuple) and len(res) == 2:
-                        args, kwargs = res
-                    else:
-                        raise RuntimeError(
-                            "forward pre-hook must return None or a tuple of (new_args, "
-                            f"new_kwargs), but got {res}."
-                        )
-            else:
-                res = hook(self, args)
-                if res is not None:
-                    args = res if isinstance(res, tuple) else (res,)
-        bw_hook = None
-        if self._backward_hooks or self._backward_pre_hooks:
-            bw_hook = BackwardHook(
-                self, list(self._backward_hooks.values()), list(self._backward_pre_hooks.values())
-            )
-            args = bw_hook.setup_input_hook(args)
-        result = self.forward(*args, **kwargs)
-        for hook_id, hook in list(self._forward_hooks.items()):
-            if hook_id in self._forward_hooks_with_kwargs:
-                res = hook(self, args, kwargs, result)
-            else:
-                res = hook(self, args, result)
-            if res is not None:
-                result = res
-        if bw_hook is not None:
-            result = bw_hook.setup_output_hook(result)
-        return result
 
     # ----------------------------------------------------------------- repr
     def _get_name(self) -> str:
