@@ -1,3 +1,4 @@
-"""Utilities on parameters: gradient clipping."""
+"""Utilities on parameters and models: gradient clipping, model summaries."""
 
 from .clip_grad import *
+from .summary import LayerRow, ModelSummary, summarize
