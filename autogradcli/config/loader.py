@@ -101,6 +101,7 @@ def apply_override(data: Any, source: SourceMap, index: int, text: str) -> list[
     value = _parse_value(raw)
     node = data
     path: tuple[str | int, ...] = ()
+    created: tuple[str | int, ...] = ()  # the first mapping this override creates
     for depth, part in enumerate(parts):
         last = depth == len(parts) - 1
         if isinstance(node, list):
@@ -141,6 +142,7 @@ def apply_override(data: Any, source: SourceMap, index: int, text: str) -> list[
             elif k not in node or node[k] is None:
                 node[k] = {}
                 node = node[k]
+                created = created or path
             else:
                 node = node[k]
         else:
@@ -150,11 +152,12 @@ def apply_override(data: Any, source: SourceMap, index: int, text: str) -> list[
                     where, path + (part,), f"{format_path(path)} is {what}, it has no key {part!r}"
                 )
             ]
-    for p in [p for p in source.positions if p[: len(path)] == path]:
+    top = created or path
+    for p in [p for p in source.positions if p[: len(top)] == top]:
         del source.positions[p]
-    for p in [p for p in source.overrides if p[: len(path)] == path and p != path]:
+    for p in [p for p in source.overrides if p[: len(top)] == top]:
         del source.overrides[p]
-    source.overrides[path] = index
+    source.overrides[top] = index
     return []
 
 
@@ -182,7 +185,7 @@ def load_config_text(text: str, path: str = "<config>", overrides: Sequence[str]
     stem = os.path.splitext(os.path.basename(path))[0] or "run"
     validator = Validator(source, os.path.dirname(os.path.abspath(path)), stem)
     resolved = validator.validate(data)
-    issues += sorted(validator.issues, key=_position)
+    issues = sorted(issues + validator.issues, key=_position)
     if issues:
         raise ConfigError(issues)
     return Config(resolved, source, path, text)

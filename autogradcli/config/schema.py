@@ -808,11 +808,7 @@ class Validator:
                     ),
                 }
                 if (
-                    (
-                        "monitor" in spec
-                        and isinstance(spec["monitor"], str)
-                        and spec.get("enabled", True)
-                    )
+                    (spec.get("monitor") in MONITORS and spec.get("enabled", True))
                     and spec["monitor"].startswith("val_")
                     and not has_val
                 ):
