@@ -15,8 +15,9 @@ from __future__ import annotations
 from typing import Any
 
 from ..autograd.function import Function
+from ..autograd.grad_mode import STATE
 from ..backend import as_strided
-from ..tensor.tensor import Tensor
+from ..tensor.tensor import Tensor, _make
 from ._util import array_module
 from .linalg import matmul
 
@@ -24,7 +25,7 @@ Pair = tuple[int, int]
 Pad = tuple[int, int, int, int]  # top, bottom, left, right
 
 TENSOR_METHODS: dict[str, Any] = {}
-__all__ = ["Col2Im", "Im2Col", "conv1d", "conv2d", "conv_geometry"]
+__all__ = ["Col2Im", "Convolution", "Im2Col", "conv1d", "conv2d", "conv_geometry"]
 
 
 def _pair(v: Any, name: str) -> Pair:
@@ -46,6 +47,26 @@ def channel_major(arr: Any) -> Any:
     return arr.swapaxes(0, 1)
 
 
+def im2col(arr: Any, kernel: Pair, stride: Pair, pad: Pad, dilation: Pair) -> Any:
+    """The columns (C*kh*kw, N*Ho*Wo) of (N, C, H, W) ``arr``: one strided view, one copy."""
+    xp = array_module(arr)
+    n, c, h, w = arr.shape
+    (kh, kw), (sh, sw), (dh, dw) = kernel, stride, dilation
+    pt, pb, pl, pr = pad
+    ho = _out_size(h, kh, sh, pt, pb, dh)
+    wo = _out_size(w, kw, sw, pl, pr, dw)
+    src = channel_major(arr)
+    if pt or pb or pl or pr:
+        buf = xp.zeros((c, n, h + pt + pb, w + pl + pr), dtype=arr.dtype)
+        buf[:, :, pt : pt + h, pl : pl + w] = src
+        src = buf
+    s_c, s_n, s_h, s_w = src.strides
+    view = as_strided(
+        xp, src, (c, kh, kw, n, ho, wo), (s_c, s_h * dh, s_w * dw, s_n, s_h * sh, s_w * sw)
+    )
+    return view.reshape(c * kh * kw, n * ho * wo)
+
+
 class Im2Col(Function):
     """(N, C, H, W) -> columns (C*kh*kw, N*Ho*Wo), rows ordered (c, i, j), columns (n, oh, ow)."""
 
@@ -53,27 +74,8 @@ class Im2Col(Function):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, kernel: Pair, stride: Pair, pad: Pad, dilation: Pair) -> Any:
-        arr = x._data
-        xp = array_module(arr)
-        n, c, h, w = arr.shape
-        (kh, kw), (sh, sw), (dh, dw) = kernel, stride, dilation
-        pt, pb, pl, pr = pad
-        ho = _out_size(h, kh, sh, pt, pb, dh)
-        wo = _out_size(w, kw, sw, pl, pr, dw)
-        ctx.geometry = (arr.shape, kernel, stride, pad, dilation)
-        src = channel_major(arr)
-        if pt or pb or pl or pr:
-            buf = xp.zeros((c, n, h + pt + pb, w + pl + pr), dtype=arr.dtype)
-            buf[:, :, pt : pt + h, pl : pl + w] = src
-            src = buf
-        s_c, s_n, s_h, s_w = src.strides
-        view = as_strided(
-            xp,
-            src,
-            (c, kh, kw, n, ho, wo),
-            (s_c, s_h * dh, s_w * dw, s_n, s_h * sh, s_w * sw),
-        )
-        return view.reshape(c * kh * kw, n * ho * wo)
+        ctx.geometry = (x._data.shape, kernel, stride, pad, dilation)
+        return im2col(x._data, kernel, stride, pad, dilation)
 
     @staticmethod
     def backward(ctx: Any, g: Tensor) -> tuple[Any, None, None, None, None]:
@@ -126,6 +128,81 @@ class Col2Im(Function):
         return (Im2Col.apply(g, *ctx.geometry), None, None, None, None, None)
 
 
+class Convolution(Function):
+    """conv2d in one node: im2col, one product (per group), bias added in place.
+
+    The output is (N, O, Ho, Wo) over channel-major memory. Backward is made of Functions
+    (matmul, Col2Im, Im2Col, sum), so grad-of-grad works; the forward's columns are reused for
+    the weight gradient unless a graph of the backward is being built (then Im2Col recomputes
+    them from the input so the weight gradient stays differentiable in x).
+    """
+
+    _backward_name = "ConvolutionBackward0"
+
+    @staticmethod
+    def forward(
+        ctx: Any,
+        x: Tensor,
+        weight: Tensor,
+        bias: Tensor | None,
+        stride: Pair,
+        pad: Pad,
+        dilation: Pair,
+        groups: int,
+    ) -> Any:
+        arr, w = x._data, weight._data
+        xp = array_module(arr)
+        n, _, h, wd = arr.shape
+        o, cg, kh, kw = w.shape
+        ho = _out_size(h, kh, stride[0], pad[0], pad[1], dilation[0])
+        wo = _out_size(wd, kw, stride[1], pad[2], pad[3], dilation[1])
+        cols = im2col(arr, (kh, kw), stride, pad, dilation)
+        k = cg * kh * kw
+        if groups == 1:
+            out = xp.matmul(w.reshape(o, k), cols)
+        else:
+            out = xp.matmul(w.reshape(groups, o // groups, k), cols.reshape(groups, k, -1))
+            out = out.reshape(o, n * ho * wo)
+        if bias is not None:
+            out += bias._data.reshape(o, 1)
+        ctx.save_for_backward(x, weight)
+        ctx.geometry = ((kh, kw), stride, pad, dilation, groups)
+        ctx.cols = cols if ctx.needs_input_grad[1] else None
+        return channel_major(out.reshape(o, n, ho, wo))
+
+    @staticmethod
+    def backward(ctx: Any, g: Tensor) -> tuple[Any, ...]:
+        x, weight = ctx.saved_tensors
+        kernel, stride, pad, dilation, groups = ctx.geometry
+        nx, nw, nb = ctx.needs_input_grad[:3]
+        o, cg = weight.shape[0], weight.shape[1]
+        k = cg * kernel[0] * kernel[1]
+        g2 = g.transpose(0, 1).reshape(o, -1)  # (O, N*Ho*Wo), free for channel-major g
+        gx = gw = gb = None
+        if nx:
+            if groups == 1:
+                gcols = matmul(weight.reshape(o, k).t(), g2)
+            else:
+                w3 = weight.reshape(groups, o // groups, k).transpose(1, 2)
+                gcols = matmul(w3, g2.reshape(groups, o // groups, -1)).reshape(groups * k, -1)
+            gx = Col2Im.apply(gcols, tuple(x.shape), kernel, stride, pad, dilation)
+        if nw:
+            if STATE.enabled or ctx.cols is None:  # building a graph: keep d(gw)/dx
+                cols = Im2Col.apply(x, kernel, stride, pad, dilation)
+            else:
+                cols = _make(ctx.cols)
+            if groups == 1:  # (cols @ g2^T)^T: the faster product shape for BLAS
+                gw = matmul(cols, g2.t()).t()
+            else:
+                c3 = cols.reshape(groups, k, -1)
+                gw = matmul(c3, g2.reshape(groups, o // groups, -1).transpose(1, 2))
+                gw = gw.transpose(1, 2)
+            gw = gw.reshape(weight.shape)
+        if nb:
+            gb = g2.sum(1)
+        return gx, gw, gb, None, None, None, None
+
+
 def conv_geometry(
     in_hw: Pair, kernel: Pair, stride: Any, padding: Any, dilation: Any
 ) -> tuple[Pair, Pad, Pair]:
@@ -175,7 +252,7 @@ def conv2d(
             f"Expected 3D (unbatched) or 4D (batched) input to conv2d, but got input of size: "
             f"{list(input.shape)}"
         )
-    n, c, h, w = input.shape
+    c, h, w = input.shape[1:]
     o, cg, kh, kw = weight.shape
     if groups <= 0:
         raise RuntimeError("non-positive groups is not supported")
@@ -193,16 +270,7 @@ def conv2d(
             f"{w + pad[2] + pad[3]}). Kernel size: ({dil[0] * (kh - 1) + 1} x "
             f"{dil[1] * (kw - 1) + 1}). Kernel size can't be greater than actual input size"
         )
-    cols = Im2Col.apply(input, (kh, kw), st, pad, dil)  # (C*kh*kw, N*Ho*Wo)
-    k = cg * kh * kw
-    if groups == 1:
-        out = matmul(weight.reshape(o, k), cols)
-    else:
-        out = matmul(weight.reshape(groups, o // groups, k), cols.reshape(groups, k, -1))
-        out = out.reshape(o, n * ho * wo)
-    if bias is not None:
-        out = out + bias.reshape(o, 1)
-    return out.reshape(o, n, ho, wo).permute(1, 0, 2, 3)
+    return Convolution.apply(input, weight, bias, st, pad, dil, groups)
 
 
 def conv1d(
