@@ -107,7 +107,7 @@ class Experiment:
 
 def _shape(t: Any) -> str:
     if isinstance(t, Tensor):
-        return "(" + ", ".join(str(d) for d in t.shape) + ")"
+        return str(tuple(int(d) for d in t.shape))
     if isinstance(t, (tuple, list)):
         return "[" + ", ".join(_shape(x) for x in t) + "]"
     return type(t).__name__
