@@ -514,3 +514,14 @@ def test_cuda_unavailable(cfg):
     assert build_issues(config)[0] == (
         "c.yaml:1:1  device: cuda was asked for, but CUDA is not available here"
     )
+
+
+def test_cuda_device_on_the_stand_in(strict_cuda):
+    exp = build_experiment(load_config(os.path.join(CONFIGS, "digits_mlp.yaml"), ["device=cuda"]))
+    x, y = next(iter(exp.train_loader))
+    assert x.device.type == "cuda" and y.device.type == "cuda"
+    assert all(p.device.type == "cuda" for p in exp.model.parameters())
+    exp.loss_fn(exp.model(x), y).backward()
+    exp.optimizer.step()
+    vx, _ = next(iter(exp.val_loader))
+    assert vx.device.type == "cuda"
