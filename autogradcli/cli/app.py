@@ -1,0 +1,240 @@
+"""The typer application: global options and the commands' signatures.
+
+Every command body imports what it needs inside the function, so ``agrad --help`` and
+``agrad COMMAND --help`` do not load numpy, the engine, the config loader or the trainer.
+"""
+
+from __future__ import annotations
+
+import enum
+import os
+from pathlib import Path
+from typing import Optional
+
+import click
+import typer
+
+from .errors import EXIT_INTERRUPTED, EXIT_USAGE, report
+
+_STATE = {"debug": False}
+
+app = typer.Typer(
+    name="agrad",
+    help=(
+        "Train models from YAML configs on autogradcli's own autograd engine, check custom "
+        "autograd Functions against finite differences, and inspect models.\n\n"
+        "Exit codes: 0 ok, 1 a run or check failed, 2 usage/config/import error, 130 interrupted."
+    ),
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        from .._version import __version__
+
+        typer.echo(f"agrad {__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(
+        False, "--version", "-V", callback=_version, is_eager=True, help="Print the version."
+    ),
+    debug: bool = typer.Option(
+        False, "--debug", help="Show Python tracebacks for errors (also AGRAD_DEBUG=1)."
+    ),
+) -> None:
+    """agrad: a config-driven trainer on autogradcli's autograd engine."""
+    _STATE["debug"] = debug or _STATE["debug"]
+
+
+class Progress(str, enum.Enum):
+    auto = "auto"
+    bar = "bar"
+    plain = "plain"
+    none = "none"
+
+
+TRAIN_HELP = """Train the model described by CONFIG (a YAML file).
+
+The config's top-level keys (all optional except data and model; every default is filled in,
+see --print-config):
+
+\b
+  name       run name (default: the file's stem)
+  seed       seeds weights, the split, shuffling (default 0)
+  device     cpu | cuda | cuda:N
+  data       dataset: digits|npz|csv|idx|sine|spirals|module:fn, val_split, ...
+  model      a list of layers, or {blocks: ..., output: ...}; sizes may be `auto`;
+             a layer type may be an import path to a Module or an autograd Function
+  loss       CrossEntropyLoss, mse, ... or {type: ..., kwargs}
+  optimizer  {type: Adam|SGD|AdamW|RMSprop|Adagrad, lr: ..., param_groups: [...]}
+  scheduler  any lr_scheduler class, {type: StepLR, ..., interval: epoch|step}
+  hooks      EarlyStopping, Checkpoint, LRLogger, GradNormLogger, NonFiniteGuard, user hooks
+  train      epochs, batch_size, eval_every, grad_clip, shuffle, drop_last
+  output     dir (runs go to <dir>/<name>-<time>-<id>/)
+
+The full schema is in README.md, section "Config schema". Errors in the config are reported as
+`file:line:col  key.path: message`, all at once (exit code 2).
+"""
+
+
+@app.command(help=TRAIN_HELP)
+def train(
+    config: Path = typer.Argument(..., help="The YAML config file.", show_default=False),
+    set_: list[str] = typer.Option(
+        [],
+        "--set",
+        "-s",
+        metavar="KEY.PATH=VALUE",
+        help="Override a config value (YAML value; list items by index: model.1.out_features=32). "
+        "Repeatable.",
+    ),
+    print_config: bool = typer.Option(
+        False, "--print-config", help="Print the resolved config (every default filled) and exit."
+    ),
+    dry_run: bool = typer.Option(
+        False,
+        "--dry-run",
+        help="Validate and build, run one forward/backward on one batch, print the model table, "
+        "and stop.",
+    ),
+    resume: Optional[Path] = typer.Option(
+        None,
+        "--resume",
+        metavar="RUN_DIR",
+        help="Continue the run in RUN_DIR from its last checkpoint.",
+    ),
+    progress: Progress = typer.Option(
+        Progress.auto, "--progress", help="Progress display (auto: a bar on a terminal)."
+    ),
+    runs_dir: Optional[Path] = typer.Option(
+        None, "--runs-dir", metavar="DIR", help="Where run folders go (default: output.dir)."
+    ),
+) -> None:
+    from .train_cmd import run_train
+
+    code = run_train(
+        str(config),
+        list(set_),
+        print_config=print_config,
+        dry_run=dry_run,
+        resume=str(resume) if resume is not None else None,
+        progress=progress.value,
+        runs_dir=str(runs_dir) if runs_dir is not None else None,
+    )
+    raise typer.Exit(code)
+
+
+GRADCHECK_HELP = """Check a custom autograd Function's backward against finite differences.
+
+TARGET is `package.module:Name` or `path/to/file.py:Name` (an autograd.Function subclass), or a
+config file (every custom Function used as a layer in it is checked, on the layer's parameters
+and the input it receives from the data).
+
+Inputs come from --input name=SHAPE (names are forward's parameters after ctx), or from the
+Function's `example_inputs` (a tuple, or a staticmethod/classmethod returning one); --input and
+--arg override single entries of it. Everything is computed in float64.
+
+\b
+Checks: backward returns one gradient per input (shapes, dtypes); the Jacobian matches central
+finite differences (|a - n| <= atol + rtol * |n|); backward is deterministic (--nondet-tol);
+second order with --order 2. Kinks (left and right slopes differ, e.g. relu at 0) are reported
+as kinks, not failures. Exit codes: 0 all pass, 1 a check failed, 2 usage or import error.
+"""
+
+
+@app.command(help=GRADCHECK_HELP)
+def gradcheck(
+    target: str = typer.Argument(..., help="module:Name, file.py:Name, or a config .yaml."),
+    input_: list[str] = typer.Option(
+        [],
+        "--input",
+        "-i",
+        metavar="NAME=SHAPE",
+        help="A tensor argument by shape, e.g. x=4,3 (x=() or x=scalar: 0-d). Repeatable.",
+    ),
+    arg: list[str] = typer.Option(
+        [], "--arg", metavar="NAME=VALUE", help="A non-tensor argument (YAML value). Repeatable."
+    ),
+    domain: list[str] = typer.Option(
+        [],
+        "--domain",
+        metavar="NAME=DOMAIN",
+        help="Where random values for NAME are drawn: any (normal), positive (0.5..2), "
+        "nonzero (±0.5..2), unit (-0.9..0.9). Repeatable.",
+    ),
+    eps: float = typer.Option(1e-6, "--eps", help="Finite-difference step."),
+    atol: float = typer.Option(1e-5, "--atol", help="Absolute tolerance."),
+    rtol: float = typer.Option(1e-3, "--rtol", help="Relative tolerance."),
+    nondet_tol: float = typer.Option(
+        0.0, "--nondet-tol", help="Allowed difference between two backward runs."
+    ),
+    order: int = typer.Option(1, "--order", min=1, max=2, help="2: also check second order."),
+    fast: bool = typer.Option(
+        False, "--fast", help="Compare v^T J u only; locate failures with full Jacobians."
+    ),
+    seed: int = typer.Option(0, "--seed", help="Seed for the random inputs."),
+    show: int = typer.Option(5, "--show", min=1, help="Worst elements shown per failing pair."),
+    set_: list[str] = typer.Option(
+        [], "--set", "-s", metavar="KEY.PATH=VALUE", help="Config override (config TARGET)."
+    ),
+    json_: bool = typer.Option(False, "--json", help="Write the report as JSON to stdout."),
+) -> None:
+    from .gradcheck_cmd import Settings, run_gradcheck
+
+    settings = Settings(eps, atol, rtol, nondet_tol, order, fast, seed, show)
+    code = run_gradcheck(target, list(input_), list(arg), list(domain), settings, list(set_), json_)
+    raise typer.Exit(code)
+
+
+INSPECT_HELP = """Show a model as a table: layers, output shapes, parameters, MACs, memory.
+
+MODEL is a config file or a run folder (with config.resolved.yaml or config.yaml, and
+summary.json, whose status and best metrics are shown too). The model is built from the config
+and one batch of its training data runs through it (batch shown as B).
+"""
+
+
+@app.command(help=INSPECT_HELP)
+def inspect(
+    model: Path = typer.Argument(..., help="A config file or a run folder."),
+    depth: int = typer.Option(3, "--depth", min=0, help="How many levels of submodules to show."),
+    set_: list[str] = typer.Option(
+        [], "--set", "-s", metavar="KEY.PATH=VALUE", help="Config override."
+    ),
+    json_: bool = typer.Option(False, "--json", help="Write the summary as JSON to stdout."),
+) -> None:
+    from .inspect_cmd import run_inspect
+
+    raise typer.Exit(run_inspect(str(model), depth, list(set_), json_))
+
+
+def run(argv: list[str]) -> int:
+    """Run the app on ``argv``; map every outcome to an exit code."""
+    _STATE["debug"] = "--debug" in argv or os.environ.get("AGRAD_DEBUG", "") not in ("", "0")
+    try:
+        result = app(args=argv, prog_name="agrad", standalone_mode=False)
+    except click.exceptions.Exit as e:
+        return int(e.exit_code)
+    except click.exceptions.Abort:
+        import sys
+
+        print("agrad: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except KeyboardInterrupt:
+        import sys
+
+        print("agrad: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except click.ClickException as e:
+        e.show()
+        return int(e.exit_code) if e.exit_code else EXIT_USAGE
+    except Exception as e:
+        return report(e, _STATE["debug"])
+    return int(result) if isinstance(result, int) else 0

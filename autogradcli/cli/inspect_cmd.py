@@ -1,0 +1,109 @@
+"""``agrad inspect``: the model table of a config or a run folder."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import Any
+
+from .console import console
+from .errors import EXIT_OK, UserError
+
+RUN_CONFIGS = ("config.resolved.yaml", "config.yaml")
+
+
+def _run_folder(path: str) -> tuple[str, dict[str, Any] | None]:
+    """(config path, summary.json contents or None) of a run folder."""
+    for name in RUN_CONFIGS:
+        candidate = os.path.join(path, name)
+        if os.path.isfile(candidate):
+            break
+    else:
+        raise UserError(f"{path} is a folder without {' or '.join(RUN_CONFIGS)}: not a run folder")
+    summary = None
+    spath = os.path.join(path, "summary.json")
+    if os.path.isfile(spath):
+        try:
+            with open(spath, encoding="utf-8") as f:
+                summary = json.load(f)
+        except (OSError, ValueError) as err:
+            raise UserError(f"cannot read {spath}: {err}") from None
+    return candidate, summary
+
+
+def run_inspect(path: str, depth: int, overrides: list[str], as_json: bool) -> int:
+    if not os.path.exists(path):
+        raise UserError(f"no such file or folder: {path}")
+    run_summary = None
+    config_path = path
+    if os.path.isdir(path):
+        config_path, run_summary = _run_folder(path)
+    from ..config import build_experiment, load_config
+    from ..nn.utils.summary import summarize
+
+    config = load_config(config_path, overrides)
+    exp = build_experiment(config)
+    x = next(iter(exp.train_loader))[0]
+    summary = summarize(exp.model, x, depth=depth)
+    if as_json:
+        doc: dict[str, Any] = {"source": path, "config": config_path, "name": exp.name}
+        doc["summary"] = summary.to_dict()
+        if os.path.isdir(path):
+            doc["run"] = run_summary
+        sys.stdout.write(json.dumps(doc, indent=2, default=str) + "\n")
+        return EXIT_OK
+    out = console()
+    if os.path.isdir(path):
+        render_run(out, path, run_summary)
+    render_summary(out, summary, title=f"{exp.name} ({config_path})")
+    return EXIT_OK
+
+
+def _fmt_metric(v: Any) -> str:
+    if isinstance(v, float):
+        return f"{v:.6g}"
+    return str(v)
+
+
+def render_run(out: Any, path: str, summary: dict[str, Any] | None) -> None:
+    out.print(f"[bold]Run[/bold] {path}")
+    if summary is None:
+        out.print("  no summary.json (the run has not finished its first epoch?)")
+        return
+    status = summary.get("status", "unknown")
+    line = f"  status: {status}"
+    if "exit_code" in summary:
+        line += f" (exit code {summary['exit_code']})"
+    out.print(line)
+    for key in ("best", "final"):
+        value = summary.get(key)
+        if isinstance(value, dict) and value:
+            items = ", ".join(f"{k} {_fmt_metric(v)}" for k, v in value.items())
+            out.print(f"  {key}: {items}")
+        elif value is not None:
+            out.print(f"  {key}: {_fmt_metric(value)}")
+    if summary.get("message"):
+        out.print(f"  message: {summary['message']}")
+    out.print()
+
+
+def render_summary(out: Any, summary: Any, title: str | None = None) -> None:
+    """The summary as a rich table plus the totals."""
+    from rich import box
+    from rich.table import Table
+
+    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD)
+    table.add_column("Layer (type)", no_wrap=True)
+    table.add_column("Output Shape", no_wrap=True)
+    table.add_column("Param #", justify="right", no_wrap=True)
+    table.add_column("Trainable", no_wrap=True)
+    for row, cells in zip(summary.rows, summary.table_rows()):
+        label = cells[0]
+        if row.is_function:
+            label = label.replace("[Function]", "\\[Function]")
+            label = f"[magenta]{label}[/magenta]"
+        table.add_row(label, *cells[1:])
+    out.print(table)
+    for line in summary.totals_lines():
+        out.print(line, markup=False)
