@@ -1,3 +1,4 @@
+# ruff: noqa: B008  (typer declares options as argument defaults)
 """The typer application: global options and the commands' signatures.
 
 Every command body imports what it needs inside the function, so ``agrad --help`` and
@@ -9,7 +10,6 @@ from __future__ import annotations
 import enum
 import os
 from pathlib import Path
-from typing import Optional
 
 import click
 import typer
@@ -104,7 +104,7 @@ def train(
         help="Validate and build, run one forward/backward on one batch, print the model table, "
         "and stop.",
     ),
-    resume: Optional[Path] = typer.Option(
+    resume: Path | None = typer.Option(
         None,
         "--resume",
         metavar="RUN_DIR",
@@ -113,7 +113,7 @@ def train(
     progress: Progress = typer.Option(
         Progress.auto, "--progress", help="Progress display (auto: a bar on a terminal)."
     ),
-    runs_dir: Optional[Path] = typer.Option(
+    runs_dir: Path | None = typer.Option(
         None, "--runs-dir", metavar="DIR", help="Where run folders go (default: output.dir)."
     ),
 ) -> None:
