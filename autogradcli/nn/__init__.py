@@ -6,6 +6,7 @@ from .container import *
 from .conv import *
 from .dropout import *
 from .flatten import *
+from .function_layer import *
 from .linear import *
 from .loss import *
 from .module import *
