@@ -1,0 +1,132 @@
+"""``train_from_config`` and ``resume``: a config (or a run folder) to a finished run.
+
+This is the glue the ``agrad`` CLI calls: build the experiment, make the run folder, write the
+configs, train, and return a ``RunResult`` whose ``exit_code`` the process should exit with.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from ..config import Config, build_experiment, load_config
+from .callbacks import callbacks_from_hooks
+from .progress import Reporter, make_reporter
+from .run_dir import RESOLVED_CONFIG, RunDir
+from .trainer import RunResult, Trainer
+
+__all__ = ["RunResult", "resume", "train_from_config", "trainer_from_experiment"]
+
+
+def trainer_from_experiment(
+    experiment: Any,
+    *,
+    run: RunDir | None = None,
+    reporter: Reporter | None = None,
+    epochs: int | None = None,
+) -> Trainer:
+    """A ``Trainer`` for an ``Experiment`` (``config.build_experiment``)."""
+    exp = experiment
+    callbacks, module_hooks = callbacks_from_hooks(exp.hooks)
+    t = exp.train
+    config = getattr(exp, "config", None)
+    return Trainer(
+        exp.model,
+        exp.loss_fn,
+        exp.optimizer,
+        exp.train_loader,
+        exp.val_loader,
+        scheduler=exp.scheduler,
+        scheduler_interval=exp.scheduler_interval,
+        scheduler_monitor=getattr(exp, "scheduler_monitor", None),
+        callbacks=callbacks,
+        module_hooks=module_hooks,
+        epochs=t.epochs if epochs is None else epochs,
+        eval_every=t.eval_every,
+        grad_clip=t.grad_clip,
+        task=exp.task,
+        device=exp.device,
+        run=run,
+        reporter=reporter,
+        seed=exp.seed,
+        default_callbacks=False,  # the config's hooks already hold the defaults
+        name=exp.name,
+        summary_extra={"config": config.path if config is not None else None},
+    )
+
+
+def _as_config(config: Config | str | os.PathLike, overrides: Any = ()) -> Config:
+    if isinstance(config, Config):
+        return config
+    return load_config(os.fspath(config), list(overrides or ()))
+
+
+def _runs_dir(config: Config, runs_dir: str | None) -> str:
+    if runs_dir is not None:
+        return runs_dir
+    out = config.data.get("output") or {}
+    base = out.get("dir", "runs")
+    return base if os.path.isabs(base) else os.path.join(os.getcwd(), base)
+
+
+def train_from_config(
+    config: Config | str | os.PathLike | None,
+    *,
+    resume: str | os.PathLike | None = None,
+    progress: str | Reporter = "auto",
+    runs_dir: str | None = None,
+    console: Any = None,
+    epochs: int | None = None,
+) -> RunResult:
+    """Train the run ``config`` describes (a ``Config`` or a YAML path) in a new run folder
+    under ``runs_dir`` (default: the config's ``output.dir``), or continue the run folder
+    ``resume`` (then its stored config is used and ``config`` may be None).
+
+    ``progress``: ``auto`` | ``bar`` | ``plain`` | ``none`` or a Reporter. ``epochs`` overrides
+    ``train.epochs`` (to extend a finished run when resuming). Config errors
+    (``ConfigError``) propagate; training problems come back as the result's status/exit_code.
+    """
+    reporter = progress if isinstance(progress, Reporter) else make_reporter(progress, console)
+    if resume is not None:
+        return _resume(os.fspath(resume), reporter, epochs)
+    if config is None:
+        raise ValueError("train_from_config needs a config (or resume=<run folder>)")
+    cfg = _as_config(config)
+    exp = build_experiment(cfg)
+    run = RunDir.create(_runs_dir(cfg, runs_dir), exp.name)
+    run.write_config(cfg.text, cfg.to_yaml(absolute_paths=True))
+    trainer = trainer_from_experiment(exp, run=run, reporter=reporter, epochs=epochs)
+    return trainer.fit(raise_errors=False)
+
+
+def _resume(folder: str, reporter: Reporter, epochs: int | None) -> RunResult:
+    run = RunDir(folder)
+    ckpt = run.checkpoint_path("last")
+    if not os.path.isfile(ckpt):
+        raise FileNotFoundError(
+            f"cannot resume {folder!r}: it has no checkpoints/last (the run stopped before "
+            "finishing its first epoch, or checkpoints were disabled)"
+        )
+    cfg = load_config(run.file(RESOLVED_CONFIG))
+    exp = build_experiment(cfg)  # the checkpoint then replaces weights and RNG states
+    trainer = trainer_from_experiment(exp, run=run, reporter=reporter, epochs=epochs)
+    trainer.load_checkpoint(ckpt)
+    reporter.log(
+        f"resuming {run.path} after epoch {trainer.epochs_done}"
+        + (f", step {trainer.global_step}" if trainer.batch_in_epoch else "")
+    )
+    return trainer.fit(raise_errors=False)
+
+
+def resume(
+    run_folder: str | os.PathLike,
+    *,
+    progress: str | Reporter = "auto",
+    console: Any = None,
+    epochs: int | None = None,
+) -> RunResult:
+    """Continue the run in ``run_folder`` from ``checkpoints/last`` with its stored config
+    (``config.resolved.yaml``); ``epochs`` extends (or sets) the total number of epochs."""
+    return train_from_config(
+        None, resume=run_folder, progress=progress, console=console, epochs=epochs
+    )

@@ -1,0 +1,258 @@
+"""Progress reporters: what a run shows while it trains.
+
+A reporter is a ``Callback`` that the trainer calls after every other callback, plus ``log`` for
+one-off messages. ``make_reporter(mode)`` picks one:
+
+- ``"bar"``: rich; a progress bar for the epoch and a live table with one row per epoch
+  (``epoch  train_loss  val_loss  val_acc  lr  time``), then a summary panel.
+- ``"plain"``: one line per epoch and a few lines at the end, printable ASCII only (no colour,
+  no carriage returns, no escape sequences): for CI logs, pipes and ``nohup``.
+- ``"none"``: silent.
+- ``"auto"``: ``bar`` when stdout is a terminal, else ``plain``.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import sys
+from typing import IO, TYPE_CHECKING, Any
+
+from .callbacks import Callback
+
+if TYPE_CHECKING:
+    from .trainer import Trainer
+
+__all__ = [
+    "NullReporter",
+    "PlainReporter",
+    "Reporter",
+    "RichReporter",
+    "format_metric",
+    "make_reporter",
+]
+
+TABLE_COLUMNS = ("train_loss", "val_loss", "val_acc", "lr")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def format_metric(key: str, value: Any) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            return str(value)
+        if key.endswith("acc"):
+            return f"{value:.4f}"
+        if key == "time":
+            return f"{value:.2f}s"
+        if key.startswith("lr"):
+            return f"{value:.3g}"
+        return f"{value:.4f}" if 1e-3 <= abs(value) < 1e4 else f"{value:.3e}"
+    return str(value)
+
+
+class Reporter(Callback):
+    """The interface: the Callback hooks plus ``log(message)``."""
+
+    def log(self, message: str) -> None:
+        pass
+
+
+class NullReporter(Reporter):
+    """Shows nothing."""
+
+
+def _final_lines(trainer: Trainer) -> list[str]:
+    lines = []
+    status = trainer.status
+    line = f"run {status}"
+    if trainer.message:
+        line += f": {trainer.message}"
+    lines.append(line)
+    best = trainer.best
+    if best and best.get("epoch") is not None:
+        metrics = "  ".join(
+            f"{k} {format_metric(k, best['metrics'].get(k))}"
+            for k in ("train_loss", "val_loss", "val_acc")
+            if best["metrics"].get(k) is not None
+        )
+        lines.append(f"best epoch {best['epoch']} ({best['monitor']} {best['mode']}): {metrics}")
+    if trainer.history:
+        final = trainer.history[-1]
+        metrics = "  ".join(
+            f"{k} {format_metric(k, final.get(k))}"
+            for k in ("train_loss", "train_acc", "val_loss", "val_acc")
+            if final.get(k) is not None
+        )
+        lines.append(f"final (epoch {final['epoch']}): {metrics}")
+    if trainer.run is not None:
+        lines.append(f"run folder: {trainer.run.path}")
+    return lines
+
+
+class PlainReporter(Reporter):
+    """One line per epoch, printable characters only."""
+
+    def __init__(self, file: IO[str] | None = None) -> None:
+        self.file = file
+
+    def _print(self, text: str) -> None:
+        out = self.file if self.file is not None else sys.stdout
+        out.write(_CONTROL.sub(" ", text) + "\n")
+        out.flush()
+
+    def log(self, message: str) -> None:
+        for line in str(message).splitlines() or [""]:
+            self._print(line)
+
+    def on_fit_start(self, trainer: Trainer) -> None:
+        where = f" -> {trainer.run.path}" if trainer.run is not None else ""
+        start = f" (resuming after epoch {trainer.epoch})" if trainer.epoch else ""
+        self._print(f"training {trainer.epochs} epochs on {trainer.device}{start}{where}")
+
+    def on_epoch_end(self, trainer: Trainer) -> None:
+        m = trainer.metrics
+        parts = [f"epoch {trainer.epoch}/{trainer.epochs}"]
+        for key in ("train_loss", "train_acc", "val_loss", "val_acc", "lr", "grad_norm", "time"):
+            if m.get(key) is not None:
+                parts.append(f"{key} {format_metric(key, m[key])}")
+        self._print("  ".join(parts))
+
+    def on_fit_end(self, trainer: Trainer) -> None:
+        for line in _final_lines(trainer):
+            self._print(line)
+
+
+class RichReporter(Reporter):
+    """A rich progress bar per epoch above a live table of finished epochs."""
+
+    def __init__(self, console: Any = None) -> None:
+        from rich.console import Console
+
+        self.console = console if console is not None else Console()
+        self._live: Any = None
+        self._progress: Any = None
+        self._task: Any = None
+        self._rows: list[tuple[str, ...]] = []
+
+    def _table(self) -> Any:
+        from rich.table import Table
+
+        table = Table(box=None, pad_edge=False, header_style="bold")
+        table.add_column("epoch", justify="right")
+        for key in TABLE_COLUMNS:
+            table.add_column(key, justify="right")
+        table.add_column("time", justify="right")
+        for row in self._rows[-50:]:
+            table.add_row(*row)
+        return table
+
+    def _render(self) -> Any:
+        from rich.console import Group
+
+        return Group(self._table(), self._progress)
+
+    def log(self, message: str) -> None:
+        self.console.print(message, markup=False, highlight=False)
+
+    def on_fit_start(self, trainer: Trainer) -> None:
+        from rich.live import Live
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
+        )
+
+        where = f" -> {trainer.run.path}" if trainer.run is not None else ""
+        self.console.print(
+            f"training {trainer.epochs} epochs on {trainer.device}{where}",
+            markup=False,
+            highlight=False,
+        )
+        for row in trainer.history:  # resumed: show the epochs already done
+            self._add_row(row)
+        self._progress = Progress(
+            TextColumn("epoch {task.fields[epoch]}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("loss {task.fields[loss]}"),
+            TimeElapsedColumn(),
+            console=self.console,
+        )
+        self._task = self._progress.add_task("train", total=1, epoch="", loss="-")
+        self._live = Live(self._render(), console=self.console, refresh_per_second=8)
+        self._live.start()
+
+    def on_epoch_start(self, trainer: Trainer) -> None:
+        if self._progress is None:
+            return
+        self._progress.reset(
+            self._task,
+            total=trainer.batches_per_epoch or None,
+            completed=trainer.batch_in_epoch,
+            epoch=f"{trainer.epoch + 1}/{trainer.epochs}",
+            loss="-",
+        )
+
+    def on_batch_end(self, trainer: Trainer) -> None:
+        if self._progress is not None:
+            self._progress.update(
+                self._task, advance=1, loss=format_metric("loss", trainer.batch_loss)
+            )
+
+    def _add_row(self, m: dict[str, Any]) -> None:
+        self._rows.append(
+            (str(m.get("epoch")),)
+            + tuple(format_metric(k, m.get(k)) for k in TABLE_COLUMNS)
+            + (format_metric("time", m.get("time")),)
+        )
+
+    def on_epoch_end(self, trainer: Trainer) -> None:
+        self._add_row(trainer.metrics)
+        if self._live is not None:
+            self._live.update(self._render())
+
+    def _stop(self) -> None:
+        if self._live is not None:
+            self._live.update(self._table())
+            self._live.stop()
+            self._live = None
+
+    def on_exception(self, trainer: Trainer, exception: BaseException) -> None:
+        self._stop()
+
+    def on_fit_end(self, trainer: Trainer) -> None:
+        from rich.panel import Panel
+
+        self._stop()
+        style = {"completed": "green", "interrupted": "yellow"}.get(trainer.status, "red")
+        text = "\n".join(_final_lines(trainer))
+        from rich.text import Text
+
+        self.console.print(Panel(Text(text), title="summary", border_style=style, expand=False))
+
+
+def make_reporter(mode: str = "auto", console: Any = None) -> Reporter:
+    """A reporter for ``mode`` (``auto`` | ``bar`` | ``plain`` | ``none``).
+
+    ``console``: a ``rich.console.Console`` for ``bar`` (its file is used by ``plain``), or a text
+    stream for ``plain``; default stdout.
+    """
+    if mode == "auto":
+        stream = getattr(console, "file", console) if console is not None else sys.stdout
+        isatty = getattr(stream, "isatty", None)
+        tty = bool(isatty and isatty())
+        if console is not None and hasattr(console, "is_terminal"):
+            tty = bool(console.is_terminal)
+        mode = "bar" if tty else "plain"
+    if mode == "bar":
+        return RichReporter(console)
+    if mode == "plain":
+        stream = getattr(console, "file", console)
+        return PlainReporter(stream)
+    if mode == "none":
+        return NullReporter()
+    raise ValueError(f"progress must be 'auto', 'bar', 'plain' or 'none', got {mode!r}")

@@ -1,0 +1,228 @@
+"""The run folder: ``<runs>/<name>-<YYYYmmdd-HHMMSS>-<id>/`` and every file a run writes there.
+
+Layout::
+
+    config.yaml            the config text exactly as given
+    config.resolved.yaml   every default filled in, file paths absolute (what ``resume`` reads)
+    metrics.jsonl          one JSON object per epoch, appended, flushed and fsynced
+    metrics.csv            the same table, rewritten atomically every epoch
+    summary.json           status, exit code, best/final metrics, versions... (atomic)
+    model.txt              the model table (``nn.utils.summary``) or repr + parameter counts
+    loss.svg               train/val loss per epoch
+    checkpoints/last       the latest state (``autogradcli.save``, atomic)
+    checkpoints/best       the state at the best monitored metric
+
+Every whole-file write goes through a temporary file in the same folder, ``fsync`` and
+``os.replace``, so a crash leaves either the old file or the new one, never a torn one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import io
+import json
+import math
+import os
+import re
+import secrets
+import tempfile
+import time
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+__all__ = ["CHECKPOINTS", "RunDir", "atomic_write_text", "jsonable", "metric_columns"]
+
+CHECKPOINTS = "checkpoints"
+CONFIG = "config.yaml"
+RESOLVED_CONFIG = "config.resolved.yaml"
+METRICS_JSONL = "metrics.jsonl"
+METRICS_CSV = "metrics.csv"
+SUMMARY = "summary.json"
+MODEL_TXT = "model.txt"
+LOSS_SVG = "loss.svg"
+
+# the first columns of metrics.csv, in this order; any other metric follows, sorted
+BASE_COLUMNS = ("epoch", "step", "train_loss", "train_acc", "val_loss", "val_acc", "lr", "time")
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._+-]+")
+
+
+def _fsync_dir(directory: str) -> None:
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def atomic_write_text(path: str, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file + fsync + rename."""
+    directory = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{os.path.basename(path)}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as out:
+            out.write(text)
+            out.flush()
+            os.fsync(out.fileno())
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+    _fsync_dir(directory)
+
+
+def jsonable(value: Any) -> Any:
+    """``value`` with numpy scalars/0-d tensors made Python numbers and NaN/inf made null."""
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return value
+    if isinstance(value, int):
+        return value
+    if hasattr(value, "item") and not isinstance(value, float):
+        try:
+            value = value.item()
+        except Exception:
+            return str(value)
+        return jsonable(value)
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    return str(value)
+
+
+def metric_columns(history: Iterable[dict[str, Any]]) -> list[str]:
+    """The CSV columns for ``history``: the base columns present, then the others sorted."""
+    keys: set[str] = set()
+    for row in history:
+        keys.update(row)
+    return [c for c in BASE_COLUMNS if c in keys] + sorted(keys - set(BASE_COLUMNS))
+
+
+def _safe_name(name: str) -> str:
+    name = _UNSAFE.sub("-", name).strip("-.")
+    return name[:80] or "run"
+
+
+class RunDir:
+    """One run's folder. ``RunDir.create(runs_dir, name)`` makes a new one (never reusing a
+    folder, even for two runs started in the same second); ``RunDir(path)`` opens an existing
+    one (``resume``)."""
+
+    def __init__(self, path: str) -> None:
+        self.path = os.path.abspath(path)
+        if not os.path.isdir(self.path):
+            raise FileNotFoundError(f"run folder {path!r} does not exist")
+
+    # ------------------------------------------------------------------ creation
+    @classmethod
+    def create(cls, runs_dir: str, name: str, *, now: float | None = None) -> RunDir:
+        """Make ``<runs_dir>/<name>-<YYYYmmdd-HHMMSS>-<6 hex>`` with an exclusive ``mkdir``
+        (a new random id on the rare collision) and its ``checkpoints`` folder."""
+        os.makedirs(runs_dir, exist_ok=True)
+        stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(now))
+        base = _safe_name(name)
+        for _ in range(100):
+            path = os.path.join(runs_dir, f"{base}-{stamp}-{secrets.token_hex(3)}")
+            try:
+                os.mkdir(path)
+            except FileExistsError:
+                continue
+            os.mkdir(os.path.join(path, CHECKPOINTS))
+            _fsync_dir(runs_dir)
+            return cls(path)
+        raise FileExistsError(f"could not create a new run folder in {runs_dir!r}")
+
+    # ------------------------------------------------------------------ paths
+    def file(self, name: str) -> str:
+        return os.path.join(self.path, name)
+
+    def checkpoint_path(self, name: str) -> str:
+        """``checkpoints/<name>`` (``last`` or ``best``)."""
+        return os.path.join(self.path, CHECKPOINTS, name)
+
+    @property
+    def name(self) -> str:
+        return os.path.basename(self.path)
+
+    def __repr__(self) -> str:
+        return f"RunDir({self.path!r})"
+
+    def __fspath__(self) -> str:
+        return self.path
+
+    # ------------------------------------------------------------------ writers
+    def write_text(self, name: str, text: str) -> None:
+        atomic_write_text(self.file(name), text)
+
+    def write_json(self, name: str, obj: Any) -> None:
+        self.write_text(name, json.dumps(jsonable(obj), indent=2, allow_nan=False) + "\n")
+
+    def write_config(self, text: str, resolved_yaml: str) -> None:
+        """``config.yaml`` (the text as given) and ``config.resolved.yaml``."""
+        self.write_text(CONFIG, text)
+        self.write_text(RESOLVED_CONFIG, resolved_yaml)
+
+    def append_metrics(self, record: dict[str, Any]) -> None:
+        """Append one line to ``metrics.jsonl``, flushed and fsynced before returning."""
+        line = json.dumps(jsonable(record), allow_nan=False) + "\n"
+        with open(self.file(METRICS_JSONL), "a", encoding="utf-8") as f:
+            f.write(line)
+            f.flush()
+            os.fsync(f.fileno())
+
+    def write_metrics_jsonl(self, history: Sequence[dict[str, Any]]) -> None:
+        """Replace ``metrics.jsonl`` atomically by ``history`` (used when resuming)."""
+        text = "".join(json.dumps(jsonable(r), allow_nan=False) + "\n" for r in history)
+        self.write_text(METRICS_JSONL, text)
+
+    def write_metrics_csv(self, history: Sequence[dict[str, Any]]) -> None:
+        columns = metric_columns(history)
+        buf = io.StringIO()
+        writer = csv.writer(buf, lineterminator="\n")
+        writer.writerow(columns)
+        for row in history:
+            clean = jsonable(row)
+            writer.writerow(["" if clean.get(c) is None else clean[c] for c in columns])
+        self.write_text(METRICS_CSV, buf.getvalue())
+
+    def write_summary(self, summary: dict[str, Any]) -> None:
+        self.write_json(SUMMARY, summary)
+
+    # ------------------------------------------------------------------ readers
+    def read_metrics(self) -> list[dict[str, Any]]:
+        """The records of ``metrics.jsonl`` (a torn last line, from a crash mid-write, is
+        skipped)."""
+        try:
+            with open(self.file(METRICS_JSONL), encoding="utf-8") as f:
+                lines = f.read().splitlines()
+        except FileNotFoundError:
+            return []
+        out = []
+        for line in lines:
+            if not line.strip():
+                continue
+            try:
+                out.append(json.loads(line))
+            except json.JSONDecodeError:
+                break
+        return out
+
+    def read_summary(self) -> dict[str, Any] | None:
+        try:
+            with open(self.file(SUMMARY), encoding="utf-8") as f:
+                return json.load(f)
+        except (FileNotFoundError, json.JSONDecodeError):
+            return None
+
+    def has_checkpoint(self, name: str) -> bool:
+        return os.path.isfile(self.checkpoint_path(name))
