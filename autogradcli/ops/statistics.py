@@ -1,0 +1,212 @@
+"""Statistical reductions: var/std (with ``correction``), logsumexp and the vector p-norm, each
+a Function whose backward uses Tensor ops (double backward works)."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+
+from ..autograd.function import Function
+from ..tensor.tensor import Tensor
+from ._util import array_module, normalize_dims, wrap
+from .reduction import _kept_shape
+from .reduction import mean as _mean
+from .reduction_common import (
+    INF,
+    as_kept,
+    check_nonempty,
+    even_split,
+    reduced_count,
+    reduced_shape,
+    spread,
+    variant,
+)
+
+__all__ = ["logsumexp", "norm", "std", "var"]
+
+
+# --------------------------------------------------------------------------- var / std
+class Var(Function):
+    """Variance with ``correction`` (1: unbiased); Std reuses it and takes the square root."""
+
+    _backward_name = "VarBackward0"
+
+    @staticmethod
+    def forward(
+        ctx: Any, x: Tensor, dims: Any, correction: float, keepdim: bool, root: bool
+    ) -> Any:
+        arr = x._data
+        if arr.dtype.kind != "f":
+            raise RuntimeError("std and var only support floating point and complex dtypes")
+        xp = array_module(arr)
+        n = reduced_count(arr.shape, dims)
+        ctx.in_shape, ctx.kept, ctx.dims = arr.shape, _kept_shape(arr.shape, dims), dims
+        ctx.denom, ctx.sqrt = n - correction, root
+        if ctx.denom <= 0:
+            warnings.warn(
+                "var(): degrees of freedom is <= 0. Correction should be strictly less than the "
+                "reduction factor (input numel divided by output numel).",
+                stacklevel=4,
+            )
+        dev = arr - arr.mean(axis=dims, keepdims=True)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            out = (dev * dev).sum(axis=dims, keepdims=keepdim) / max(ctx.denom, 0)
+            if ctx.sqrt:
+                out = xp.sqrt(out)
+        out = wrap(out)
+        ctx.save_for_backward(x, out)
+        return out
+
+    @staticmethod
+    def backward(ctx: Any, g: Tensor) -> tuple[Any, None, None, None, None]:
+        from .unary import where
+
+        x, out = ctx.saved_tensors
+        centered = x - _mean(x, ctx.dims, keepdim=True)
+        gk = as_kept(g, ctx)
+        if ctx.sqrt:  # d std = d var / (2 std), zero where std == 0
+            o = as_kept(out, ctx)
+            zero = o == 0
+            gk = where(zero, 0.0, gk / where(zero, 1.0, o)) * 0.5
+        scale = 2.0 / ctx.denom if ctx.denom != 0 else INF
+        return gk * centered * scale, None, None, None, None
+
+
+Std = variant(Var, "Std", "StdBackward0")
+
+
+def _var_std(fn: Any, root: bool) -> Any:
+    """The public ``var``/``std``: PyTorch's ``(dim, unbiased, keepdim, *, correction)`` forms."""
+
+    def reduce(
+        x: Tensor,
+        dim: Any = None,
+        unbiased: Any = None,
+        keepdim: bool = False,
+        *,
+        correction: Any = None,
+    ) -> Tensor:
+        if isinstance(dim, bool):  # var(unbiased)
+            dim, unbiased = None, dim
+        if correction is None:
+            correction = 0 if unbiased is False else 1
+        return fn.apply(x, normalize_dims(dim, x._data.ndim), correction, keepdim, root)
+
+    reduce.__name__ = reduce.__qualname__ = "std" if root else "var"
+    reduce.__doc__ = (
+        f"The {reduce.__name__} over ``dim`` with ``correction`` (default 1, unbiased)."
+    )
+    return reduce
+
+
+var = _var_std(Var, False)
+std = _var_std(Std, True)
+
+
+# --------------------------------------------------------------------------- logsumexp
+class Logsumexp(Function):
+    """log(sum(exp(x))) shifted by the max, so large inputs neither overflow nor underflow."""
+
+    _backward_name = "LogsumexpBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, dims: Any, keepdim: bool) -> Any:
+        from .unary import _float_array
+
+        arr = _float_array(x._data)
+        xp = array_module(arr)
+        ctx.in_shape, ctx.kept = arr.shape, _kept_shape(arr.shape, dims)
+        if arr.size:
+            m = xp.max(arr, axis=dims, keepdims=True)
+            m = xp.where(xp.isinf(m), 0.0, m).astype(arr.dtype)
+        else:
+            m = xp.zeros(ctx.kept, dtype=arr.dtype)
+        with np.errstate(divide="ignore"):
+            out = xp.log(xp.exp(arr - m).sum(axis=dims, keepdims=True)) + m
+        out = wrap(out if keepdim else out.reshape(reduced_shape(arr.shape, dims)))
+        ctx.save_for_backward(x, out)
+        return out
+
+    @staticmethod
+    def backward(ctx: Any, g: Tensor) -> tuple[Any, None, None]:
+        x, out = ctx.saved_tensors
+        return spread(g, ctx) * (x - as_kept(out, ctx)).exp(), None, None
+
+
+def logsumexp(x: Tensor, dim: Any, keepdim: bool = False) -> Tensor:
+    """``log(sum(exp(x), dim))``, computed stably."""
+    return Logsumexp.apply(x, normalize_dims(dim, x._data.ndim), keepdim)
+
+
+# --------------------------------------------------------------------------- norm
+class Norm(Function):
+    """Vector p-norm over ``dims`` (p = 2, 1, inf, -inf, 0 or any other number)."""
+
+    _backward_name = "LinalgVectorNormBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, p: float, dims: Any, keepdim: bool) -> Any:
+        arr = x._data
+        if arr.dtype.kind != "f":
+            raise RuntimeError(
+                "linalg.vector_norm: Expected a floating point or complex tensor as input. "
+                f"Got {x.dtype.name.capitalize() if x.dtype.name != 'int64' else 'Long'}"
+            )
+        xp = array_module(arr)
+        ctx.in_shape, ctx.kept, ctx.dims, ctx.p = arr.shape, _kept_shape(arr.shape, dims), dims, p
+        a = xp.abs(arr)
+        red = {"axis": dims, "keepdims": keepdim}
+        if p == 2:
+            out = xp.sqrt((a * a).sum(**red))
+        elif p == 1:
+            out = a.sum(**red)
+        elif p == INF or p == -INF:
+            check_nonempty(arr, dims, "linalg.vector_norm")
+            out = (xp.max if p > 0 else xp.min)(a, **red)
+        elif p == 0:
+            out = (a != 0).sum(**red).astype(arr.dtype)
+        else:
+            out = (a**p).sum(**red) ** (1.0 / p)
+        out = wrap(out)
+        ctx.save_for_backward(x, out)
+        return out
+
+    @staticmethod
+    def backward(ctx: Any, g: Tensor) -> tuple[Any, None, None, None]:
+        from .unary import where
+
+        x, out = ctx.saved_tensors
+        p, gx, norm = ctx.p, spread(g, ctx), as_kept(out, ctx)
+        if p == 0:
+            return gx * 0.0, None, None, None
+        if p == 1:
+            return gx * x.sign(), None, None, None
+        zero = norm == 0
+        if p == 2:
+            return gx * x / where(zero, 1.0, norm), None, None, None
+        if p == INF or p == -INF:
+            weight = even_split(array_module(x._data).abs(x._data), norm._data, ctx.dims)
+            return gx * x.sign() * weight, None, None, None
+        scaled = x.sign() * x.abs() ** (p - 1.0)
+        if p < 1:
+            scaled = where(x == 0, 0.0, scaled)
+            return scaled * gx * norm ** (1.0 - p), None, None, None
+        return scaled * where(zero, 0.0, gx / norm ** (p - 1.0)), None, None, None
+
+
+def norm(
+    x: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, dtype: Any = None
+) -> Tensor:
+    """The vector p-norm over ``dim`` (all elements when None); ``'fro'`` is the 2-norm."""
+    if dtype is not None:
+        x = x.to(dtype)
+    if p is None or p == "fro":
+        p = 2.0
+    elif isinstance(p, str):
+        raise RuntimeError(f"norm(): p={p!r} is not supported (only 'fro' and numbers)")
+    return Norm.apply(x, float(p), normalize_dims(dim, x._data.ndim), keepdim)
+
+
+TENSOR_METHODS: dict[str, Any] = {name: globals()[name] for name in __all__}
