@@ -5,8 +5,8 @@
 (a) MLP 784-512-256-10, batch 128; (b) CNN conv(1->8, 3x3, pad 1)-ReLU-maxpool 2-conv(8->16)-
 ReLU-maxpool 2-linear(784->10), batch 64 on 28x28. Each step: zero_grad, forward, cross-entropy,
 backward, SGD with momentum 0.9. Both libraries start from identical weights and see the same
-batches; their steps alternate (so load on the machine hits both alike) and the medians and the
-ratio ours/torch are printed. BLAS runs on ``--threads`` threads in both (threadpoolctl for
+batches; their steps alternate, ABBA, so load on the machine hits both alike; the medians, their
+ratio ours/torch and the median of the per-pair ratios (robust to load drift) are printed. BLAS runs on ``--threads`` threads in both (threadpoolctl for
 numpy's BLAS, torch.set_num_threads for torch); the counts in effect are printed.
 
 glibc returns big freed blocks to the OS (mmap/trim thresholds), so every step's temporaries
@@ -123,18 +123,25 @@ def run(kind: str, steps: int, warmup: int) -> tuple[float, float, str]:
     t_step = make_step(torch, theirs, torch.tensor(xs), torch.tensor(ys))
     a_step = make_step(ag, ours, ag.tensor(xs), ag.tensor(ys))
     times: dict[str, list[float]] = {"torch": [], "ours": []}
-    losses = []
+    ratios, losses = [], {}
     for i in range(warmup + steps):
-        for name, fn in (("torch", t_step), ("ours", a_step)):
+        pair = (("torch", t_step), ("ours", a_step))
+        taken = {}
+        for name, fn in pair if i % 2 == 0 else pair[::-1]:  # ABBA: no order bias
             t0 = time.perf_counter()
             loss = fn()
-            dt = time.perf_counter() - t0
-            if i >= warmup:
+            taken[name] = time.perf_counter() - t0
+            losses[name] = loss
+        if i >= warmup:
+            for name, dt in taken.items():
                 times[name].append(dt)
-            if i == warmup + steps - 1:
-                losses.append(float(loss.item()))
+            ratios.append(taken["ours"] / taken["torch"])
     med_t, med_a = statistics.median(times["torch"]), statistics.median(times["ours"])
-    note = f"final loss torch {losses[0]:.5f} ours {losses[1]:.5f}; {a_step.uses}"
+    note = (
+        f"median of paired ratios {statistics.median(ratios):.2f}x; final loss torch "
+        f"{float(losses['torch'].item()):.5f} ours {float(losses['ours'].item()):.5f}; "
+        f"{a_step.uses}"
+    )
     return med_t, med_a, note
 
 
