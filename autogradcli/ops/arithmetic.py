@@ -133,7 +133,10 @@ class Pow(Function):
         xp = array_module(x if not isinstance(x, (int, float)) else y)
         if isinstance(y, int) and not isinstance(y, bool) and y < 0 and x.dtype.kind in "iu":
             raise RuntimeError("Integers to negative integer powers are not allowed.")
-        out = xp.power(x, y)
+        if type(y) in _NUMBER and x.dtype.kind == "f" and y in _BY_PRODUCT:
+            out = _BY_PRODUCT[y](x)  # as PyTorch: small integer powers by multiplication
+        else:
+            out = xp.power(x, y)
         return _finish(out, dt)
 
     @staticmethod
@@ -159,6 +162,17 @@ class Pow(Function):
                 gb = where((a == 0) & (b >= 0), 0.0, gb)
             gb = sum_to(gb, sb)
         return ga, gb
+
+
+_NUMBER = (int, float)
+# libm's powf takes a slow path for negative bases (~50x); PyTorch multiplies for these exponents
+_BY_PRODUCT: dict[float, Any] = {
+    1: lambda x: x.copy(),
+    2: lambda x: x * x,
+    3: lambda x: x * x * x,
+    -1: lambda x: 1.0 / x,
+    -2: lambda x: 1.0 / (x * x),
+}
 
 
 def _log_scalar(v: float) -> float:
