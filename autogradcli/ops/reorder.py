@@ -1,0 +1,143 @@
+"""Ops that rearrange entries without selecting by index: narrow, repeat, flip and roll; each
+backward is the op's own inverse (or a sum over the tiles, for repeat)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..autograd.function import Function
+from ..tensor.tensor import Tensor
+from ._util import array_module, wrap_dim
+from .indexing import getitem
+
+__all__ = ["flip", "narrow", "repeat", "roll"]
+
+
+def narrow(x: Tensor, dim: int, start: Any, length: int) -> Tensor:
+    """A view of ``length`` entries of ``x`` along ``dim`` from ``start``."""
+    if x._data.ndim == 0:
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    d = wrap_dim(dim, x._data.ndim)
+    n = x._data.shape[d]
+    start = int(start)
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
+    if not -n <= start <= n:
+        raise IndexError(
+            f"start out of range (expected to be in range of [{-n}, {n}], but got {start})"
+        )
+    if start < 0:
+        start += n
+    if start + length > n:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({n}).")
+    return getitem(x, (slice(None),) * d + (slice(start, start + length),))
+
+
+class Repeat(Function):
+    """``x`` tiled by ``sizes``; the gradient sums over the tiles."""
+
+    _backward_name = "RepeatBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, sizes: tuple[int, ...]) -> Any:
+        arr = x._data
+        padded = (1,) * (len(sizes) - arr.ndim) + arr.shape
+        ctx.sizes, ctx.padded, ctx.shape = sizes, padded, arr.shape
+        return array_module(arr).tile(arr.reshape(padded), sizes)
+
+    @staticmethod
+    def backward(ctx: Any, g: Tensor) -> tuple[Any, None]:
+        inter = []
+        for r, s in zip(ctx.sizes, ctx.padded):
+            inter += [r, s]
+        axes = tuple(range(0, 2 * len(ctx.sizes), 2))
+        return g.reshape(inter).sum(axes).reshape(ctx.shape), None
+
+
+def repeat(x: Tensor, *sizes: Any) -> Tensor:
+    """``x`` tiled ``sizes[i]`` times along each dimension (new leading dims allowed)."""
+    if len(sizes) == 1 and isinstance(sizes[0], (list, tuple)):
+        sizes = tuple(sizes[0])
+    sizes = tuple(int(s) for s in sizes)
+    if len(sizes) < x._data.ndim:
+        raise RuntimeError(
+            "Number of dimensions of repeat dims can not be smaller than number of dimensions "
+            "of tensor"
+        )
+    if any(s < 0 for s in sizes):
+        raise RuntimeError(f"Trying to create tensor with negative dimension: {list(sizes)}")
+    return Repeat.apply(x, sizes)
+
+
+def _dims(dims: Any, ndim: int) -> tuple[int, ...]:
+    """``dims`` (an int or a sequence) wrapped to ``ndim``; PyTorch's error for repeats."""
+    dims = tuple(dims) if isinstance(dims, (list, tuple)) else (dims,)
+    out = tuple(wrap_dim(int(d), ndim) for d in dims)
+    for i, d in enumerate(out):
+        if d in out[:i]:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+    return out
+
+
+class Flip(Function):
+    """Entries reversed along ``dims``; its own adjoint."""
+
+    _backward_name = "FlipBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, dims: tuple[int, ...]) -> Any:
+        ctx.dims = dims
+        return array_module(x._data).flip(x._data, dims).copy()
+
+    @staticmethod
+    def backward(ctx: Any, g: Tensor) -> tuple[Any, None]:
+        return Flip.apply(g, ctx.dims), None
+
+
+def flip(x: Tensor, *dims: Any) -> Tensor:
+    """A copy of ``x`` with the order of entries along ``dims`` reversed."""
+    if len(dims) == 1 and isinstance(dims[0], (list, tuple)):
+        dims = tuple(dims[0])
+    return Flip.apply(x, _dims(dims, x._data.ndim) if x._data.ndim else ())
+
+
+class Roll(Function):
+    """A cyclic shift; the gradient shifts back."""
+
+    _backward_name = "RollBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, shifts: tuple[int, ...], dims: Any) -> Any:
+        ctx.shifts, ctx.dims = shifts, dims
+        xp = array_module(x._data)
+        if dims is None:
+            return xp.roll(x._data, shifts[0])
+        return xp.roll(x._data, shifts, dims)
+
+    @staticmethod
+    def backward(ctx: Any, g: Tensor) -> tuple[Any, None, None]:
+        return Roll.apply(g, tuple(-s for s in ctx.shifts), ctx.dims), None, None
+
+
+def roll(x: Tensor, shifts: Any, dims: Any = None) -> Tensor:
+    """``x`` with entries shifted cyclically by ``shifts`` along ``dims`` (flattened if None)."""
+    shifts = tuple(shifts) if isinstance(shifts, (list, tuple)) else (shifts,)
+    if dims is None:
+        if len(shifts) != 1:
+            raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:0")
+        return Roll.apply(x, (int(shifts[0]),), None)
+    dims = tuple(dims) if isinstance(dims, (list, tuple)) else (dims,)
+    if len(shifts) != len(dims):
+        raise RuntimeError(
+            f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}"
+        )
+    nd = x._data.ndim
+    return Roll.apply(x, tuple(int(s) for s in shifts), tuple(wrap_dim(d, nd) for d in dims))
+
+
+TENSOR_METHODS: dict[str, Any] = {
+    "narrow": narrow,
+    "repeat": repeat,
+    "flip": flip,
+    "roll": roll,
+}
