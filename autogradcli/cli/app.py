@@ -62,31 +62,35 @@ class Progress(str, enum.Enum):
 
 TRAIN_HELP = """Train the model described by CONFIG (a YAML file).
 
-The config's top-level keys (all optional except data and model; every default is filled in,
-see --print-config):
+Top-level keys of the config (only data and model are required; every
+default is filled in, see --print-config):
 
-\b
   name       run name (default: the file's stem)
-  seed       seeds weights, the split, shuffling (default 0)
+  seed       seeds weights, the split and shuffling (default 0)
   device     cpu | cuda | cuda:N
-  data       dataset: digits|npz|csv|idx|sine|spirals|module:fn, val_split, ...
-  model      a list of layers, or {blocks: ..., output: ...}; sizes may be `auto`;
-             a layer type may be an import path to a Module or an autograd Function
+  data       dataset: digits|npz|csv|idx|sine|spirals|module:fn, ...
+  model      a list of layers, or {blocks: ..., output: ...};
+             sizes may be `auto`; a layer type may be an import
+             path to an nn.Module or an autograd.Function
   loss       CrossEntropyLoss, mse, ... or {type: ..., kwargs}
-  optimizer  {type: Adam|SGD|AdamW|RMSprop|Adagrad, lr: ..., param_groups: [...]}
-  scheduler  any lr_scheduler class, {type: StepLR, ..., interval: epoch|step}
-  hooks      EarlyStopping, Checkpoint, LRLogger, GradNormLogger, NonFiniteGuard, user hooks
-  train      epochs, batch_size, eval_every, grad_clip, shuffle, drop_last
-  output     dir (runs go to <dir>/<name>-<time>-<id>/)
+  optimizer  {type: Adam|SGD|AdamW|RMSprop|Adagrad, lr: ...}
+  scheduler  any lr_scheduler class, plus interval: epoch|step
+  hooks      EarlyStopping, Checkpoint, LRLogger, GradNormLogger,
+             NonFiniteGuard, or user hooks by import path
+  train      epochs, batch_size, eval_every, grad_clip, shuffle, ...
+  output     dir: where run folders go
 
-The full schema is in README.md, section "Config schema". Errors in the config are reported as
-`file:line:col  key.path: message`, all at once (exit code 2).
+The full schema: README.md, section "Config schema". Problems in the
+config are reported all at once as `file:line:col  key.path: message`
+(exit code 2).
 """
 
 
 @app.command(help=TRAIN_HELP)
 def train(
-    config: Path = typer.Argument(..., help="The YAML config file.", show_default=False),
+    config: Path = typer.Argument(
+        ..., metavar="CONFIG", help="The YAML config file.", show_default=False
+    ),
     set_: list[str] = typer.Option(
         [],
         "--set",
@@ -131,27 +135,32 @@ def train(
     raise typer.Exit(code)
 
 
-GRADCHECK_HELP = """Check a custom autograd Function's backward against finite differences.
+GRADCHECK_HELP = """Check a custom autograd Function against finite differences.
 
-TARGET is `package.module:Name` or `path/to/file.py:Name` (an autograd.Function subclass), or a
-config file (every custom Function used as a layer in it is checked, on the layer's parameters
-and the input it receives from the data).
+TARGET is `package.module:Name` or `path/to/file.py:Name` (an
+autograd.Function subclass), or a config file: then every custom
+Function used as a layer is checked on the layer's parameters and the
+input it receives from the data.
 
-Inputs come from --input name=SHAPE (names are forward's parameters after ctx), or from the
-Function's `example_inputs` (a tuple, or a staticmethod/classmethod returning one); --input and
---arg override single entries of it. Everything is computed in float64.
+Inputs: --input name=SHAPE (names: forward's parameters after ctx), or
+the Function's `example_inputs` (a tuple, or a staticmethod returning
+one); --input/--arg override single entries. All in float64.
 
-\b
-Checks: backward returns one gradient per input (shapes, dtypes); the Jacobian matches central
-finite differences (|a - n| <= atol + rtol * |n|); backward is deterministic (--nondet-tol);
-second order with --order 2. Kinks (left and right slopes differ, e.g. relu at 0) are reported
-as kinks, not failures. Exit codes: 0 all pass, 1 a check failed, 2 usage or import error.
+Checks: backward returns one gradient per input (shapes, dtypes); the
+Jacobian matches central differences (|a - n| <= atol + rtol * |n|);
+backward is deterministic (--nondet-tol); second order (--order 2).
+Kinks (left and right slopes differ, e.g. relu at 0) are reported as
+kinks, not failures. See README.md, section "agrad gradcheck".
+
+Exit codes: 0 all checks pass, 1 a check failed, 2 usage/import error.
 """
 
 
 @app.command(help=GRADCHECK_HELP)
 def gradcheck(
-    target: str = typer.Argument(..., help="module:Name, file.py:Name, or a config .yaml."),
+    target: str = typer.Argument(
+        ..., metavar="TARGET", help="module:Name, file.py:Name, or a config .yaml."
+    ),
     input_: list[str] = typer.Option(
         [],
         "--input",
@@ -193,17 +202,19 @@ def gradcheck(
     raise typer.Exit(code)
 
 
-INSPECT_HELP = """Show a model as a table: layers, output shapes, parameters, MACs, memory.
+INSPECT_HELP = """Show a model as a table: layers, shapes, parameters, MACs, memory.
 
-MODEL is a config file or a run folder (with config.resolved.yaml or config.yaml, and
-summary.json, whose status and best metrics are shown too). The model is built from the config
-and one batch of its training data runs through it (batch shown as B).
+MODEL is a config file or a run folder (config.resolved.yaml or
+config.yaml; its summary.json gives the run's status and best metrics).
+The model is built from the config and one batch of its training data
+runs through it (the batch dim is shown as B). See README.md, section
+"agrad inspect".
 """
 
 
 @app.command(help=INSPECT_HELP)
 def inspect(
-    model: Path = typer.Argument(..., help="A config file or a run folder."),
+    model: Path = typer.Argument(..., metavar="MODEL", help="A config file or a run folder."),
     depth: int = typer.Option(3, "--depth", min=0, help="How many levels of submodules to show."),
     set_: list[str] = typer.Option(
         [], "--set", "-s", metavar="KEY.PATH=VALUE", help="Config override."

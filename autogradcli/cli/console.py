@@ -18,5 +18,6 @@ def console(stderr: bool = False) -> Any:
             width=max(c.width, 120),
             force_terminal=False,
             emoji=False,
+            soft_wrap=True,
         )
     return c
