@@ -88,8 +88,11 @@ config are reported all at once as `file:line:col  key.path: message`
 
 @app.command(help=TRAIN_HELP)
 def train(
-    config: Path = typer.Argument(
-        ..., metavar="CONFIG", help="The YAML config file.", show_default=False
+    config: Path | None = typer.Argument(
+        None,
+        metavar="CONFIG",
+        help="The YAML config file (not needed with --resume).",
+        show_default=False,
     ),
     set_: list[str] = typer.Option(
         [],
@@ -124,7 +127,7 @@ def train(
     from .train_cmd import run_train
 
     code = run_train(
-        str(config),
+        str(config) if config is not None else None,
         list(set_),
         print_config=print_config,
         dry_run=dry_run,

@@ -66,6 +66,11 @@ def _fmt_metric(v: Any) -> str:
     return str(v)
 
 
+def _metrics(m: dict[str, Any]) -> str:
+    skip = ("epoch", "step", "time")
+    return ", ".join(f"{k} {_fmt_metric(v)}" for k, v in m.items() if k not in skip)
+
+
 def render_run(out: Any, path: str, summary: dict[str, Any] | None) -> None:
     out.print(f"[bold]Run[/bold] {path}")
     if summary is None:
@@ -76,13 +81,19 @@ def render_run(out: Any, path: str, summary: dict[str, Any] | None) -> None:
     if "exit_code" in summary:
         line += f" (exit code {summary['exit_code']})"
     out.print(line)
-    for key in ("best", "final"):
-        value = summary.get(key)
-        if isinstance(value, dict) and value:
-            items = ", ".join(f"{k} {_fmt_metric(v)}" for k, v in value.items())
-            out.print(f"  {key}: {items}")
-        elif value is not None:
-            out.print(f"  {key}: {_fmt_metric(value)}")
+    best = summary.get("best")
+    if isinstance(best, dict) and best:
+        metrics = best.get("metrics") if isinstance(best.get("metrics"), dict) else best
+        head = "  best"
+        if "epoch" in best:
+            head += f" (epoch {best['epoch']}"
+            if best.get("monitor"):
+                head += f", {best['monitor']} {best.get('mode', '')}".rstrip()
+            head += ")"
+        out.print(head + ": " + _metrics(metrics), markup=False)
+    final = summary.get("final")
+    if isinstance(final, dict) and final:
+        out.print(f"  final (epoch {final.get('epoch', '?')}): " + _metrics(final), markup=False)
     if summary.get("message"):
         out.print(f"  message: {summary['message']}")
     out.print()

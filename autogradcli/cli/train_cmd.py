@@ -10,7 +10,7 @@ from .errors import EXIT_FAILED, EXIT_OK
 
 
 def run_train(
-    config_path: str,
+    config_path: str | None,
     overrides: list[str],
     *,
     print_config: bool,
@@ -19,6 +19,24 @@ def run_train(
     progress: str,
     runs_dir: str | None,
 ) -> int:
+    from .errors import UserError
+
+    if resume is not None:
+        if print_config or dry_run or overrides:
+            raise UserError(
+                "--resume continues a run with its stored config: drop "
+                "--print-config/--dry-run/--set"
+            )
+        import os
+
+        if not os.path.isdir(resume):
+            raise UserError(f"--resume {resume}: no such run folder")
+        from ..trainer import train_from_config
+
+        result = train_from_config(None, resume=resume, progress=progress)
+        return _finish(result, progress)
+    if config_path is None:
+        raise UserError("missing CONFIG (or --resume RUN_DIR); see agrad train --help")
     from ..config import load_config
 
     config = load_config(config_path, overrides)  # ConfigError -> exit 2 (errors.report)
@@ -29,11 +47,18 @@ def run_train(
         return _dry_run(config)
     from ..trainer import train_from_config
 
-    result = train_from_config(config, resume=resume, progress=progress, runs_dir=runs_dir)
-    message = getattr(result, "message", "")
-    if message:
-        print(message, file=sys.stderr if result.exit_code else sys.stdout)
-    return int(result.exit_code)
+    result = train_from_config(config, progress=progress, runs_dir=runs_dir)
+    return _finish(result, progress)
+
+
+def _finish(result: object, progress: str) -> int:
+    """The run's exit code; with --progress none, one line saying how it ended and where."""
+    code = int(getattr(result, "exit_code", 1))
+    if progress == "none":
+        message = getattr(result, "message", "")
+        line = f"run {getattr(result, 'status', '')}: {getattr(result, 'run_dir', '')}"
+        print(line + (f" ({message})" if message else ""), file=sys.stderr if code else sys.stdout)
+    return code
 
 
 def _dry_run(config: object) -> int:
