@@ -165,12 +165,15 @@ def run_backward(
     ready = [(n._key, n) for n in root_nodes if deps[n] == 0]
     heapq.heapify(ready)
     heappush, heappop = heapq.heappush, heapq.heappop
+    pop_buffer, get_buffer = buffers.pop, buffers.get
     prev_mode = STATE.enabled
     STATE.enabled = create_graph
     try:
         while ready:
             node = heappop(ready)[1]
-            grads = buffers.pop(node, None) or [None] * node._n_outputs
+            grads = pop_buffer(node, None)
+            if grads is None:
+                grads = [None] * node._n_outputs
             if node._tensor_hooks:
                 _run_hooks(node, grads)
             if node._retained:
@@ -189,37 +192,49 @@ def run_backward(
             if (grads[0] is None and _all_none(grads)) or (
                 needed is not None and not any(e is not None and e[0] in needed for e in edges)
             ):
-                outs: tuple[Any, ...] = ()
-            else:
-                if node._n_outputs > 1 and node.materialize_grads:
-                    _materialize(node, grads)
-                outs = node._call_backward(grads)
-                if type(outs) is not tuple:
-                    outs = (outs,)
-                if len(outs) != len(edges):
-                    _check_count(node, outs)
-                if not keep_graph and node._saved is not None:
-                    node._saved = None
-                    node._freed = True
-            n_outs = len(outs)
-            for i, e in enumerate(edges):
+                for e in edges:  # nothing flows on: the children only lose a dependency
+                    if e is not None and (needed is None or e[0] in needed):
+                        child = e[0]
+                        count = deps[child] - 1
+                        deps[child] = count
+                        if count == 0:
+                            heappush(ready, (child._key, child))
+                continue
+            if node._n_outputs > 1 and node.materialize_grads:
+                _materialize(node, grads)
+            fc = node._forward_cls  # BackwardNode._call_backward inlined
+            outs = fc.backward(node, *grads) if fc is not None else node._call_backward(grads)
+            if type(outs) is not tuple:
+                outs = (outs,)
+            if len(outs) != len(edges):
+                _check_count(node, outs)
+            if not keep_graph and node._saved is not None:
+                node._saved = None
+                node._freed = True
+            i = -1
+            for e, g in zip(edges, outs):
+                i += 1
                 if e is None:
                     continue
                 child = e[0]
                 if needed is not None and child not in needed:
                     continue
-                g = outs[i] if i < n_outs else None
                 if g is not None:
-                    if type(g) is not Tensor or g._data.shape != e[2] or g._data.dtype != e[3]:
+                    if type(g) is not Tensor:
                         g = _validate(node, i, g, e)
-                    if type(child) is AccumulateGrad and _maybe_shared(g, grads, outs, node):
-                        shared.add(id(g))
-                    buf = buffers.get(child)
+                    else:
+                        arr = g._data
+                        dt = arr.dtype
+                        if arr.shape != e[2] or (dt is not e[3] and dt != e[3]):
+                            g = _validate(node, i, g, e)
+                    buf = get_buffer(child)
                     if buf is None:
                         buf = buffers[child] = [None] * child._n_outputs
                     prev = buf[e[1]]
                     if prev is None:
                         buf[e[1]] = g
+                        if type(child) is AccumulateGrad and _maybe_shared(g, grads, outs, node):
+                            shared.add(id(g))
                     elif create_graph:
                         buf[e[1]] = prev + g
                     else:
@@ -241,10 +256,21 @@ def _maybe_shared(g: Tensor, grads: list[Any], outs: tuple[Any, ...], node: Any)
     """Whether gradient ``g`` (bound for a leaf) may be referenced elsewhere, so that adopting
     its array as ``.grad`` would alias: it passed through unchanged, went to two edges, or is
     a tensor the node saved."""
-    if any(g is x for x in grads) or sum(1 for o in outs if o is g) > 1:
+    for x in grads:
+        if g is x:
+            return True
+    n = 0
+    for o in outs:
+        if o is g:
+            n += 1
+    if n > 1:
         return True
     saved = node._saved
-    return saved is not None and any(g is s for s in saved)
+    if saved is not None:
+        for s in saved:
+            if g is s:
+                return True
+    return False
 
 
 def _accumulate(var: Tensor, g: Tensor, create_graph: bool, shared: set[int]) -> None:

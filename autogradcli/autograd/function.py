@@ -37,9 +37,9 @@ FREED_MESSAGE = (
 )
 
 
-def _call_site() -> tuple[str, int] | None:
+def _call_site(depth: int = 3) -> tuple[str, int] | None:
     """(file, line) of the innermost frame outside this package: where the user called the op."""
-    frame = sys._getframe(3)
+    frame = sys._getframe(depth)
     internal = _internal_files
     while frame is not None:
         filename = frame.f_code.co_filename
@@ -81,6 +81,7 @@ class FunctionCtx:
     _tensor_hooks: dict[int, dict[int, Callable]] | None = None
     _retained: dict[int, Any] | None = None
     _site: tuple[str, int] | None = None
+    _forward_cls: Any = None  # the Function of a node (None: an older-style Function instance)
 
     # ----------------------------------------------------------------- the ctx API
     def save_for_backward(self, *tensors: Tensor | None) -> None:
@@ -172,8 +173,6 @@ class FunctionCtx:
 
 class BackwardNode(FunctionCtx):
     """Base of the per-Function node classes (``MyFuncBackward``) that ``apply`` instantiates."""
-
-    _forward_cls: type[Function]
 
     def _call_backward(self, grads: list[Tensor | None]) -> Any:
         return self._forward_cls.backward(self, *grads)
@@ -280,7 +279,13 @@ def _apply(ctx: FunctionCtx, forward: Callable, args: tuple[Any, ...], pass_ctx:
     return _apply_outputs(ctx, raw, args, track)
 
 
-def _apply_outputs(ctx: FunctionCtx, raw: Any, args: tuple[Any, ...], track: bool) -> Any:
+def _apply_outputs(
+    ctx: FunctionCtx,
+    raw: Any,
+    args: tuple[Any, ...],
+    track: bool,
+    edges: tuple[Any, ...] | None = None,
+) -> Any:
     """Wrap forward's results as Tensors and, when ``track``, make ``ctx`` their grad_fn."""
     needs = ctx.needs_input_grad
     if type(raw) is _ndarray and not ctx._dirty:  # the common case: one fresh array
@@ -307,7 +312,7 @@ def _apply_outputs(ctx: FunctionCtx, raw: Any, args: tuple[Any, ...], track: boo
 
     if track:
         ctx._key = -next(_seq)
-        ctx._next = _edges(args, needs)
+        ctx._next = _edges(args, needs) if edges is None else edges
         non_diff = ctx._non_differentiable
         for i, o in enumerate(outputs):
             if isinstance(o, Tensor) and o._data.dtype.kind == "f":
@@ -332,19 +337,28 @@ def _apply_outputs(ctx: FunctionCtx, raw: Any, args: tuple[Any, ...], track: boo
     return outputs if type(raw) is tuple else outputs[0]
 
 
-def _record_saved(ctx: FunctionCtx, to_save: tuple[Any, ...], outputs: tuple[Any, ...]) -> None:
+def _record_saved(
+    ctx: FunctionCtx, to_save: tuple[Any, ...], outputs: tuple[Any, ...], depth: int = 3
+) -> None:
     """Keep what save_for_backward was given, with versions, and where the op was called."""
-    saved = list(to_save)
-    for j, t in enumerate(saved):
-        if t is not None:
-            for i, o in enumerate(outputs):
-                if o is t:  # an output of this node: kept without its grad_fn (no cycle)
-                    saved[j] = _SavedOutput(t, i)
-                    break
-    ctx._saved = tuple(saved)
-    ctx._saved_versions = tuple([0 if t is None or t._vc is None else t._vc[0] for t in to_save])
+    saved = None
+    versions = []
+    for j, t in enumerate(to_save):
+        if t is None:
+            versions.append(0)
+            continue
+        vc = t._vc
+        versions.append(0 if vc is None else vc[0])
+        for i, o in enumerate(outputs):
+            if o is t:  # an output of this node: kept without its grad_fn (no cycle)
+                if saved is None:
+                    saved = list(to_save)
+                saved[j] = _SavedOutput(t, i)
+                break
+    ctx._saved = to_save if saved is None else tuple(saved)
+    ctx._saved_versions = tuple(versions)
     ctx._to_save = None
-    ctx._site = _call_site()
+    ctx._site = _call_site(depth)
 
 
 def _check_dirty(ctx: FunctionCtx, t: Tensor, track: bool) -> None:
@@ -408,18 +422,71 @@ class Function(FunctionCtx):
 
     @classmethod
     def apply(cls, *args: Any, **kwargs: Any) -> Any:
+        # The hot path of every op: _apply + _apply_outputs inlined for the common cases.
         if kwargs:
             args = cls._bind(args, kwargs)
         ctx = cls._backward_cls()
-        if STATE.enabled:
-            return _apply(ctx, cls.forward, args, True)
-        # nothing is recorded (e.g. inside a first-order backward): the shortest path
-        n = len(args)
-        ctx.needs_input_grad = _NO_GRAD_NEEDS[n] if n < 16 else (False,) * n
-        raw = cls.forward(ctx, *args)
-        if type(raw) is _ndarray and not ctx._dirty:
-            return _make(raw)
-        return _apply_outputs(ctx, raw, args, False)
+        state = STATE
+        if not state.enabled:
+            # nothing is recorded (e.g. inside a first-order backward): the shortest path
+            n = len(args)
+            ctx.needs_input_grad = _NO_GRAD_NEEDS[n] if n < 16 else (False,) * n
+            raw = cls.forward(ctx, *args)
+            if type(raw) is _ndarray and not ctx._dirty:
+                return _make(raw)
+            return _apply_outputs(ctx, raw, args, False)
+
+        # one pass over the arguments: which need grad, and the edges to their nodes
+        needs = []
+        edges = []
+        track = False
+        for a in args:
+            if isinstance(a, Tensor) and a._requires_grad:
+                track = True
+                needs.append(True)
+                d = a._data
+                fn = a._grad_fn
+                if fn is None:
+                    fn = a._acc
+                    if fn is None:
+                        fn = a._acc = AccumulateGrad(a)
+                    edges.append((fn, 0, d.shape, d.dtype))
+                else:
+                    edges.append((fn, a._output_nr, d.shape, d.dtype))
+            else:
+                needs.append(False)
+                edges.append(None)
+        ctx.needs_input_grad = tuple(needs)
+        state.enabled = False
+        try:
+            raw = cls.forward(ctx, *args)
+        finally:
+            state.enabled = True
+        if not track:
+            if type(raw) is _ndarray and not ctx._dirty:
+                return _make(raw)
+            return _apply_outputs(ctx, raw, args, False)
+
+        # recorded, one fresh output (an array, or a new Tensor that saves itself)
+        if ctx._dirty:
+            return _apply_outputs(ctx, raw, args, True, tuple(edges))
+        if type(raw) is _ndarray:
+            out = _make(raw)
+        elif type(raw) is Tensor and raw._grad_fn is None and not raw._requires_grad:
+            for a in args:
+                if a is raw:  # an input returned as is: the general path makes an alias
+                    return _apply_outputs(ctx, raw, args, True, tuple(edges))
+            out = raw
+        else:
+            return _apply_outputs(ctx, raw, args, True, tuple(edges))
+        ctx._key = -next(_seq)
+        ctx._next = tuple(edges)
+        if out._data.dtype.kind == "f" and not ctx._non_differentiable:
+            out._grad_fn = ctx
+            out._requires_grad = True
+        if ctx._to_save is not None:
+            _record_saved(ctx, ctx._to_save, (out,), 2)
+        return out
 
     @classmethod
     def _legacy_apply(cls, *args: Any, **kwargs: Any) -> Any:
