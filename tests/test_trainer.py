@@ -86,8 +86,9 @@ def assert_same_params(a, b) -> None:
 class RaiseAt(Callback):
     """Raise KeyboardInterrupt at a given global step (on_batch_end) or epoch (on_epoch_end)."""
 
-    def __init__(self, step=None, epoch=None, real_signal=False):
+    def __init__(self, step=None, epoch=None, real_signal=False, val_epoch=None):
         self.step, self.epoch, self.real_signal = step, epoch, real_signal
+        self.val_epoch = val_epoch
 
     def on_batch_end(self, trainer):
         if self.step is not None and trainer.global_step == self.step:
@@ -98,6 +99,10 @@ class RaiseAt(Callback):
 
     def on_epoch_end(self, trainer):
         if self.epoch is not None and trainer.epoch == self.epoch:
+            raise KeyboardInterrupt
+
+    def on_validation_end(self, trainer):
+        if self.val_epoch is not None and trainer.epoch == self.val_epoch:
             raise KeyboardInterrupt
 
 
@@ -196,7 +201,9 @@ def test_same_seed_same_losses_bit_for_bit():
 
 # ---------------------------------------------------------------------------- resume
 @pytest.mark.parametrize(
-    "stop", [{"epoch": 2}, {"step": 9}, {"step": 9, "real_signal": True}], ids=str
+    "stop",
+    [{"epoch": 2}, {"step": 9}, {"step": 9, "real_signal": True}, {"val_epoch": 2}],
+    ids=str,
 )
 def test_resume_is_bit_identical(tmp_path, stop):
     straight = make_trainer(tmp_path / "a", epochs=4)
@@ -208,9 +215,8 @@ def test_resume_is_bit_identical(tmp_path, stop):
     run = first.run
     assert read_json(run.file("summary.json"))["status"] == "interrupted"
 
-    second = make_trainer(None, epochs=4)
-    second.run = RunDir(run.path)
-    second.load_checkpoint(run.checkpoint_path("last"))
+    second = make_trainer(None, epochs=4, resume_from=run.path)
+    assert second.run.path == run.path
     res = second.fit()
     assert res.status == "completed" and second.epochs_done == 4
     assert_same_params(second.model, straight.model)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import datetime as _dt
 import math
+import os
 import platform
 import signal
 import threading
@@ -133,6 +134,8 @@ class Trainer:
     ``seed``: when given, a fresh fit seeds the global RNG and the train loader's ``Generator``.
     ``monitor``/``mode``: the metric for ``best`` (default: the Checkpoint callback's, else
     ``val_loss``/``min``; ``val_*`` falls back to ``train_*`` without validation data).
+    ``resume_from``: a run folder (continues it, writing there) or a checkpoint file to load
+    before ``fit()``; the objects must be built as for the first session.
     """
 
     def __init__(
@@ -161,6 +164,7 @@ class Trainer:
         default_callbacks: bool = True,
         name: str | None = None,
         summary_extra: dict[str, Any] | None = None,
+        resume_from: str | None = None,
     ) -> None:
         if scheduler_interval not in ("epoch", "step"):
             raise ValueError(
@@ -234,6 +238,13 @@ class Trainer:
         self._started_at = _now()
         self._sessions = 0
         self._hook_handles: list[Any] = []
+        if resume_from is not None:
+            path = str(resume_from)
+            if os.path.isdir(path):
+                if self.run is None:
+                    self.run = RunDir(path)
+                path = RunDir(path).checkpoint_path("last")
+            self.load_checkpoint(path)
 
     # ------------------------------------------------------------------ small API for callbacks
     def request_stop(self, reason: str = "") -> None:
