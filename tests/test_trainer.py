@@ -409,3 +409,18 @@ def test_model_text_fallback_without_sample():
     model = make_parts()[0]
     text = model_text(model)
     assert "Linear(in_features=8" in text and "parameters: 195" in text
+
+
+def test_run_folder_lock_blocks_a_second_writer(tmp_path):
+    run = RunDir.create(str(tmp_path), "locked")
+    run.lock()
+    other = RunDir(run.path)
+    try:
+        import fcntl  # noqa: F401
+    except ImportError:
+        pytest.skip("no flock here")
+    with pytest.raises(RuntimeError, match="in use by another process"):
+        other.lock()
+    run.unlock()
+    other.lock()
+    other.unlock()

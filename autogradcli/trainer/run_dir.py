@@ -224,5 +224,38 @@ class RunDir:
         except (FileNotFoundError, json.JSONDecodeError):
             return None
 
+    # ------------------------------------------------------------------ lock
+    def lock(self) -> None:
+        """Take the folder's lock (``.lock``, an exclusive ``flock``) for this process, so a
+        second process (a ``resume`` of a run still going) cannot write into it. Released by
+        ``unlock`` or when the process ends, however it ends."""
+        if getattr(self, "_lock_fd", None) is not None:
+            return
+        try:
+            import fcntl
+        except ImportError:  # not POSIX: no lock
+            return
+        fd = os.open(self.file(".lock"), os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            try:
+                owner = os.read(fd, 32).decode().strip() or "?"
+            except OSError:
+                owner = "?"
+            os.close(fd)
+            raise RuntimeError(
+                f"run folder {self.path} is in use by another process (pid {owner})"
+            ) from None
+        os.ftruncate(fd, 0)
+        os.write(fd, str(os.getpid()).encode())
+        self._lock_fd: int | None = fd
+
+    def unlock(self) -> None:
+        fd = getattr(self, "_lock_fd", None)
+        if fd is not None:
+            self._lock_fd = None
+            os.close(fd)  # closing drops the flock
+
     def has_checkpoint(self, name: str) -> bool:
         return os.path.isfile(self.checkpoint_path(name))

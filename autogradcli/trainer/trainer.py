@@ -374,6 +374,8 @@ class Trainer:
         self.status, self.exit_code, self.message = "running", None, ""
         error: BaseException | None = None
         tb_text: str | None = None
+        if self.run is not None:
+            self.run.lock()
         restore_sigint = self._install_sigint()
         try:
             if self.device != "cpu" and self._move_batches:
@@ -414,7 +416,11 @@ class Trainer:
         finally:
             restore_sigint()
             self._remove_module_hooks()
-            self._finish(tb_text)
+            try:
+                self._finish(tb_text)
+            finally:
+                if self.run is not None:
+                    self.run.unlock()
         result = self.result(tb_text)
         if error is not None and raise_errors:
             raise error
