@@ -11,7 +11,6 @@ import enum
 import os
 from pathlib import Path
 
-import click
 import typer
 
 from .errors import EXIT_INTERRUPTED, EXIT_USAGE, report
@@ -28,6 +27,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode=None,  # plain click help: rich is imported only by commands that print
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
@@ -65,6 +65,7 @@ TRAIN_HELP = """Train the model described by CONFIG (a YAML file).
 Top-level keys of the config (only data and model are required; every
 default is filled in, see --print-config):
 
+\b
   name       run name (default: the file's stem)
   seed       seeds weights, the split and shuffling (default 0)
   device     cpu | cuda | cuda:N
@@ -149,6 +150,7 @@ Inputs: --input name=SHAPE (names: forward's parameters after ctx), or
 the Function's `example_inputs` (a tuple, or a staticmethod returning
 one); --input/--arg override single entries. All in float64.
 
+\b
 Checks: backward returns one gradient per input (shapes, dtypes); the
 Jacobian matches central differences (|a - n| <= atol + rtol * |n|);
 backward is deterministic (--nondet-tol); second order (--order 2).
@@ -229,26 +231,33 @@ def inspect(
     raise typer.Exit(run_inspect(str(model), depth, list(set_), json_))
 
 
+def _is_cli_exception(err: BaseException) -> bool:
+    """A usage error raised by typer's (or click's) parser: it knows how to show itself."""
+    mod = type(err).__module__
+    return mod.startswith(("typer", "click")) and hasattr(err, "show") and hasattr(err, "exit_code")
+
+
 def run(argv: list[str]) -> int:
     """Run the app on ``argv``; map every outcome to an exit code."""
+    import sys
+
     _STATE["debug"] = "--debug" in argv or os.environ.get("AGRAD_DEBUG", "") not in ("", "0")
     try:
         result = app(args=argv, prog_name="agrad", standalone_mode=False)
-    except click.exceptions.Exit as e:
+    except typer.Exit as e:
         return int(e.exit_code)
-    except click.exceptions.Abort:
-        import sys
-
+    except (typer.Abort, KeyboardInterrupt):
         print("agrad: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
-    except KeyboardInterrupt:
-        import sys
-
-        print("agrad: interrupted", file=sys.stderr)
-        return EXIT_INTERRUPTED
-    except click.ClickException as e:
-        e.show()
-        return int(e.exit_code) if e.exit_code else EXIT_USAGE
     except Exception as e:
+        if type(e).__name__ == "Exit" and hasattr(e, "exit_code"):
+            return int(e.exit_code)
+        if type(e).__name__ == "Abort":
+            print("agrad: interrupted", file=sys.stderr)
+            return EXIT_INTERRUPTED
+        if _is_cli_exception(e):
+            e.show()  # type: ignore[attr-defined]
+            code = int(e.exit_code)  # type: ignore[attr-defined]
+            return code if code else EXIT_USAGE
         return report(e, _STATE["debug"])
     return int(result) if isinstance(result, int) else 0
