@@ -12,8 +12,9 @@ import yaml
 
 from .errors import ConfigError, ConfigIssue, Path, format_path
 from .imports import is_import_path
-from .schema import PATH_KEYS, Validator
-from .source import SourceMap, load_yaml_text
+from .schema import PATH_KEYS
+from .source import SourceMap, load_yaml_text, read_config_text
+from .validator import Validator
 
 
 @dataclass
@@ -44,7 +45,7 @@ class Config:
         value = os.path.expanduser(value)
         if os.path.isabs(value):
             return value
-        base = os.getcwd() if self.where(key_path).startswith("--set") else self.base_dir
+        base = self.source.base_dir_for(key_path, self.base_dir)
         return os.path.normpath(os.path.join(base, value))
 
     def to_yaml(self, absolute_paths: bool = False) -> str:
@@ -199,11 +200,4 @@ def load_config(path: str, overrides: Sequence[str] = ()) -> Config:
     by index (``model.1.out_features=32``), and a missing mapping key is created. Raises one
     ``ConfigError`` listing every problem found.
     """
-    try:
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
-    except OSError as err:
-        raise ConfigError(
-            [ConfigIssue(path, (), f"cannot read the config: {err.strerror or err}")]
-        ) from None
-    return load_config_text(text, path, overrides)
+    return load_config_text(read_config_text(path), path, overrides)

@@ -7,6 +7,7 @@ a map from key paths (``("model", 0, "type")``) to positions, so every validatio
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -36,6 +37,11 @@ class SourceMap:
 
     def issue(self, path: Path, message: str) -> ConfigIssue:
         return ConfigIssue(self.where(path), tuple(path), message)
+
+    def base_dir_for(self, path: Path, config_dir: str) -> str:
+        """The directory a relative file path found at ``path`` is relative to: the working
+        directory for a value given with ``--set``, else ``config_dir`` (the config's own)."""
+        return os.getcwd() if self.where(path).startswith("--set") else config_dir
 
 
 class _Builder:
@@ -89,13 +95,17 @@ def load_yaml_text(text: str, file: str) -> tuple[Any, SourceMap]:
     return data, source
 
 
-def load_yaml(path: str) -> tuple[Any, SourceMap]:
-    """Read and parse the YAML file at ``path``."""
+def read_config_text(path: str) -> str:
+    """The text of the config file at ``path``; a ConfigError saying why it cannot be read."""
     try:
         with open(path, encoding="utf-8") as f:
-            text = f.read()
+            return f.read()
     except OSError as err:
         raise ConfigError(
-            [ConfigIssue(path, (), f"cannot read the config: {err.strerror}")]
+            [ConfigIssue(path, (), f"cannot read the config: {err.strerror or err}")]
         ) from None
-    return load_yaml_text(text, path)
+
+
+def load_yaml(path: str) -> tuple[Any, SourceMap]:
+    """Read and parse the YAML file at ``path``."""
+    return load_yaml_text(read_config_text(path), path)

@@ -1,0 +1,121 @@
+"""Validation of the ``hooks`` section: built-in trainer hooks with their settings, module hooks
+on a named layer, and the user's callbacks by import path. ``Checkpoint`` and
+``NonFiniteGuard`` are appended when absent; without validation data, a default
+``monitor: val_loss`` becomes ``train_loss``."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .checks import describe, is_int, show
+from .errors import Path, did_you_mean
+from .imports import is_import_path
+from .schema import BUILTIN_HOOKS, DEFAULT_HOOKS, HOOK_CHECKS, MODULE_HOOKS, MONITORS
+
+if TYPE_CHECKING:
+    from .validator import Validator
+
+__all__ = ["validate_hooks"]
+
+
+def validate_hooks(v: Validator, value: Any, path: Path, has_val: bool) -> list[Any]:
+    """The hook specs, each ``{type, ...}``, with the default hooks appended."""
+    if value is None:
+        value = []
+    if not isinstance(value, list):
+        v.error(path, f"expected a list of hooks, got {show(value)}")
+        return []
+    out: list[Any] = []
+    names = [*BUILTIN_HOOKS, *MODULE_HOOKS]
+    for i, item in enumerate(value):
+        hpath = path + (i,)
+        spec = v.named_spec(item, hpath, "a hook")
+        if spec is None:
+            out.append(item)
+            continue
+        kind = spec["type"]
+        if not isinstance(kind, str):
+            v.error(hpath + ("type",), f"expected a hook name or import path, got {show(kind)}")
+        elif kind in BUILTIN_HOOKS:
+            spec = _builtin_hook(v, spec, item, hpath, has_val)
+        elif kind in MODULE_HOOKS:
+            _module_hook(v, spec, hpath)
+        elif is_import_path(kind):
+            _callback(v, spec, hpath)
+        else:
+            v.error(
+                hpath + ("type",),
+                f"unknown hook {kind!r}{did_you_mean(kind, names)}; expected one of "
+                f"{', '.join(names)} or an import path",
+            )
+        out.append(spec)
+    present = {h.get("type") for h in out if isinstance(h, dict)}
+    for kind in DEFAULT_HOOKS:
+        if kind not in present:
+            spec = {"type": kind, **BUILTIN_HOOKS[kind]}
+            if spec.get("monitor", "").startswith("val_") and not has_val:
+                spec["monitor"] = "train_loss"
+            out.append(spec)
+    return out
+
+
+def _builtin_hook(
+    v: Validator, spec: dict[str, Any], item: Any, path: Path, has_val: bool
+) -> dict[str, Any]:
+    """A built-in hook's settings (``schema.BUILTIN_HOOKS``), checked and completed.
+
+    Without validation data, Checkpoint's default ``val_loss`` monitor becomes ``train_loss``;
+    a ``val_`` monitor the user wrote is an error."""
+    kind = spec["type"]
+    settings = {k: x for k, x in spec.items() if k != "type"}
+    spec = {
+        "type": kind,
+        **v.fields(settings, path, BUILTIN_HOOKS[kind], dict(HOOK_CHECKS), kind),
+    }
+    if (
+        (spec.get("monitor") in MONITORS and spec.get("enabled", True))
+        and spec["monitor"].startswith("val_")
+        and not has_val
+    ):
+        if kind == "Checkpoint" and "monitor" not in item:
+            spec["monitor"] = "train_loss"
+        else:
+            v.monitor(spec["monitor"], path + ("monitor",), has_val)
+    return spec
+
+
+def _module_hook(v: Validator, spec: dict[str, Any], path: Path) -> None:
+    """A module hook: ``layer`` (a ``named_modules()`` name) and ``fn`` (an import path)."""
+    kind = spec["type"]
+    v.unknown_keys(spec, path, ("type", "layer", "fn"), f"a {kind} hook")
+    layer = spec.get("layer")
+    if is_int(layer):
+        spec["layer"] = layer = str(layer)
+    if not isinstance(layer, str):
+        v.error(
+            path + ("layer",) if "layer" in spec else path,
+            f"a {kind} hook needs 'layer' (a named_modules() name)",
+        )
+    fn = spec.get("fn")
+    if not is_import_path(fn):
+        v.error(
+            path + ("fn",) if "fn" in spec else path,
+            f"a {kind} hook needs 'fn' (an import path to the hook function)",
+        )
+    else:
+        obj = v.resolve(fn, path + ("fn",))
+        if obj is not None and not callable(obj):
+            v.error(path + ("fn",), f"{fn!r} is {describe(obj)}, not a function")
+
+
+def _callback(v: Validator, spec: dict[str, Any], path: Path) -> None:
+    """A user callback by import path: a class (the other keys are its keyword arguments) or a
+    function."""
+    kind = spec["type"]
+    obj = v.resolve(kind, path + ("type",))
+    if obj is None:
+        return
+    if not callable(obj):
+        v.error(path + ("type",), f"{kind!r} is {describe(obj)}, not a class or function")
+    elif isinstance(obj, type):
+        v.kwargs({k: x for k, x in spec.items() if k != "type"}, path, obj, obj.__name__)
