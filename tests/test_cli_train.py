@@ -185,3 +185,14 @@ def test_subprocess_dry_run_has_no_control_characters(tiny):
     assert res.returncode == 0, res.stderr
     assert "\x1b" not in res.stdout + res.stderr
     assert "Layer (type)" in res.stdout
+
+
+def test_interrupt_exits_130(capsys, tiny, monkeypatch):
+    import autogradcli.cli.train_cmd as train_cmd
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(train_cmd, "run_train", interrupted)
+    code, _, err = agrad(capsys, "train", tiny)
+    assert code == 130 and "interrupted" in err
