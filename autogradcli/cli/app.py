@@ -245,12 +245,16 @@ def run(argv: list[str]) -> int:
     try:
         result = app(args=argv, prog_name="agrad", standalone_mode=False)
     except typer.Exit as e:
+        if int(e.exit_code) == EXIT_INTERRUPTED:  # typer's own handling of Ctrl-C
+            print("agrad: interrupted", file=sys.stderr)
         return int(e.exit_code)
     except (typer.Abort, KeyboardInterrupt):
         print("agrad: interrupted", file=sys.stderr)
         return EXIT_INTERRUPTED
     except Exception as e:
         if type(e).__name__ == "Exit" and hasattr(e, "exit_code"):
+            if int(e.exit_code) == EXIT_INTERRUPTED:
+                print("agrad: interrupted", file=sys.stderr)
             return int(e.exit_code)
         if type(e).__name__ == "Abort":
             print("agrad: interrupted", file=sys.stderr)
