@@ -264,4 +264,7 @@ def run(argv: list[str]) -> int:
             code = int(e.exit_code)  # type: ignore[attr-defined]
             return code if code else EXIT_USAGE
         return report(e, _STATE["debug"])
-    return int(result) if isinstance(result, int) else 0
+    code = int(result) if isinstance(result, int) else 0
+    if code == EXIT_INTERRUPTED:  # typer turns Ctrl-C into Exit(130), returned as the result
+        print("agrad: interrupted", file=sys.stderr)
+    return code
