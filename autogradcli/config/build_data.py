@@ -1,0 +1,132 @@
+"""Building the data of a run: the datasets of the ``data`` section, the train/validation
+split, the loaders, and the small batch the model is built on."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import data as D
+from .builder import Builder
+from .errors import Path
+from .imports import is_import_path
+
+__all__ = ["build_datasets", "build_loaders", "move_dataset", "sample_batch"]
+
+
+def build_datasets(b: Builder) -> tuple[Any, Any]:
+    """(train, val) datasets: ``data`` split by ``val_split`` (seeded), or ``data`` and
+    ``data.val``; val is None without validation data, both are None after a problem."""
+    spec = b.config.data["data"]
+    seed = b.config.data["seed"]
+    ds = _dataset(b, spec, ("data",))
+    if ds is None:
+        return None, None
+    if spec.get("val"):
+        val = _dataset(b, spec["val"], ("data", "val"))
+        return ds, val
+    frac = spec["val_split"]
+    if not frac:
+        return ds, None
+    n = len(ds)
+    n_val = round(n * frac)
+    if n_val < 1 or n_val >= n:
+        b.error(
+            ("data", "val_split"),
+            f"val_split {frac} of {n} samples leaves {n - n_val} to train and {n_val} to validate",
+        )
+        return None, None
+    train, val = D.random_split(ds, [n - n_val, n_val], generator=D.Generator(seed))
+    return train, val
+
+
+def _dataset(b: Builder, spec: dict[str, Any], path: Path) -> Any:
+    """The dataset ``spec`` describes, checked to be a non-empty set of (input, target) pairs;
+    None after reporting why it cannot be loaded."""
+    name = spec["dataset"]
+    key = path + ("dataset",)
+    file_path = b.config.file_path
+    try:
+        if is_import_path(name):
+            fn = b.resolve(name, key)
+            if fn is None:
+                return None
+            kwargs = {k: v for k, v in spec.items() if k not in ("dataset", "val_split", "val")}
+            ds = fn(**kwargs)
+        elif name == "digits":
+            ds = D.load_digits(flatten=spec["flatten"])
+        elif name == "npz":
+            key = path + ("path",)
+            ds = D.load_npz(file_path(key, spec["path"]), spec["x_key"], spec["y_key"])
+        elif name == "csv":
+            key = path + ("path",)
+            ds = D.load_csv(
+                file_path(key, spec["path"]),
+                spec["target_column"],
+                spec["header"],
+                spec["delimiter"],
+            )
+        elif name == "idx":
+            key = path + ("images",)
+            labels = spec["labels"]
+            ds = D.load_idx(
+                file_path(key, spec["images"]),
+                file_path(path + ("labels",), labels) if labels else None,
+                spec["flatten"],
+            )
+        elif name == "sine":
+            ds = D.sine_regression(spec["n"], spec["noise"], spec["seed"])
+        else:
+            ds = D.spirals(spec["n_per_class"], spec["classes"], spec["noise"], spec["seed"])
+    except Exception as err:
+        b.error(key, f"cannot load the data: {err}")
+        return None
+    if not hasattr(ds, "__len__") or not hasattr(ds, "__getitem__"):
+        b.error(key, f"{name!r} returned a {type(ds).__name__}, not a Dataset")
+        return None
+    if len(ds) == 0:
+        b.error(key, "the dataset is empty")
+        return None
+    first = ds[0]
+    if not isinstance(first, (tuple, list)) or len(first) < 2:
+        b.error(key, "the dataset's samples must be (input, target) pairs; it has no targets")
+        return None
+    return ds
+
+
+def build_loaders(b: Builder, train_ds: Any, val_ds: Any) -> tuple[Any, Any]:
+    """(train, val) DataLoaders from the ``train`` settings; the train loader shuffles with a
+    generator seeded from the run's seed. None where the dataset is None."""
+    t = b.config.data["train"]
+    train_loader = val_loader = None
+    if train_ds is not None:
+        train_loader = D.DataLoader(
+            train_ds,
+            batch_size=t["batch_size"],
+            shuffle=t["shuffle"],
+            drop_last=t["drop_last"],
+            generator=D.Generator(b.config.data["seed"]),
+        )
+        if t["drop_last"] and len(train_loader) == 0:
+            b.error(
+                ("train", "batch_size"),
+                f"batch_size {t['batch_size']} with drop_last leaves no batch of the "
+                f"{len(train_ds)} training samples",
+            )
+    if val_ds is not None:
+        val_loader = D.DataLoader(val_ds, batch_size=t["batch_size"], shuffle=False)
+    return train_loader, val_loader
+
+
+def sample_batch(dataset: Any, k: int) -> tuple[Any, Any]:
+    """(x, y): the first ``k`` samples of ``dataset`` (fewer if it is smaller), batched."""
+    loader = D.DataLoader(dataset, batch_size=min(k, len(dataset)))
+    batch = next(iter(loader))
+    return batch[0], batch[1]
+
+
+def move_dataset(dataset: Any, device: str) -> None:
+    """Move the tensors of the TensorDataset under ``dataset`` (through Subsets) to ``device``."""
+    while isinstance(dataset, D.Subset):
+        dataset = dataset.dataset
+    if isinstance(dataset, D.TensorDataset):
+        dataset.tensors = tuple(t.to(device) for t in dataset.tensors)

@@ -1,0 +1,121 @@
+"""Building the model: one layer (block) at a time, each run on the real output of the layers
+before it (a dry forward on a small batch, without grad, in eval mode).
+
+So ``auto`` sizes come from the actual input (``registry.AUTO_KEYS`` says which dim), and a
+shape mismatch is reported against the layer's key and line, with both shapes, instead of as a
+traceback from the first training step.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Sequence
+from typing import Any
+
+from ..autograd.grad_mode import no_grad
+from ..nn.container import Sequential
+from ..nn.function_layer import FunctionLayer
+from ..nn.module import Module
+from ..tensor.tensor import Tensor
+from . import registry
+from .blocks import Graph
+from .builder import Builder, shape_text, tensor_arguments
+from .errors import Path
+from .schema import BLOCK_RESERVED, LAYER_RESERVED
+
+__all__ = ["build_model"]
+
+
+def build_model(b: Builder, x: Tensor) -> tuple[Module | None, Any]:
+    """(model, its output on ``x``): a Sequential for a list of layers, a ``Graph`` for
+    ``blocks``; (None, None) after a problem (reported)."""
+    spec = b.config.data["model"]
+    if isinstance(spec, list):
+        layers: list[tuple[str, Module]] = []
+        for i, layer_spec in enumerate(spec):
+            module, x = _layer(b, layer_spec, ("model", i), [x], LAYER_RESERVED)
+            if module is None:
+                return None, None
+            layers.append((layer_spec.get("name", str(i)), module))
+        return Sequential(OrderedDict(layers)), x
+    values: dict[str, Any] = {"input": x}
+    wiring = []
+    for name, block in spec["blocks"].items():
+        refs = block["inputs"] if "inputs" in block else [block["input"]]
+        module, out = _layer(
+            b, block, ("model", "blocks", name), [values[r] for r in refs], BLOCK_RESERVED
+        )
+        if module is None:
+            return None, None
+        values[name] = out
+        wiring.append((name, module, refs))
+    return Graph(wiring, spec["output"]), values[spec["output"]]
+
+
+def _layer(
+    b: Builder, spec: dict[str, Any], path: Path, inputs: Sequence[Any], reserved: tuple
+) -> tuple[Module | None, Any]:
+    """(module, output) for one layer spec run on ``inputs``, or (None, None)."""
+    kind = spec["type"]
+    target = b.lookup(kind, path + ("type",), registry.layer_types())
+    if target is None:
+        return None, None
+    x = inputs[0]
+    kwargs = {k: v for k, v in spec.items() if k not in reserved}
+    what = getattr(target, "__name__", str(kind))
+    try:
+        if registry.is_function_class(target):
+            params = {}
+            for pname, shape in (kwargs.get("params") or {}).items():
+                dims = shape if isinstance(shape, list) else [shape]
+                params[pname] = [int(x.shape[-1]) if d == "auto" else d for d in dims]
+            module = FunctionLayer(target, params, kwargs.get("init"), kwargs.get("args", ()))
+        else:
+            for key, value in kwargs.items():
+                if value == "auto":
+                    dim = registry.AUTO_KEYS[key]
+                    if not isinstance(x, Tensor) or x.dim() < (2 if dim == 1 else 1):
+                        b.error(
+                            path + (key,),
+                            f"cannot infer {key} from an input of shape {shape_text(x)}",
+                        )
+                        return None, None
+                    kwargs[key] = int(x.shape[dim])
+            tensor_arguments(kwargs)
+            module = target(**kwargs)
+    except Exception as err:
+        args = ", ".join(f"{k}={v!r}" for k, v in kwargs.items())
+        b.error(path, f"{what}({args}) failed: {type(err).__name__}: {err}")
+        return None, None
+    if not isinstance(module, Module):
+        b.error(path, f"{what} built a {type(module).__name__}, not an nn.Module")
+        return None, None
+    try:
+        with no_grad():
+            module.eval()
+            out = module(*inputs)
+            module.train()
+    except Exception as err:
+        shapes = " and ".join(shape_text(i) for i in inputs)
+        b.error(path, f"{_expects(module)} cannot take an input of shape {shapes}: {err}")
+        return None, None
+    return module, out
+
+
+def _expects(module: Module) -> str:
+    """The module's repr line, plus what input it expects where its sizes say so:
+    ``Linear(in_features=64, ...) expects inputs of shape (*, 64); it``."""
+    text = repr(module).splitlines()[0]
+    for attr, fmt in (
+        ("in_features", "expects inputs of shape (*, {})"),
+        ("in_channels", "expects {} input channels (dim 1)"),
+        ("num_features", "expects {} features (dim 1)"),
+        ("normalized_shape", "expects trailing dims {}"),
+        ("input_size", "expects inputs of shape (*, {})"),
+    ):
+        value = getattr(module, attr, None)
+        if value is not None:
+            if isinstance(value, (tuple, list)):
+                value = tuple(value)
+            return f"{text} {fmt.format(value)}; it"
+    return text
