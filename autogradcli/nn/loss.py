@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ..tensor.tensor import Tensor
 from .functional import loss as F
+from .functional.loss_reduction import legacy_reduction
 from .module import Module
 
 __all__ = [
@@ -20,6 +21,8 @@ __all__ = [
 
 
 class _Loss(Module):
+    """A loss Module: resolves ``reduction`` from the legacy ``size_average``/``reduce`` flags."""
+
     reduction: str
 
     def __init__(
@@ -27,12 +30,14 @@ class _Loss(Module):
     ) -> None:
         super().__init__()
         if size_average is not None or reduce is not None:
-            self.reduction = F._legacy_reduction(size_average, reduce)
+            self.reduction = legacy_reduction(size_average, reduce)
         else:
             self.reduction = reduction
 
 
 class _WeightedLoss(_Loss):
+    """A loss Module with an optional per-class ``weight`` buffer."""
+
     weight: Tensor | None
 
     def __init__(
