@@ -4,6 +4,12 @@
 ``autogradcli.config.schema``'s docstring); ``build_experiment(config) -> Experiment`` turns it
 into a model, loss, optimizer, scheduler, data loaders and hook specs for the trainer. Every
 problem becomes one ``ConfigError`` whose issues read ``file:line:col  key.path: message``.
+
+Layout: ``source`` (YAML with positions), ``loader`` (``Config``, ``--set``), ``schema`` (the
+documented keys, defaults and checks), ``validator`` + ``validate_{data,model,training,hooks}``
+(one module per section, ``checks`` and ``issues`` shared), ``build`` +
+``build_{data,model,training}`` (``builder`` shared, ``experiment`` the result types),
+``registry`` (names a config may use), ``imports`` (user code), ``blocks`` (merge blocks, Graph).
 """
 
 from .build import Experiment, HookSpec, TrainSettings, build_experiment

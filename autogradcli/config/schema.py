@@ -71,7 +71,7 @@ train:
   shuffle: true
   drop_last: false
 output:
-  dir: runs               # the run goes to <dir>/<name>/
+  dir: runs               # each run goes to <dir>/<name>-<YYYYmmdd-HHMMSS>-<id>/
 ```
 
 Layer ``type``: a layer of ``autogradcli.nn`` (``Linear``, ``Conv2d``, ``ReLU``, ``MaxPool2d``,
