@@ -23,15 +23,14 @@ writes into it directly (no atomicity).
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
-import tempfile
 import zipfile
 from typing import IO, Any
 
 import numpy as np
 
+from ..utils.atomic import atomic_open
 from .format import SerializationError, decode, encode
 
 FORMAT_NAME = "autogradcli"
@@ -53,21 +52,8 @@ def save(obj: Any, f: PathOrFile) -> None:
     if not isinstance(f, (str, os.PathLike)):
         _write_archive(f, header, arrays)
         return
-    path = os.fspath(f)
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{os.path.basename(path)}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as out:
-            _write_archive(out, header, arrays)
-            out.flush()
-            os.fsync(out.fileno())
-        os.chmod(tmp, _file_mode(path))
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    _fsync_directory(directory)
+    with atomic_open(f, "wb") as out:
+        _write_archive(out, header, arrays)
 
 
 def _write_archive(out: IO[bytes], header: bytes, arrays: list[tuple[str, np.ndarray]]) -> None:
@@ -80,30 +66,6 @@ def _write_archive(out: IO[bytes], header: bytes, arrays: list[tuple[str, np.nda
 def _write_array(zf: zipfile.ZipFile, name: str, arr: np.ndarray) -> None:
     with zf.open(name, "w", force_zip64=arr.nbytes > 2**30) as member:
         np.lib.format.write_array(member, arr, allow_pickle=False)
-
-
-def _file_mode(path: str) -> int:
-    """Keep an existing file's permissions; otherwise what ``open`` would give (0o666 & ~umask)."""
-    try:
-        return os.stat(path).st_mode & 0o7777
-    except OSError:
-        umask = os.umask(0)
-        os.umask(umask)
-        return 0o666 & ~umask
-
-
-def _fsync_directory(directory: str) -> None:
-    """Make the rename itself durable where the platform allows it (POSIX)."""
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 def load(f: PathOrFile, map_location: Any = None, weights_only: bool | None = None) -> Any:
