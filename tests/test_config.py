@@ -558,3 +558,25 @@ def test_shipped_configs_validate(name):
         load_config_text(c.to_yaml(absolute_paths=True), "/elsewhere/x.yaml").data["model"]
         is not None
     )
+
+
+@pytest.mark.parametrize(
+    "override",
+    [
+        "data.dataset=[1, 2]",
+        "loss=[1]",
+        "optimizer={type: [1]}",
+        "model.1.type=[1]",
+        "scheduler={type: {a: 1}}",
+        "hooks=[{type: [1]}]",
+        "model=[[1]]",
+        "train.epochs=[1]",
+        "optimizer.param_groups=[{params: [1]}]",
+    ],
+)
+def test_values_of_the_wrong_kind_are_config_errors_not_crashes(override):
+    from autogradcli.config import ConfigError, load_config
+
+    with pytest.raises(ConfigError) as err:
+        load_config(os.path.join(CONFIGS, "digits_mlp.yaml"), [override])
+    assert "--set #1" in str(err.value)

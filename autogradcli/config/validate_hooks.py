@@ -49,7 +49,7 @@ def validate_hooks(v: Validator, value: Any, path: Path, has_val: bool) -> list[
                 f"{', '.join(names)} or an import path",
             )
         out.append(spec)
-    present = {h.get("type") for h in out if isinstance(h, dict)}
+    present = {h.get("type") for h in out if isinstance(h, dict) and isinstance(h.get("type"), str)}
     for kind in DEFAULT_HOOKS:
         if kind not in present:
             spec = {"type": kind, **BUILTIN_HOOKS[kind]}

@@ -186,7 +186,10 @@ class Validator(IssueCollector):
         own spelling. None after reporting why there is none."""
         kind = spec["type"]
         if not isinstance(kind, str):
-            self.error(path + ("type",), f"expected a {what} name, got {show(kind)}")
+            self.error(
+                path + ("type",),
+                f"expected {'an' if what[0] in 'aeiou' else 'a'} {what} name, got {show(kind)}",
+            )
             return None
         if is_import_path(kind):
             obj = self.resolve(kind, path + ("type",))
