@@ -18,7 +18,6 @@ Every whole-file write goes through a temporary file in the same folder, ``fsync
 
 from __future__ import annotations
 
-import contextlib
 import csv
 import io
 import json
@@ -26,10 +25,12 @@ import math
 import os
 import re
 import secrets
-import tempfile
 import time
 from collections.abc import Iterable, Sequence
 from typing import Any
+
+from ..utils.atomic import atomic_write_text as _atomic_write_text
+from ..utils.atomic import fsync_directory
 
 __all__ = ["CHECKPOINTS", "RunDir", "atomic_write_text", "jsonable", "metric_columns"]
 
@@ -48,35 +49,9 @@ BASE_COLUMNS = ("epoch", "step", "train_loss", "train_acc", "val_loss", "val_acc
 _UNSAFE = re.compile(r"[^A-Za-z0-9._+-]+")
 
 
-def _fsync_dir(directory: str) -> None:
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
-
-
 def atomic_write_text(path: str, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file + fsync + rename."""
-    directory = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{os.path.basename(path)}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as out:
-            out.write(text)
-            out.flush()
-            os.fsync(out.fileno())
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-    _fsync_dir(directory)
+    """Write ``text`` to ``path`` through a temporary file + fsync + rename (mode 0644)."""
+    _atomic_write_text(path, text, permissions=0o644)
 
 
 def jsonable(value: Any) -> Any:
@@ -138,7 +113,7 @@ class RunDir:
             except FileExistsError:
                 continue
             os.mkdir(os.path.join(path, CHECKPOINTS))
-            _fsync_dir(runs_dir)
+            fsync_directory(runs_dir)
             return cls(path)
         raise FileExistsError(f"could not create a new run folder in {runs_dir!r}")
 
