@@ -85,8 +85,11 @@ class FunctionCtx:
 
     # ----------------------------------------------------------------- the ctx API
     def save_for_backward(self, *tensors: Tensor | None) -> None:
-        for i, t in enumerate(tensors):
+        for t in tensors:
             if t is not None and type(t) is not Tensor and not isinstance(t, Tensor):
+                i = next(
+                    i for i, t in enumerate(tensors) if t is not None and not isinstance(t, Tensor)
+                )
                 raise TypeError(
                     f"save_for_backward can only save variables, but argument {i} is of type "
                     f"{type(t).__name__}"
@@ -100,10 +103,9 @@ class FunctionCtx:
             if self._freed:
                 raise RuntimeError(FREED_MESSAGE)
             return self._to_save or ()
-        out = []
-        for entry, version in zip(saved, self._saved_versions):
+        out = None
+        for j, entry in enumerate(saved):
             if entry is None:
-                out.append(None)
                 continue
             if type(entry) is _SavedOutput:
                 current = entry.vc[0]
@@ -111,13 +113,17 @@ class FunctionCtx:
                 t._vc = entry.vc
                 t._grad_fn = self
                 t._output_nr = entry.index
+                if out is None:
+                    out = list(saved)
+                out[j] = t
             else:
                 t = entry
-                current = t._vc[0] if t._vc is not None else 0
+                vc = t._vc
+                current = 0 if vc is None else vc[0]
+            version = self._saved_versions[j]
             if current != version:
                 raise RuntimeError(self._modified_message(t, version, current))
-            out.append(t)
-        return tuple(out)
+        return saved if out is None else tuple(out)
 
     saved_variables = saved_tensors
 

@@ -20,15 +20,6 @@ def _shape_of(v: Any) -> tuple[int, ...]:
     return v._data.shape if isinstance(v, Tensor) else ()
 
 
-def _scalar_operand(a: Any, b: Any) -> tuple[int, Any] | None:
-    """(position, value) when one operand is a Python number (no broadcasting, nothing to save)."""
-    if not isinstance(b, Tensor):
-        return (1, b)
-    if not isinstance(a, Tensor):
-        return (0, a)
-    return None
-
-
 class Add(Function):
     _backward_name = "AddBackward0"
 
@@ -37,13 +28,18 @@ class Add(Function):
         x, y, dt = binary_operands(a, b)
         if True in ctx.needs_input_grad:
             ctx.shapes = (_shape_of(a), _shape_of(b))
-        return _finish(x + y, dt)
+        out = x + y
+        return out if dt is None else _finish(out, dt)
 
     @staticmethod
     def backward(ctx: Any, g: Tensor) -> tuple[Any, Any]:
         na, nb = ctx.needs_input_grad
         sa, sb = ctx.shapes
-        return (sum_to(g, sa) if na else None, sum_to(g, sb) if nb else None)
+        shape = g._data.shape
+        return (
+            (g if shape == sa else sum_to(g, sa)) if na else None,
+            (g if shape == sb else sum_to(g, sb)) if nb else None,
+        )
 
 
 class Sub(Function):
@@ -54,13 +50,17 @@ class Sub(Function):
         x, y, dt = binary_operands(a, b)
         if True in ctx.needs_input_grad:
             ctx.shapes = (_shape_of(a), _shape_of(b))
-        return _finish(x - y, dt)
+        out = x - y
+        return out if dt is None else _finish(out, dt)
 
     @staticmethod
     def backward(ctx: Any, g: Tensor) -> tuple[Any, Any]:
         na, nb = ctx.needs_input_grad
         sa, sb = ctx.shapes
-        return (sum_to(g, sa) if na else None, sum_to(-g, sb) if nb else None)
+        return (
+            (g if g._data.shape == sa else sum_to(g, sa)) if na else None,
+            sum_to(-g, sb) if nb else None,
+        )
 
 
 class Mul(Function):
@@ -71,21 +71,36 @@ class Mul(Function):
         x, y, dt = binary_operands(a, b)
         na, nb = ctx.needs_input_grad
         if na or nb:
-            ctx.const = _scalar_operand(a, b)
-            if ctx.const is None:
+            if not isinstance(b, Tensor):  # a Python number: nothing to save or broadcast
+                ctx.const = (1, b)
+            elif not isinstance(a, Tensor):
+                ctx.const = (0, a)
+            else:
+                ctx.const = None
                 ctx.save_for_backward(a if nb else None, b if na else None)
                 ctx.shapes = (x.shape, y.shape)
-        return _finish(x * y, dt)
+        out = x * y
+        return out if dt is None else _finish(out, dt)
 
     @staticmethod
     def backward(ctx: Any, g: Tensor) -> tuple[Any, Any]:
-        if ctx.const is not None:
-            pos, c = ctx.const
+        const = ctx.const
+        if const is not None:
+            pos, c = const
             return (g * c, None) if pos == 1 else (None, g * c)
         a, b = ctx.saved_tensors
         na, nb = ctx.needs_input_grad
         sa, sb = ctx.shapes
-        return (sum_to(g * b, sa) if na else None, sum_to(g * a, sb) if nb else None)
+        ga = gb = None
+        if na:
+            ga = g * b
+            if ga._data.shape != sa:
+                ga = sum_to(ga, sa)
+        if nb:
+            gb = g * a
+            if gb._data.shape != sb:
+                gb = sum_to(gb, sb)
+        return ga, gb
 
 
 class Div(Function):

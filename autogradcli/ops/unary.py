@@ -101,7 +101,25 @@ class Sin(Function):
     @staticmethod
     def backward(ctx: Any, g: Tensor) -> Tensor:
         (x,) = ctx.saved_tensors
-        return g * x.cos()
+        return SinBackward.apply(g, x)
+
+
+class SinBackward(Function):
+    """g * cos(x) in one op (sin's backward, itself differentiable for grad-of-grad)."""
+
+    _backward_name = "SinBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, g: Tensor, x: Tensor) -> Any:
+        if True in ctx.needs_input_grad:
+            ctx.save_for_backward(g, x)
+        return g._data * array_module(x._data).cos(x._data)
+
+    @staticmethod
+    def backward(ctx: Any, gg: Tensor) -> tuple[Any, Any]:
+        g, x = ctx.saved_tensors
+        ng, nx = ctx.needs_input_grad
+        return (SinBackward.apply(gg, x) if ng else None, -gg * g * x.sin() if nx else None)
 
 
 class Cos(Function):
@@ -115,7 +133,25 @@ class Cos(Function):
     @staticmethod
     def backward(ctx: Any, g: Tensor) -> Tensor:
         (x,) = ctx.saved_tensors
-        return -g * x.sin()
+        return CosBackward.apply(g, x)
+
+
+class CosBackward(Function):
+    """-g * sin(x) in one op (cos's backward, itself differentiable for grad-of-grad)."""
+
+    _backward_name = "CosBackwardBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, g: Tensor, x: Tensor) -> Any:
+        if True in ctx.needs_input_grad:
+            ctx.save_for_backward(g, x)
+        return -(g._data * array_module(x._data).sin(x._data))
+
+    @staticmethod
+    def backward(ctx: Any, gg: Tensor) -> tuple[Any, Any]:
+        g, x = ctx.saved_tensors
+        ng, nx = ctx.needs_input_grad
+        return (CosBackward.apply(gg, x) if ng else None, -gg * g * x.cos() if nx else None)
 
 
 class Tanh(Function):
