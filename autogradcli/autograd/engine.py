@@ -158,8 +158,9 @@ def run_backward(
     for e, g in zip(root_edges, root_grads):
         buf = buffers.setdefault(e[0], [None] * e[0]._n_outputs)
         buf[e[1]] = g if buf[e[1]] is None else buf[e[1]] + g
-    # gradients that may be referenced elsewhere: a leaf copies rather than adopts them
-    shared = {id(g) for g in root_grads}
+    # gradients that may be referenced elsewhere: a leaf copies rather than adopts them. The
+    # tensors are kept (id -> tensor) so that a freed one's id, reused, is not mistaken for it.
+    shared = {id(g): g for g in root_grads}
     captured: list[Any] = [None] * len(capture) if capture is not None else []
 
     ready = [(n._key, n) for n in root_nodes if deps[n] == 0]
@@ -234,7 +235,7 @@ def run_backward(
                     if prev is None:
                         buf[e[1]] = g
                         if type(child) is AccumulateGrad and _maybe_shared(g, grads, outs, node):
-                            shared.add(id(g))
+                            shared[id(g)] = g
                     elif create_graph:
                         buf[e[1]] = prev + g
                     else:
@@ -273,14 +274,14 @@ def _maybe_shared(g: Tensor, grads: list[Any], outs: tuple[Any, ...], node: Any)
     return False
 
 
-def _accumulate(var: Tensor, g: Tensor, create_graph: bool, shared: set[int]) -> None:
+def _accumulate(var: Tensor, g: Tensor, create_graph: bool, shared: dict[int, Tensor]) -> None:
     """PyTorch's AccumulateGrad: leaf hooks, then ``.grad`` set (or summed) from ``g``."""
     if var._hooks:
         for hook in list(var._hooks.values()):
             res = hook(g)
             if res is not None:
                 g = res
-                shared.add(id(g))
+                shared[id(g)] = g
     if create_graph:
         var._grad = g if var._grad is None else var._grad + g
         return
@@ -289,7 +290,7 @@ def _accumulate(var: Tensor, g: Tensor, create_graph: bool, shared: set[int]) ->
         # adopt a fresh array; copy one that something else may still hold (or a view of one)
         if id(g) in shared or arr.base is not None:
             arr = arr.copy()
-        shared.add(id(g))
+        shared[id(g)] = g
         var._grad = _make(arr)
     else:
         var._grad._data += arr
