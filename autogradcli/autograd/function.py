@@ -26,6 +26,12 @@ from .grad_mode import STATE, no_grad
 
 _seq = itertools.count()
 _ndarray = np.ndarray
+_asarray = np.asarray
+_new = object.__new__
+# numpy's scalar types (what 0-d array arithmetic returns): wrapped back into 0-d arrays
+_NP_SCALARS = frozenset(
+    t for t in np.sctypeDict.values() if isinstance(t, type) and issubclass(t, np.generic)
+)
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _internal_files: dict[str, bool] = {}
 
@@ -438,8 +444,14 @@ class Function(FunctionCtx):
             n = len(args)
             ctx.needs_input_grad = _NO_GRAD_NEEDS[n] if n < 16 else (False,) * n
             raw = cls.forward(ctx, *args)
-            if type(raw) is _ndarray and not ctx._dirty:
-                return _make(raw)
+            tr = type(raw)
+            if (tr is _ndarray or tr in _NP_SCALARS) and not ctx._dirty:
+                out = _new(Tensor)
+                out._data = raw if tr is _ndarray else _asarray(raw)
+                out._requires_grad = False
+                out._grad = out._grad_fn = out._base = out._hooks = out._acc = out._vc = None
+                out._output_nr = 0
+                return out
             return _apply_outputs(ctx, raw, args, False)
 
         # one pass over the arguments: which need grad, and the edges to their nodes
@@ -468,17 +480,22 @@ class Function(FunctionCtx):
             raw = cls.forward(ctx, *args)
         finally:
             state.enabled = True
+        tr = type(raw)
         if not track:
-            if type(raw) is _ndarray and not ctx._dirty:
-                return _make(raw)
+            if (tr is _ndarray or tr in _NP_SCALARS) and not ctx._dirty:
+                return _make(raw if tr is _ndarray else _asarray(raw))
             return _apply_outputs(ctx, raw, args, False)
 
         # recorded, one fresh output (an array, or a new Tensor that saves itself)
         if ctx._dirty:
             return _apply_outputs(ctx, raw, args, True, tuple(edges))
-        if type(raw) is _ndarray:
-            out = _make(raw)
-        elif type(raw) is Tensor and raw._grad_fn is None and not raw._requires_grad:
+        if tr is _ndarray or tr in _NP_SCALARS:
+            out = _new(Tensor)
+            out._data = raw if tr is _ndarray else _asarray(raw)
+            out._requires_grad = False
+            out._grad = out._grad_fn = out._base = out._hooks = out._acc = out._vc = None
+            out._output_nr = 0
+        elif tr is Tensor and raw._grad_fn is None and not raw._requires_grad:
             for a in args:
                 if a is raw:  # an input returned as is: the general path makes an alias
                     return _apply_outputs(ctx, raw, args, True, tuple(edges))

@@ -162,10 +162,14 @@ class Pow(Function):
         ga = gb = None
         if na:
             if isinstance(b, (int, float)):
-                ga = g * b * a ** (b - 1) if b != 0 else g * 0.0
+                if type(b) in _NUMBER and b == 2:
+                    ga = g * b * a  # a ** 1 is a
+                else:
+                    ga = g * b * a ** (b - 1) if b != 0 else g * 0.0
             else:
                 ga = g * b * a ** (b - 1)
-            ga = sum_to(ga, sa)
+            if ga._data.shape != sa:
+                ga = sum_to(ga, sa)
         if nb:
             out = a**b
             from .unary import log, where

@@ -7,7 +7,7 @@ from typing import Any
 from ..autograd.function import Function
 from ..tensor.tensor import Tensor
 from ._util import normalize_dims
-from .shape import expand, reshape
+from .shape import Expand, reshape
 
 
 def _kept_shape(shape: tuple[int, ...], dims: tuple[int, ...] | None) -> tuple[int, ...]:
@@ -34,9 +34,7 @@ class Sum(Function):
 
     @staticmethod
     def backward(ctx: Any, g: Tensor) -> tuple[Any, None, None]:
-        if g._data.shape != ctx.kept:
-            g = reshape(g, ctx.kept)
-        return expand(g, ctx.in_shape), None, None
+        return _expand_back(g, ctx), None, None
 
 
 class Mean(Function):
@@ -61,9 +59,18 @@ class Mean(Function):
 
     @staticmethod
     def backward(ctx: Any, g: Tensor) -> tuple[Any, None, None]:
-        if g._data.shape != ctx.kept:
-            g = reshape(g, ctx.kept)
-        return expand(g / ctx.count, ctx.in_shape), None, None
+        return _expand_back(g / ctx.count, ctx), None, None
+
+
+def _expand_back(g: Tensor, ctx: Any) -> Tensor:
+    """A reduction's gradient ``g`` broadcast back to the input's shape (a 0-d ``g``, from a
+    full reduction, broadcasts as it is; otherwise the reduced dims come back as size 1)."""
+    shape = g._data.shape
+    if shape != ctx.kept and shape != ():
+        g = reshape(g, ctx.kept)
+    if g._data.shape == ctx.in_shape:
+        return g
+    return Expand.apply(g, ctx.in_shape)
 
 
 def _dims(x: Tensor, dim: Any) -> tuple[int, ...] | None:
