@@ -274,3 +274,59 @@ def test_saved_tensor_modified_in_place_is_detected():
         y.add_(1.0)
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         y.sum().backward()
+
+
+def test_setup_context_style_linear_function_matches_torch_and_gradchecks():
+    """PyTorch 2's style: forward without ctx, state saved in setup_context."""
+    torch = pytest.importorskip("torch")
+
+    def make(lib):
+        class LinearFunction(lib.autograd.Function):
+            @staticmethod
+            def forward(input, weight, bias):
+                return input.mm(weight.t()) + bias
+
+            @staticmethod
+            def setup_context(ctx, inputs, output):
+                input, weight, _bias = inputs
+                ctx.save_for_backward(input, weight)
+
+            @staticmethod
+            def backward(ctx, grad_output):
+                input, weight = ctx.saved_tensors
+                return grad_output.mm(weight), grad_output.t().mm(input), grad_output.sum(0)
+
+        return LinearFunction
+
+    rng = np.random.default_rng(0)
+    arrays = [rng.standard_normal(s) for s in ((4, 3), (5, 3), (5,))]
+    ours = [ag.tensor(a, requires_grad=True) for a in arrays]
+    theirs = [torch.tensor(a, requires_grad=True) for a in arrays]
+    make(ag).apply(*ours).sum().backward()
+    make(torch).apply(*theirs).sum().backward()
+    for a, t in zip(ours, theirs):
+        np.testing.assert_allclose(a.grad.numpy(), t.grad.numpy())
+    assert ag.autograd.gradcheck(make(ag).apply, tuple(ours))
+
+
+def test_mark_non_differentiable_on_an_input_returned_as_is():
+    class PassThrough(ag.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.mark_non_differentiable(x)
+            return x
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+
+    x = ag.ones(3, requires_grad=True)
+    y = PassThrough.apply(x)
+    assert not y.requires_grad and y.grad_fn is None
+
+
+def test_unused_input_message_names_its_index():
+    x = ag.ones(2, requires_grad=True)
+    y = ag.ones(2, requires_grad=True)
+    with pytest.raises(RuntimeError, match="The differentiated Tensor at index 1 appears to not"):
+        ag.autograd.grad((x * 2).sum(), [x, y])

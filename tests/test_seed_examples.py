@@ -254,7 +254,6 @@ def test_old_style_instance_function_with_variable():
         OldLinear.apply(x, w, b)
 
 
-@pytest.mark.xfail(reason="Function.setup_context (forward without ctx) is not supported yet")
 def test_setup_context_style():
     class Mul2(autogradcli.autograd.Function):
         @staticmethod

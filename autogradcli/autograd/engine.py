@@ -390,12 +390,12 @@ def grad(
     keep = create_graph if retain_graph is None else retain_graph
     captured = run_backward(outputs, root_grads, keep, create_graph, capture=inputs) or []
     result = []
-    for t, g in zip(inputs, captured):
+    for i, (t, g) in enumerate(zip(inputs, captured)):
         if g is None:
             if not allow_unused:
                 raise RuntimeError(
-                    "One of the differentiated Tensors appears to not have been used in the graph. "
-                    "Set allow_unused=True if this is the desired behavior."
+                    f"The differentiated Tensor at index {i} appears to not have been used in the "
+                    "graph. Set allow_unused=True if this is the desired behavior."
                 )
             if materialize_grads:
                 from ..tensor.factory import zeros_like

@@ -328,7 +328,7 @@ def _apply_outputs(
         non_diff = ctx._non_differentiable
         for i, o in enumerate(outputs):
             if isinstance(o, Tensor) and o._data.dtype.kind == "f":
-                if non_diff and any(o is nd for nd in non_diff):
+                if non_diff and any(o is nd or o._base is nd for nd in non_diff):
                     continue
                 o._grad_fn = ctx
                 o._output_nr = i
@@ -415,6 +415,21 @@ class Function(FunctionCtx):
         forward = inspect.getattr_static(cls, "forward", None)
         cls._legacy = forward is not None and not isinstance(forward, (staticmethod, classmethod))
         cls._signature = None
+        cls._separate_setup = (
+            inspect.getattr_static(cls, "setup_context") is not Function.__dict__["setup_context"]
+        )
+        if cls._separate_setup:
+            # PyTorch 2's style: forward(*args) without ctx, then setup_context(ctx, inputs, output)
+            user_forward, setup = cls.forward, cls.setup_context
+
+            def forward_with_ctx(ctx: Any, *args: Any) -> Any:
+                output = user_forward(*args)
+                setup(ctx, args, output)
+                return output
+
+            cls._forward_impl = staticmethod(forward_with_ctx)
+        else:
+            cls._forward_impl = staticmethod(cls.forward) if forward is not None else None
         if cls._legacy:
             cls.apply = cls._legacy_apply  # type: ignore[method-assign]
 
@@ -423,6 +438,11 @@ class Function(FunctionCtx):
         raise NotImplementedError(
             "You must implement the forward function for custom autograd.Function."
         )
+
+    @staticmethod
+    def setup_context(ctx: Any, inputs: tuple[Any, ...], output: Any) -> None:
+        """Override to use forward(*args) without ctx and save state here instead (PyTorch 2)."""
+        raise NotImplementedError("setup_context is not implemented.")
 
     @staticmethod
     def backward(ctx: Any, *grad_outputs: Any) -> Any:
@@ -443,7 +463,7 @@ class Function(FunctionCtx):
             # nothing is recorded (e.g. inside a first-order backward): the shortest path
             n = len(args)
             ctx.needs_input_grad = _NO_GRAD_NEEDS[n] if n < 16 else (False,) * n
-            raw = cls.forward(ctx, *args)
+            raw = cls._forward_impl(ctx, *args)
             tr = type(raw)
             if (tr is _ndarray or tr in _NP_SCALARS) and not ctx._dirty:
                 out = _new(Tensor)
@@ -477,7 +497,7 @@ class Function(FunctionCtx):
         ctx.needs_input_grad = tuple(needs)
         state.enabled = False
         try:
-            raw = cls.forward(ctx, *args)
+            raw = cls._forward_impl(ctx, *args)
         finally:
             state.enabled = True
         tr = type(raw)
@@ -525,11 +545,15 @@ class Function(FunctionCtx):
         """Keyword arguments become positional so backward returns one gradient per argument."""
         if cls._signature is None:
             cls._signature = inspect.signature(cls.forward)
-        bound = cls._signature.bind(None, *args, **kwargs)
+        bound = (
+            cls._signature.bind(*args, **kwargs)
+            if cls._separate_setup
+            else cls._signature.bind(None, *args, **kwargs)
+        )
         bound.apply_defaults()
         if bound.kwargs:
             raise TypeError(f"{cls.__name__}.apply: keyword-only arguments are not supported")
-        return bound.args[1:]
+        return bound.args if cls._separate_setup else bound.args[1:]
 
     # The older, instance style: the Function object is its own ctx and graph node.
     def __call__(self, *args: Any) -> Any:

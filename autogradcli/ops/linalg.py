@@ -68,8 +68,35 @@ def _grad_right(g: Tensor, a: Tensor, ctx: Any) -> Tensor:
     return sum_to(matmul(a.transpose(-1, -2), g), b_shape)
 
 
+class MatVec(MatMul):
+    """matrix @ vector (PyTorch's mv)."""
+
+    _backward_name = "MvBackward0"
+
+
+class Dot(MatMul):
+    """vector @ vector (PyTorch's dot)."""
+
+    _backward_name = "DotBackward0"
+
+
+class BatchedMatMul(MatMul):
+    """Batched products (PyTorch's bmm)."""
+
+    _backward_name = "BmmBackward0"
+
+
 def matmul(a: Tensor, b: Tensor) -> Tensor:
-    return MatMul.apply(a, b)
+    """``a @ b`` with NumPy's/PyTorch's rules for 1-D, 2-D and batched operands."""
+    na = a._data.ndim if isinstance(a, Tensor) else 0
+    nb = b._data.ndim if isinstance(b, Tensor) else 0
+    if na == 2 and nb == 2:
+        return MatMul.apply(a, b)
+    if na == 2 and nb == 1:
+        return MatVec.apply(a, b)
+    if na == 1 and nb == 1:
+        return Dot.apply(a, b)
+    return (BatchedMatMul if na == nb == 3 else MatMul).apply(a, b)
 
 
 def mm(a: Tensor, b: Tensor) -> Tensor:
@@ -83,4 +110,4 @@ def bmm(a: Tensor, b: Tensor) -> Tensor:
         raise RuntimeError(f"bmm: expected 3D tensors, got {a.ndim}D and {b.ndim}D")
     if a.shape[0] != b.shape[0]:
         raise RuntimeError(f"bmm: batch sizes differ: {a.shape[0]} and {b.shape[0]}")
-    return MatMul.apply(a, b)
+    return BatchedMatMul.apply(a, b)

@@ -79,12 +79,24 @@ def _dims(x: Tensor, dim: Any) -> tuple[int, ...] | None:
     return None if x._data.ndim == 0 else dims
 
 
+class SumAll(Sum):
+    """``x.sum()`` over every element: PyTorch names its node SumBackward0."""
+
+    _backward_name = "SumBackward0"
+
+
+class MeanAll(Mean):
+    """``x.mean()`` over every element: PyTorch names its node MeanBackward0."""
+
+    _backward_name = "MeanBackward0"
+
+
 def sum(x: Tensor, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Tensor:
-    out = Sum.apply(x, _dims(x, dim), keepdim)
+    out = (Sum if dim is not None else SumAll).apply(x, _dims(x, dim), keepdim)
     return out if dtype is None else out.to(dtype)
 
 
 def mean(x: Tensor, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Tensor:
     if dtype is not None:
         x = x.to(dtype)
-    return Mean.apply(x, _dims(x, dim), keepdim)
+    return (Mean if dim is not None else MeanAll).apply(x, _dims(x, dim), keepdim)
