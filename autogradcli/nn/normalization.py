@@ -15,6 +15,30 @@ from .parameter import Parameter
 __all__ = ["BatchNorm1d", "BatchNorm2d", "GroupNorm", "LayerNorm"]
 
 
+def _init_affine(
+    module: Module, enabled: bool, shape: tuple[int, ...], bias: bool, device: Any, dtype: Any
+) -> None:
+    """Register ``weight`` (ones) and ``bias`` (zeros) of ``shape``, or ``None`` for either."""
+    if enabled:
+        module.weight = Parameter(ones(*shape, dtype=dtype, device=device))
+        if bias:
+            module.bias = Parameter(zeros(*shape, dtype=dtype, device=device))
+        else:
+            module.register_parameter("bias", None)
+    else:
+        module.register_parameter("weight", None)
+        module.register_parameter("bias", None)
+
+
+def _reset_affine(module: Module, enabled: bool) -> None:
+    """Refill the affine parameters registered by ``_init_affine``: weight 1, bias 0."""
+    if enabled:
+        with no_grad():
+            module.weight.fill_(1)
+            if module.bias is not None:
+                module.bias.zero_()
+
+
 class _BatchNorm(Module):
     """Shared state of the batch norms: affine parameters, running statistics, train/eval."""
 
@@ -36,15 +60,7 @@ class _BatchNorm(Module):
         self.momentum = momentum
         self.affine = affine
         self.track_running_stats = track_running_stats
-        if affine:
-            self.weight = Parameter(ones(num_features, dtype=dtype, device=device))
-            if bias:
-                self.bias = Parameter(zeros(num_features, dtype=dtype, device=device))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _init_affine(self, affine, (num_features,), bias, device, dtype)
         if track_running_stats:
             self.register_buffer("running_mean", zeros(num_features, dtype=dtype, device=device))
             self.register_buffer("running_var", ones(num_features, dtype=dtype, device=device))
@@ -63,11 +79,7 @@ class _BatchNorm(Module):
 
     def reset_parameters(self) -> None:
         self.reset_running_stats()
-        if self.affine:
-            with no_grad():
-                self.weight.fill_(1)
-                if self.bias is not None:
-                    self.bias.zero_()
+        _reset_affine(self, self.affine)
 
     def _check_input_dim(self, input: Tensor) -> None:
         raise NotImplementedError
@@ -135,22 +147,10 @@ class LayerNorm(Module):
         self.normalized_shape = tuple(int(s) for s in normalized_shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
-        if elementwise_affine:
-            self.weight = Parameter(ones(*self.normalized_shape, dtype=dtype, device=device))
-            if bias:
-                self.bias = Parameter(zeros(*self.normalized_shape, dtype=dtype, device=device))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _init_affine(self, elementwise_affine, self.normalized_shape, bias, device, dtype)
 
     def reset_parameters(self) -> None:
-        if self.elementwise_affine:
-            with no_grad():
-                self.weight.fill_(1)
-                if self.bias is not None:
-                    self.bias.zero_()
+        _reset_affine(self, self.elementwise_affine)
 
     def forward(self, input: Tensor) -> Tensor:
         return layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
@@ -183,22 +183,10 @@ class GroupNorm(Module):
         self.num_channels = num_channels
         self.eps = eps
         self.affine = affine
-        if affine:
-            self.weight = Parameter(ones(num_channels, dtype=dtype, device=device))
-            if bias:
-                self.bias = Parameter(zeros(num_channels, dtype=dtype, device=device))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _init_affine(self, affine, (num_channels,), bias, device, dtype)
 
     def reset_parameters(self) -> None:
-        if self.affine:
-            with no_grad():
-                self.weight.fill_(1)
-                if self.bias is not None:
-                    self.bias.zero_()
+        _reset_affine(self, self.affine)
 
     def forward(self, input: Tensor) -> Tensor:
         return group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
