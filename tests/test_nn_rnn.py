@@ -3,8 +3,9 @@ states and every parameter's gradient, 1 and 2 layers, batch_first, given or def
 
 import numpy as np
 import pytest
-import torch
-import torch.nn as tnn
+
+torch = pytest.importorskip("torch")
+tnn = torch.nn
 
 import autogradcli as ag
 import autogradcli.nn as nn
