@@ -30,6 +30,8 @@ def _single(v: Any) -> tuple[Any, ...]:
 
 
 class _MaxPoolNd(Module):
+    _pool: Any  # the functional form, max_pool1d or max_pool2d
+
     def __init__(
         self,
         kernel_size: Any,
@@ -53,12 +55,8 @@ class _MaxPoolNd(Module):
             f"dilation={self.dilation}, ceil_mode={self.ceil_mode}"
         )
 
-
-class MaxPool1d(_MaxPoolNd):
-    """Max pooling over the last dim of (N, C, L) or (C, L) input."""
-
     def forward(self, input: Tensor) -> Any:
-        return max_pool1d(
+        return self._pool(
             input,
             self.kernel_size,
             self.stride,
@@ -67,24 +65,26 @@ class MaxPool1d(_MaxPoolNd):
             self.ceil_mode,
             self.return_indices,
         )
+
+
+class MaxPool1d(_MaxPoolNd):
+    """Max pooling over the last dim of (N, C, L) or (C, L) input."""
+
+    _pool = staticmethod(max_pool1d)
 
 
 class MaxPool2d(_MaxPoolNd):
     """Max pooling over the last two dims of (N, C, H, W) or (C, H, W) input."""
 
-    def forward(self, input: Tensor) -> Any:
-        return max_pool2d(
-            input,
-            self.kernel_size,
-            self.stride,
-            self.padding,
-            self.dilation,
-            self.ceil_mode,
-            self.return_indices,
-        )
+    _pool = staticmethod(max_pool2d)
 
 
-class AvgPool1d(Module):
+class _AvgPoolNd(Module):
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class AvgPool1d(_AvgPoolNd):
     """Average pooling over the last dim of (N, C, L) or (C, L) input."""
 
     def __init__(
@@ -102,9 +102,6 @@ class AvgPool1d(Module):
         self.ceil_mode = ceil_mode
         self.count_include_pad = count_include_pad
 
-    def extra_repr(self) -> str:
-        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
-
     def forward(self, input: Tensor) -> Tensor:
         return avg_pool1d(
             input,
@@ -116,7 +113,7 @@ class AvgPool1d(Module):
         )
 
 
-class AvgPool2d(Module):
+class AvgPool2d(_AvgPoolNd):
     """Average pooling over the last two dims of (N, C, H, W) or (C, H, W) input."""
 
     def __init__(
@@ -136,9 +133,6 @@ class AvgPool2d(Module):
         self.count_include_pad = count_include_pad
         self.divisor_override = divisor_override
 
-    def extra_repr(self) -> str:
-        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
-
     def forward(self, input: Tensor) -> Tensor:
         return avg_pool2d(
             input,
@@ -152,6 +146,8 @@ class AvgPool2d(Module):
 
 
 class _AdaptiveAvgPoolNd(Module):
+    _pool: Any  # the functional form, adaptive_avg_pool1d or adaptive_avg_pool2d
+
     def __init__(self, output_size: Any) -> None:
         super().__init__()
         self.output_size = output_size
@@ -159,16 +155,17 @@ class _AdaptiveAvgPoolNd(Module):
     def extra_repr(self) -> str:
         return f"output_size={self.output_size}"
 
+    def forward(self, input: Tensor) -> Tensor:
+        return self._pool(input, self.output_size)
+
 
 class AdaptiveAvgPool1d(_AdaptiveAvgPoolNd):
     """Average pooling to a fixed output length."""
 
-    def forward(self, input: Tensor) -> Tensor:
-        return adaptive_avg_pool1d(input, self.output_size)
+    _pool = staticmethod(adaptive_avg_pool1d)
 
 
 class AdaptiveAvgPool2d(_AdaptiveAvgPoolNd):
     """Average pooling to a fixed (H, W) output size (None keeps that input size)."""
 
-    def forward(self, input: Tensor) -> Tensor:
-        return adaptive_avg_pool2d(input, self.output_size)
+    _pool = staticmethod(adaptive_avg_pool2d)

@@ -10,11 +10,13 @@ scatters through those offsets and the scatter's backward gathers, so grad-of-gr
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from ..autograd.function import Function
 from ..tensor.tensor import Tensor, _make
 from ._util import array_module
+from .convolution import _pair
 from .linalg import matmul
 
 TENSOR_METHODS: dict[str, Any] = {}
@@ -81,16 +83,24 @@ def _one_dim(size: int, k: int, s: int, p: int, d: int, ceil_mode: bool) -> tupl
     return out, extra
 
 
+def _pool_args(
+    kernel: Any,
+    stride: Any,
+    padding: Any,
+    dilation: Any,
+    to: Callable[[Any, str], Any] = _pair,
+) -> tuple[Any, Any, Any, Any]:
+    """(kernel, stride, padding, dilation) each through ``to``; stride None/empty = kernel."""
+    k = to(kernel, "kernel_size")
+    s = k if stride is None or stride == [] or stride == () else to(stride, "stride")
+    return k, s, to(padding, "padding"), to(dilation, "dilation")
+
+
 def pool_geometry(
     shape: tuple[int, ...], kernel: Any, stride: Any, padding: Any, dilation: Any, ceil_mode: bool
 ) -> PoolGeometry:
     """Normalise pooling arguments (ints or pairs; stride None/empty = kernel) for an NCHW shape."""
-    from .convolution import _pair
-
-    k = _pair(kernel, "kernel_size")
-    s = k if stride is None or stride == [] or stride == () else _pair(stride, "stride")
-    p = _pair(padding, "padding")
-    d = _pair(dilation, "dilation")
+    k, s, p, d = _pool_args(kernel, stride, padding, dilation)
     if min(k) <= 0 or min(s) <= 0 or min(d) <= 0:
         raise RuntimeError("kernel_size, stride and dilation must be greater than zero")
     n, c, h, w = (int(v) for v in shape)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...ops.convolution import _pair
-from ...ops.pooling import adaptive_avg_pool2d, avg_pool2d, max_pool2d
+from ...ops.pooling import _pool_args, adaptive_avg_pool2d, avg_pool2d, max_pool2d
 from ...tensor.tensor import Tensor
 
 __all__ = [
@@ -29,6 +29,12 @@ def _check_1d(input: Tensor, name: str) -> None:
         raise RuntimeError(
             f"{name}: Expected 2D or 3D (batch mode) tensor for input, but got: {list(input.shape)}"
         )
+
+
+def _as_2d(kernel_size: Any, stride: Any, padding: Any, dilation: Any = 1) -> tuple[Any, ...]:
+    """1-D pooling arguments as the pairs of the same pooling over the (N, C, 1, L) view."""
+    k, s, p, d = _pool_args(kernel_size, stride, padding, dilation, _one)
+    return (1, k), (1, s), (0, p), (1, d)
 
 
 def max_pool2d_with_indices(
@@ -55,17 +61,8 @@ def max_pool1d(
 ) -> Any:
     """Max pooling over the last dim of (N, C, L) or (C, L) ``input``."""
     _check_1d(input, "max_pool1d")
-    k = _one(kernel_size, "kernel_size")
-    s = k if stride is None or stride == [] or stride == () else _one(stride, "stride")
-    out = max_pool2d(
-        input.unsqueeze(-2),
-        (1, k),
-        (1, s),
-        (0, _one(padding, "padding")),
-        (1, _one(dilation, "dilation")),
-        ceil_mode,
-        return_indices,
-    )
+    k, s, p, d = _as_2d(kernel_size, stride, padding, dilation)
+    out = max_pool2d(input.unsqueeze(-2), k, s, p, d, ceil_mode, return_indices)
     if return_indices:
         return out[0].squeeze(-2), out[1].squeeze(-2)
     return out.squeeze(-2)
@@ -94,17 +91,8 @@ def avg_pool1d(
 ) -> Tensor:
     """Average pooling over the last dim of (N, C, L) or (C, L) ``input``."""
     _check_1d(input, "avg_pool1d")
-    k = _one(kernel_size, "kernel_size")
-    s = k if stride is None or stride == [] or stride == () else _one(stride, "stride")
-    out = avg_pool2d(
-        input.unsqueeze(-2),
-        (1, k),
-        (1, s),
-        (0, _one(padding, "padding")),
-        ceil_mode,
-        count_include_pad,
-    )
-    return out.squeeze(-2)
+    k, s, p, _ = _as_2d(kernel_size, stride, padding)
+    return avg_pool2d(input.unsqueeze(-2), k, s, p, ceil_mode, count_include_pad).squeeze(-2)
 
 
 def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
