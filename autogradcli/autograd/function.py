@@ -464,15 +464,14 @@ class Function(FunctionCtx):
             n = len(args)
             ctx.needs_input_grad = _NO_GRAD_NEEDS[n] if n < 16 else (False,) * n
             raw = cls._forward_impl(ctx, *args)
-            tr = type(raw)
-            if (tr is _ndarray or tr in _NP_SCALARS) and not ctx._dirty:
+            if type(raw) is _ndarray and not ctx._dirty:
                 out = _new(Tensor)
-                out._data = raw if tr is _ndarray else _asarray(raw)
+                out._data = raw
                 out._requires_grad = False
                 out._grad = out._grad_fn = out._base = out._hooks = out._acc = out._vc = None
                 out._output_nr = 0
                 return out
-            return _apply_outputs(ctx, raw, args, False)
+            return _untracked(ctx, raw, args)
 
         # one pass over the arguments: which need grad, and the edges to their nodes
         needs = []
@@ -500,36 +499,9 @@ class Function(FunctionCtx):
             raw = cls._forward_impl(ctx, *args)
         finally:
             state.enabled = True
-        tr = type(raw)
         if not track:
-            if (tr is _ndarray or tr in _NP_SCALARS) and not ctx._dirty:
-                return _make(raw if tr is _ndarray else _asarray(raw))
-            return _apply_outputs(ctx, raw, args, False)
-
-        # recorded, one fresh output (an array, or a new Tensor that saves itself)
-        if ctx._dirty:
-            return _apply_outputs(ctx, raw, args, True, tuple(edges))
-        if tr is _ndarray or tr in _NP_SCALARS:
-            out = _new(Tensor)
-            out._data = raw if tr is _ndarray else _asarray(raw)
-            out._requires_grad = False
-            out._grad = out._grad_fn = out._base = out._hooks = out._acc = out._vc = None
-            out._output_nr = 0
-        elif tr is Tensor and raw._grad_fn is None and not raw._requires_grad:
-            for a in args:
-                if a is raw:  # an input returned as is: the general path makes an alias
-                    return _apply_outputs(ctx, raw, args, True, tuple(edges))
-            out = raw
-        else:
-            return _apply_outputs(ctx, raw, args, True, tuple(edges))
-        ctx._key = -next(_seq)
-        ctx._next = tuple(edges)
-        if out._data.dtype.kind == "f" and not ctx._non_differentiable:
-            out._grad_fn = ctx
-            out._requires_grad = True
-        if ctx._to_save is not None:
-            _record_saved(ctx, ctx._to_save, (out,), 2)
-        return out
+            return _untracked(ctx, raw, args)
+        return _tracked(ctx, raw, args, tuple(edges))
 
     @classmethod
     def _legacy_apply(cls, *args: Any, **kwargs: Any) -> Any:
@@ -574,6 +546,185 @@ class Function(FunctionCtx):
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} object at {hex(id(self))}>"
+
+
+def _untracked(ctx: FunctionCtx, raw: Any, args: tuple[Any, ...]) -> Any:
+    """apply's result when nothing is recorded: one fresh array (or numpy scalar) wrapped as is."""
+    tr = type(raw)
+    if (tr is _ndarray or tr in _NP_SCALARS) and not ctx._dirty:
+        out = _new(Tensor)
+        out._data = raw if tr is _ndarray else _asarray(raw)
+        out._requires_grad = False
+        out._grad = out._grad_fn = out._base = out._hooks = out._acc = out._vc = None
+        out._output_nr = 0
+        return out
+    return _apply_outputs(ctx, raw, args, False)
+
+
+def _tracked(ctx: FunctionCtx, raw: Any, args: tuple[Any, ...], edges: tuple[Any, ...]) -> Any:
+    """apply's recorded tail: ``ctx`` becomes the grad_fn of forward's results, with ``edges``.
+
+    The common case (one fresh array, or a new Tensor that saves itself) is handled here; the
+    rest (tuples, inputs returned as is, dirty or non-differentiable outputs) by _apply_outputs.
+    """
+    tr = type(raw)
+    if ctx._dirty:
+        return _apply_outputs(ctx, raw, args, True, edges)
+    if tr is _ndarray or tr in _NP_SCALARS:
+        out = _new(Tensor)
+        out._data = raw if tr is _ndarray else _asarray(raw)
+        out._grad = out._base = out._hooks = out._acc = out._vc = None
+        out._output_nr = 0
+    elif tr is Tensor and raw._grad_fn is None and not raw._requires_grad:
+        for a in args:
+            if a is raw:  # an input returned as is: the general path makes an alias
+                return _apply_outputs(ctx, raw, args, True, edges)
+        out = raw
+    else:
+        return _apply_outputs(ctx, raw, args, True, edges)
+    ctx._key = -next(_seq)
+    ctx._next = edges
+    if out._data.dtype.kind == "f" and not ctx._non_differentiable:
+        out._grad_fn = ctx
+        out._requires_grad = True
+    elif tr is not Tensor:
+        out._grad_fn = None
+        out._requires_grad = False
+    to_save = ctx._to_save
+    if to_save is not None:
+        _record_saved_single(ctx, to_save, out)
+    return out
+
+
+def _record_saved_single(ctx: FunctionCtx, to_save: tuple[Any, ...], out: Tensor) -> None:
+    """_record_saved for a node with one output ``out``."""
+    saved = None
+    versions = []
+    for j, t in enumerate(to_save):
+        if t is None:
+            versions.append(0)
+        elif t is out:  # the node's own output: kept without its grad_fn (no cycle)
+            versions.append(0 if out._vc is None else out._vc[0])
+            if saved is None:
+                saved = list(to_save)
+            saved[j] = _SavedOutput(out, 0)
+        else:
+            vc = t._vc
+            versions.append(0 if vc is None else vc[0])
+    ctx._saved = to_save if saved is None else tuple(saved)
+    ctx._saved_versions = tuple(versions)
+    ctx._to_save = None
+    ctx._site = _call_site(4)
+
+
+_T1 = (True,)
+_F1 = (False,)
+_TT = (True, True)
+_TF = (True, False)
+_FT = (False, True)
+_FF = (False, False)
+
+
+def fixed_apply(cls: type[Function], arity: int) -> Callable[..., Any]:
+    """``cls.apply`` for exactly ``arity`` (1 or 2) positional arguments, as one Python call.
+
+    The same steps as ``Function.apply`` (needs_input_grad, edges, forward with recording off,
+    the same recorded tail) without packing ``*args``: the built-in ops' methods and operators.
+    """
+    state = STATE
+
+    def apply1(a: Any) -> Any:
+        ctx = cls._backward_cls()
+        if state.enabled:
+            if isinstance(a, Tensor) and a._requires_grad:
+                d = a._data
+                fn = a._grad_fn
+                if fn is None:
+                    fn = a._acc
+                    if fn is None:
+                        fn = a._acc = AccumulateGrad(a)
+                    e = (fn, 0, d.shape, d.dtype)
+                else:
+                    e = (fn, a._output_nr, d.shape, d.dtype)
+                ctx.needs_input_grad = _T1
+                state.enabled = False
+                try:
+                    raw = cls._forward_impl(ctx, a)
+                finally:
+                    state.enabled = True
+                return _tracked(ctx, raw, (a,), (e,))
+            ctx.needs_input_grad = _F1
+            state.enabled = False
+            try:
+                raw = cls._forward_impl(ctx, a)
+            finally:
+                state.enabled = True
+        else:
+            ctx.needs_input_grad = _F1
+            raw = cls._forward_impl(ctx, a)
+        if type(raw) is _ndarray and not ctx._dirty:
+            out = _new(Tensor)
+            out._data = raw
+            out._requires_grad = False
+            out._grad = out._grad_fn = out._base = out._hooks = out._acc = out._vc = None
+            out._output_nr = 0
+            return out
+        return _untracked(ctx, raw, (a,))
+
+    def apply2(a: Any, b: Any) -> Any:
+        ctx = cls._backward_cls()
+        if state.enabled:
+            ea = eb = None
+            if isinstance(a, Tensor) and a._requires_grad:
+                d = a._data
+                fn = a._grad_fn
+                if fn is None:
+                    fn = a._acc
+                    if fn is None:
+                        fn = a._acc = AccumulateGrad(a)
+                    ea = (fn, 0, d.shape, d.dtype)
+                else:
+                    ea = (fn, a._output_nr, d.shape, d.dtype)
+            if isinstance(b, Tensor) and b._requires_grad:
+                d = b._data
+                fn = b._grad_fn
+                if fn is None:
+                    fn = b._acc
+                    if fn is None:
+                        fn = b._acc = AccumulateGrad(b)
+                    eb = (fn, 0, d.shape, d.dtype)
+                else:
+                    eb = (fn, b._output_nr, d.shape, d.dtype)
+            if ea is None:
+                ctx.needs_input_grad = _FF if eb is None else _FT
+            else:
+                ctx.needs_input_grad = _TF if eb is None else _TT
+            state.enabled = False
+            try:
+                raw = cls._forward_impl(ctx, a, b)
+            finally:
+                state.enabled = True
+            if ea is not None or eb is not None:
+                return _tracked(ctx, raw, (a, b), (ea, eb))
+        else:
+            ctx.needs_input_grad = _FF
+            raw = cls._forward_impl(ctx, a, b)
+        if type(raw) is _ndarray and not ctx._dirty:
+            out = _new(Tensor)
+            out._data = raw
+            out._requires_grad = False
+            out._grad = out._grad_fn = out._base = out._hooks = out._acc = out._vc = None
+            out._output_nr = 0
+            return out
+        return _untracked(ctx, raw, (a, b))
+
+    if arity == 1:
+        apply1.__qualname__ = apply1.__name__ = f"{cls.__name__}.apply"
+        return apply1
+    if arity == 2:
+        apply2.__qualname__ = apply2.__name__ = f"{cls.__name__}.apply"
+        return apply2
+    raise ValueError(f"fixed_apply: arity {arity} (1 or 2 only)")
 
 
 class InplaceFunction(Function):

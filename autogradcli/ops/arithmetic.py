@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..autograd.function import Function
+from ..autograd.function import Function, fixed_apply
 from ..tensor.tensor import Tensor
 from ._util import array_module, binary_operands, load_mixed, save_mixed
 from .shape import sum_to
@@ -246,21 +246,24 @@ def _minmax_backward(ctx: Any, g: Tensor, greater: bool) -> tuple[Any, Any]:
     )
 
 
+_add, _sub, _mul, _div, _pow = (fixed_apply(f, 2) for f in (Add, Sub, Mul, Div, Pow))
+
+
 def add(a: Any, b: Any, alpha: Any = 1) -> Tensor:
-    return Add.apply(a, b if alpha == 1 else b * alpha)
+    return _add(a, b if alpha == 1 else b * alpha)
 
 
 def sub(a: Any, b: Any, alpha: Any = 1) -> Tensor:
-    return Sub.apply(a, b if alpha == 1 else b * alpha)
+    return _sub(a, b if alpha == 1 else b * alpha)
 
 
 def mul(a: Any, b: Any) -> Tensor:
-    return Mul.apply(a, b)
+    return _mul(a, b)
 
 
 def div(a: Any, b: Any, rounding_mode: str | None = None) -> Tensor:
     if rounding_mode is None:
-        return Div.apply(a, b)
+        return _div(a, b)
     from .comparison import floor_divide
 
     if rounding_mode == "floor":
@@ -275,7 +278,7 @@ def div(a: Any, b: Any, rounding_mode: str | None = None) -> Tensor:
 
 
 def pow(a: Any, b: Any) -> Tensor:
-    return Pow.apply(a, b)
+    return _pow(a, b)
 
 
 def maximum(a: Tensor, b: Tensor) -> Tensor:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..autograd.function import fixed_apply
 from ..tensor.tensor import Tensor
 from . import activation, indexing_extra, join, reduction_extra
 from . import arithmetic as A
@@ -38,6 +39,30 @@ def _binary(fn: Any) -> Any:
     return method
 
 
+def _operator(cls: Any, reflected: bool = False) -> Any:
+    """A built-in op's operator method: ``cls.apply(self, other)`` through its two-argument apply
+    (``cls.apply(other, self)`` when ``reflected``); NotImplemented for operands we don't take."""
+    apply2 = fixed_apply(cls, 2)
+
+    if reflected:
+
+        def method(self: Tensor, other: Any) -> Any:
+            t = type(other)
+            if t is float or t is int or isinstance(other, _OPERANDS):
+                return apply2(other, self)
+            return NotImplemented
+
+    else:
+
+        def method(self: Tensor, other: Any) -> Any:
+            t = type(other)
+            if t is float or t is Tensor or t is int or isinstance(other, _OPERANDS):
+                return apply2(self, other)
+            return NotImplemented
+
+    return method
+
+
 def _iter(self: Tensor) -> Any:
     if self._data.ndim == 0:
         raise TypeError("iteration over a 0-d tensor")
@@ -46,16 +71,16 @@ def _iter(self: Tensor) -> Any:
 
 METHODS: dict[str, Any] = {
     # arithmetic operators
-    "__add__": _binary(A.Add.apply),
-    "__radd__": _binary(A.Add.apply),
-    "__sub__": _binary(A.Sub.apply),
-    "__rsub__": _binary(lambda s, o: A.Sub.apply(o, s)),
-    "__mul__": _binary(A.Mul.apply),
-    "__rmul__": _binary(A.Mul.apply),
-    "__truediv__": _binary(A.Div.apply),
-    "__rtruediv__": _binary(lambda s, o: A.Div.apply(o, s)),
-    "__pow__": _binary(A.Pow.apply),
-    "__rpow__": _binary(lambda s, o: A.Pow.apply(o, s)),
+    "__add__": _operator(A.Add),
+    "__radd__": _operator(A.Add),
+    "__sub__": _operator(A.Sub),
+    "__rsub__": _operator(A.Sub, reflected=True),
+    "__mul__": _operator(A.Mul),
+    "__rmul__": _operator(A.Mul),
+    "__truediv__": _operator(A.Div),
+    "__rtruediv__": _operator(A.Div, reflected=True),
+    "__pow__": _operator(A.Pow),
+    "__rpow__": _operator(A.Pow, reflected=True),
     "__matmul__": _binary(L.matmul),
     "__rmatmul__": _binary(lambda s, o: L.matmul(o, s)),
     "__floordiv__": _binary(C.floor_divide),

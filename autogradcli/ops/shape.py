@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..autograd.function import Function
+from ..autograd.function import Function, fixed_apply
 from ..tensor.tensor import Tensor, _make
 from ._util import array_module, normalize_dims, wrap_dim
 
@@ -35,6 +35,8 @@ class SumTo(Function):
     def forward(ctx: Any, g: Tensor, shape: tuple[int, ...]) -> Any:
         arr = g._data
         ctx.in_shape = arr.shape
+        if not shape:  # to a 0-d tensor: the full sum (a numpy scalar, which apply wraps)
+            return arr.sum()
         lead = arr.ndim - len(shape)
         axes = tuple(range(lead)) + tuple(
             i + lead for i, s in enumerate(shape) if s == 1 and arr.shape[i + lead] != 1
@@ -49,11 +51,14 @@ class SumTo(Function):
         return expand(g, ctx.in_shape), None
 
 
+_sum_to = fixed_apply(SumTo, 2)
+
+
 def sum_to(g: Tensor, shape: tuple[int, ...]) -> Tensor:
     """``g`` summed over the dims that broadcasting added or stretched to reach its shape."""
     if g._data.shape == shape:
         return g
-    return SumTo.apply(g, tuple(shape))
+    return _sum_to(g, tuple(shape))
 
 
 class Expand(Function):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..autograd.function import Function
+from ..autograd.function import Function, fixed_apply
 from ..tensor.tensor import Tensor, _make
 from ._util import array_module, binary_operands, wrap
 
@@ -101,7 +101,7 @@ class Sin(Function):
     @staticmethod
     def backward(ctx: Any, g: Tensor) -> Tensor:
         (x,) = ctx.saved_tensors
-        return SinBackward.apply(g, x)
+        return _SinBackward(g, x)
 
 
 class SinBackward(Function):
@@ -119,7 +119,10 @@ class SinBackward(Function):
     def backward(ctx: Any, gg: Tensor) -> tuple[Any, Any]:
         g, x = ctx.saved_tensors
         ng, nx = ctx.needs_input_grad
-        return (SinBackward.apply(gg, x) if ng else None, -gg * g * x.sin() if nx else None)
+        return (_SinBackward(gg, x) if ng else None, -gg * g * x.sin() if nx else None)
+
+
+_SinBackward = fixed_apply(SinBackward, 2)
 
 
 class Cos(Function):
@@ -133,7 +136,7 @@ class Cos(Function):
     @staticmethod
     def backward(ctx: Any, g: Tensor) -> Tensor:
         (x,) = ctx.saved_tensors
-        return CosBackward.apply(g, x)
+        return _CosBackward(g, x)
 
 
 class CosBackward(Function):
@@ -151,7 +154,10 @@ class CosBackward(Function):
     def backward(ctx: Any, gg: Tensor) -> tuple[Any, Any]:
         g, x = ctx.saved_tensors
         ng, nx = ctx.needs_input_grad
-        return (CosBackward.apply(gg, x) if ng else None, -gg * g * x.cos() if nx else None)
+        return (_CosBackward(gg, x) if ng else None, -gg * g * x.cos() if nx else None)
+
+
+_CosBackward = fixed_apply(CosBackward, 2)
 
 
 class Tanh(Function):
@@ -166,7 +172,7 @@ class Tanh(Function):
     @staticmethod
     def backward(ctx: Any, g: Tensor) -> Tensor:
         (out,) = ctx.saved_tensors
-        return TanhBackward.apply(g, out)
+        return _TanhBackward(g, out)
 
 
 class TanhBackward(Function):
@@ -185,7 +191,10 @@ class TanhBackward(Function):
     def backward(ctx: Any, gg: Tensor) -> tuple[Any, Any]:
         g, y = ctx.saved_tensors
         ng, ny = ctx.needs_input_grad
-        return (TanhBackward.apply(gg, y) if ng else None, gg * g * y * -2.0 if ny else None)
+        return (_TanhBackward(gg, y) if ng else None, gg * g * y * -2.0 if ny else None)
+
+
+_TanhBackward = fixed_apply(TanhBackward, 2)
 
 
 class Sigmoid(Function):
@@ -203,7 +212,7 @@ class Sigmoid(Function):
     @staticmethod
     def backward(ctx: Any, g: Tensor) -> Tensor:
         (out,) = ctx.saved_tensors
-        return SigmoidBackward.apply(g, out)
+        return _SigmoidBackward(g, out)
 
 
 class SigmoidBackward(Function):
@@ -223,9 +232,12 @@ class SigmoidBackward(Function):
         g, y = ctx.saved_tensors
         ng, ny = ctx.needs_input_grad
         return (
-            SigmoidBackward.apply(gg, y) if ng else None,
+            _SigmoidBackward(gg, y) if ng else None,
             gg * g * (1.0 - 2.0 * y) if ny else None,
         )
+
+
+_SigmoidBackward = fixed_apply(SigmoidBackward, 2)
 
 
 class Relu(Function):
@@ -363,56 +375,51 @@ class Where(Function):
         return None, ga, gb
 
 
-def neg(x: Tensor) -> Tensor:
-    return Neg.apply(x)
+def _unary(cls: type[Function], name: str) -> Any:
+    """``cls.apply`` as the one-argument function (and Tensor method) ``name``."""
+    fn = fixed_apply(cls, 1)
+    fn.__name__ = fn.__qualname__ = name
+    fn.__module__ = __name__
+    return fn
 
 
-def exp(x: Tensor) -> Tensor:
-    return Exp.apply(x)
+neg = _unary(Neg, "neg")
 
 
-def log(x: Tensor) -> Tensor:
-    return Log.apply(x)
+exp = _unary(Exp, "exp")
 
 
-def sqrt(x: Tensor) -> Tensor:
-    return Sqrt.apply(x)
+log = _unary(Log, "log")
 
 
-def rsqrt(x: Tensor) -> Tensor:
-    return Rsqrt.apply(x)
+sqrt = _unary(Sqrt, "sqrt")
 
 
-def sin(x: Tensor) -> Tensor:
-    return Sin.apply(x)
+rsqrt = _unary(Rsqrt, "rsqrt")
 
 
-def cos(x: Tensor) -> Tensor:
-    return Cos.apply(x)
+sin = _unary(Sin, "sin")
 
 
-def tanh(x: Tensor) -> Tensor:
-    return Tanh.apply(x)
+cos = _unary(Cos, "cos")
 
 
-def sigmoid(x: Tensor) -> Tensor:
-    return Sigmoid.apply(x)
+tanh = _unary(Tanh, "tanh")
 
 
-def relu(x: Tensor) -> Tensor:
-    return Relu.apply(x)
+sigmoid = _unary(Sigmoid, "sigmoid")
 
 
-def abs(x: Tensor) -> Tensor:
-    return Abs.apply(x)
+relu = _unary(Relu, "relu")
 
 
-def sign(x: Tensor) -> Tensor:
-    return Sign.apply(x)
+abs = _unary(Abs, "abs")
 
 
-def trunc(x: Tensor) -> Tensor:
-    return Trunc.apply(x)
+sign = _unary(Sign, "sign")
+
+
+trunc = _unary(Trunc, "trunc")
 
 
 def clamp(x: Tensor, min: Any = None, max: Any = None) -> Tensor:
