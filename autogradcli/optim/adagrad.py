@@ -7,7 +7,7 @@ from typing import Any
 
 from ..backend import array_module
 from ..tensor.tensor import Tensor, _make
-from .optimizer import Optimizer, bump_step, new_step, to_scalar
+from .optimizer import Optimizer, bump_step, check_fused, new_step, step_grad, to_scalar
 
 __all__ = ["Adagrad"]
 
@@ -54,11 +54,7 @@ class Adagrad(Optimizer):
             "fused": fused,
         }
         super().__init__(params, defaults)
-        if fused:
-            if differentiable:
-                raise RuntimeError("`fused` does not support `differentiable`")
-            if foreach:
-                raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+        check_fused(fused, foreach, differentiable)
         for group in self.param_groups:
             for p in group["params"]:
                 self._init_state(p, group)
@@ -87,14 +83,7 @@ class Adagrad(Optimizer):
                 if len(state) == 0:  # a parameter added by add_param_group
                     state = self._init_state(p, group)
                 step = bump_step(state["step"])
-                g = p.grad._data
-                if maximize:
-                    g = xp.negative(g, out=work.get(w, 0))
-                if wd != 0:
-                    if maximize:
-                        xp.add(g, xp.multiply(w, wd, out=work.get(w, 1)), out=g)
-                    else:
-                        g = xp.add(g, xp.multiply(w, wd, out=work.get(w, 0)), out=work.get(w, 0))
+                g = step_grad(xp, w, p.grad._data, wd, maximize, work)
                 clr = lr / (1 + (step - 1) * lr_decay)
                 sum_t = state["sum"]
                 s = sum_t._data

@@ -7,7 +7,7 @@ from typing import Any
 
 from ..backend import array_module
 from ..tensor.tensor import _make
-from .optimizer import Optimizer, bump_step, new_step, to_scalar
+from .optimizer import Optimizer, bump_step, check_fused, new_step, step_grad, to_scalar
 
 __all__ = ["Adam", "lerp_"]
 
@@ -67,11 +67,7 @@ class Adam(Optimizer):
             "decoupled_weight_decay": decoupled_weight_decay,
         }
         super().__init__(params, defaults)
-        if fused:
-            if differentiable:
-                raise RuntimeError("`fused` does not support `differentiable`")
-            if foreach:
-                raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+        check_fused(fused, foreach, differentiable)
 
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """Perform a single optimization step; returns the closure's loss if one is given."""
@@ -98,16 +94,9 @@ class Adam(Optimizer):
                     if amsgrad:
                         state["max_exp_avg_sq"] = _make(xp.zeros_like(w))
                 step = bump_step(state["step"])
-                g = p.grad._data
-                if maximize:
-                    g = xp.negative(g, out=work.get(w, 0))
-                if wd != 0:
-                    if decoupled:
-                        xp.multiply(w, 1 - lr * wd, out=w)
-                    elif maximize:
-                        xp.add(g, xp.multiply(w, wd, out=work.get(w, 1)), out=g)
-                    else:
-                        g = xp.add(g, xp.multiply(w, wd, out=work.get(w, 0)), out=work.get(w, 0))
+                g = step_grad(xp, w, p.grad._data, 0 if decoupled else wd, maximize, work)
+                if decoupled and wd != 0:
+                    xp.multiply(w, 1 - lr * wd, out=w)
                 m_t, v_t = state["exp_avg"], state["exp_avg_sq"]
                 m, v = m_t._data, v_t._data
                 t1, t2 = work.get(w, 1), work.get(w, 2)

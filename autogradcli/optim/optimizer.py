@@ -65,6 +65,28 @@ def bump_step(step: Tensor) -> float:
     return float(arr)
 
 
+def check_fused(fused: bool | None, foreach: bool | None, differentiable: bool) -> None:
+    """PyTorch's constructor checks on ``fused`` against ``differentiable`` and ``foreach``."""
+    if fused:
+        if differentiable:
+            raise RuntimeError("`fused` does not support `differentiable`")
+        if foreach:
+            raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+
+
+def step_grad(xp: Any, w: Any, g: Any, weight_decay: float, maximize: bool, work: Any) -> Any:
+    """The gradient array a step follows: ``g`` negated under ``maximize``, plus
+    ``weight_decay * w`` (L2 decay); ``g`` itself when neither applies, else scratch slot 0."""
+    if maximize:
+        g = xp.negative(g, out=work.get(w, 0))
+    if weight_decay != 0:
+        if maximize:
+            xp.add(g, xp.multiply(w, weight_decay, out=work.get(w, 1)), out=g)
+        else:
+            g = xp.add(g, xp.multiply(w, weight_decay, out=work.get(w, 0)), out=work.get(w, 0))
+    return g
+
+
 class _Workspace:
     """Scratch arrays reused across steps, one set per (array type, device, shape, dtype)."""
 

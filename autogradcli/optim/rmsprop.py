@@ -9,7 +9,7 @@ from typing import Any
 from ..backend import array_module
 from ..tensor.tensor import _make
 from .adam import lerp_
-from .optimizer import Optimizer, bump_step, new_step, to_scalar
+from .optimizer import Optimizer, bump_step, new_step, step_grad, to_scalar
 
 __all__ = ["RMSprop"]
 
@@ -79,14 +79,7 @@ class RMSprop(Optimizer):
                     if centered:
                         state["grad_avg"] = _make(xp.zeros_like(w))
                 bump_step(state["step"])
-                g = p.grad._data
-                if maximize:
-                    g = xp.negative(g, out=work.get(w, 0))
-                if wd != 0:
-                    if maximize:
-                        xp.add(g, xp.multiply(w, wd, out=work.get(w, 1)), out=g)
-                    else:
-                        g = xp.add(g, xp.multiply(w, wd, out=work.get(w, 0)), out=work.get(w, 0))
+                g = step_grad(xp, w, p.grad._data, wd, maximize, work)
                 sq_t = state["square_avg"]
                 sq = sq_t._data
                 t1, t2 = work.get(w, 1), work.get(w, 2)

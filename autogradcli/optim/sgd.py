@@ -7,7 +7,7 @@ from typing import Any
 
 from ..backend import array_module
 from ..tensor.tensor import _make
-from .optimizer import Optimizer, to_scalar
+from .optimizer import Optimizer, check_fused, step_grad, to_scalar
 
 __all__ = ["SGD"]
 
@@ -51,11 +51,7 @@ class SGD(Optimizer):
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
         super().__init__(params, defaults)
-        if fused:
-            if differentiable:
-                raise RuntimeError("`fused` does not support `differentiable`")
-            if foreach:
-                raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+        check_fused(fused, foreach, differentiable)
 
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """Perform a single optimization step; returns the closure's loss if one is given."""
@@ -73,15 +69,7 @@ class SGD(Optimizer):
                     continue
                 w = p._data
                 xp = array_module(w)
-                g = p.grad._data
-                if maximize:
-                    g = xp.negative(g, out=work.get(w, 0))
-                if wd != 0:
-                    if maximize:
-                        tmp = xp.multiply(w, wd, out=work.get(w, 1))
-                        xp.add(g, tmp, out=g)
-                    else:
-                        g = xp.add(g, xp.multiply(w, wd, out=work.get(w, 0)), out=work.get(w, 0))
+                g = step_grad(xp, w, p.grad._data, wd, maximize, work)
                 if momentum != 0:
                     state = self.state[p]
                     buf_t = state.get("momentum_buffer")
