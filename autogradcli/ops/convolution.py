@@ -38,6 +38,20 @@ def _pair(v: Any, name: str) -> Pair:
     return (int(v), int(v))
 
 
+def _one(v: Any, name: str) -> int:
+    """A 1-D size argument (an int or a 1-sequence; a pair gives its first) as an int."""
+    return _pair(v, name)[0]
+
+
+def _check_batched(input: Tensor, weight: Tensor, ndim: int, name: str) -> None:
+    """torch's error unless ``input`` and ``weight`` both have ``ndim`` (the batched rank) dims."""
+    if input.ndim != ndim or weight.ndim != ndim:
+        raise RuntimeError(
+            f"Expected {ndim - 1}D (unbatched) or {ndim}D (batched) input to {name}, but got input "
+            f"of size: {list(input.shape)}"
+        )
+
+
 def _out_size(size: int, k: int, s: int, lo: int, hi: int, d: int) -> int:
     return (size + lo + hi - d * (k - 1) - 1) // s + 1
 
@@ -247,11 +261,7 @@ def conv2d(
         return conv2d(input.unsqueeze(0), weight, bias, stride, padding, dilation, groups).squeeze(
             0
         )
-    if input.ndim != 4 or weight.ndim != 4:
-        raise RuntimeError(
-            f"Expected 3D (unbatched) or 4D (batched) input to conv2d, but got input of size: "
-            f"{list(input.shape)}"
-        )
+    _check_batched(input, weight, 4, "conv2d")
     c, h, w = input.shape[1:]
     o, cg, kh, kw = weight.shape
     if groups <= 0:
@@ -287,23 +297,15 @@ def conv1d(
         return conv1d(input.unsqueeze(0), weight, bias, stride, padding, dilation, groups).squeeze(
             0
         )
-    if input.ndim != 3 or weight.ndim != 3:
-        raise RuntimeError(
-            f"Expected 2D (unbatched) or 3D (batched) input to conv1d, but got input of size: "
-            f"{list(input.shape)}"
-        )
-
-    def one(v: Any, name: str) -> int:
-        return _pair(v, name)[0]
-
-    pad2: Any = padding if isinstance(padding, str) else (0, one(padding, "padding"))
+    _check_batched(input, weight, 3, "conv1d")
+    pad2: Any = padding if isinstance(padding, str) else (0, _one(padding, "padding"))
     out = conv2d(
         input.unsqueeze(2),
         weight.unsqueeze(2),
         bias,
-        (1, one(stride, "stride")),
+        (1, _one(stride, "stride")),
         pad2,
-        (1, one(dilation, "dilation")),
+        (1, _one(dilation, "dilation")),
         groups,
     )
     return out.squeeze(2)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...ops.convolution import _pair
+from ...ops.convolution import _one
 from ...ops.pooling import _pool_args, adaptive_avg_pool2d, avg_pool2d, max_pool2d
 from ...tensor.tensor import Tensor
 
@@ -18,10 +18,6 @@ __all__ = [
     "max_pool2d",
     "max_pool2d_with_indices",
 ]
-
-
-def _one(v: Any, name: str) -> int:
-    return _pair(v, name)[0]
 
 
 def _check_1d(input: Tensor, name: str) -> None:
