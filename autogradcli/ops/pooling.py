@@ -128,6 +128,16 @@ def _padded(xp: Any, arr: Any, geo: PoolGeometry, fill: float) -> Any:
     return buf
 
 
+def _padded_buffer(xp: Any, geo: PoolGeometry, swapped: bool, dtype: Any, empty: bool) -> Any:
+    """A buffer of the padded input's size in the work layout: zeros, or uninitialised when
+    ``empty`` (the caller then writes every element)."""
+    n, c, h, w = geo.shape
+    pt, pb, pl, pr = geo.pad
+    a, b = (c, n) if swapped else (n, c)
+    shape = (a, b, h + pt + pb, w + pl + pr)
+    return xp.empty(shape, dtype=dtype) if empty else xp.zeros(shape, dtype=dtype)
+
+
 def _cropped(buf: Any, geo: PoolGeometry) -> Any:
     pt, pb, pl, pr = geo.pad
     if not (pt or pb or pl or pr):
@@ -200,11 +210,7 @@ class _MaxScatter(Function):
         xp = array_module(g._data)
         swapped = _channel_major(argmax)
         gw, idx = _work(g._data, swapped), _work(argmax, swapped)
-        n, c, h, w = geo.shape
-        pt, pb, pl, pr = geo.pad
-        a, b = (c, n) if swapped else (n, c)
-        shape = (a, b, h + pt + pb, w + pl + pr)
-        buf = xp.empty(shape, dtype=gw.dtype) if geo.tiles() else xp.zeros(shape, dtype=gw.dtype)
+        buf = _padded_buffer(xp, geo, swapped, gw.dtype, geo.tiles())
         disjoint = geo.disjoint()
         for k, (rows, cols) in enumerate(geo.slices()):
             target = buf[:, :, rows, cols]
@@ -303,12 +309,8 @@ class _AvgPoolT(Function):
         swapped = _channel_major(arr)
         gw = _work(arr, swapped)
         share = gw * (1.0 / divisor) if isinstance(divisor, float) else gw / divisor
-        n, c, h, w = geo.shape
-        pt, pb, pl, pr = geo.pad
-        a, b = (c, n) if swapped else (n, c)
-        shape = (a, b, h + pt + pb, w + pl + pr)
         tiles = geo.tiles()
-        buf = xp.empty(shape, dtype=arr.dtype) if tiles else xp.zeros(shape, dtype=arr.dtype)
+        buf = _padded_buffer(xp, geo, swapped, arr.dtype, tiles)
         for rows, cols in geo.slices():
             if tiles:
                 buf[:, :, rows, cols] = share
