@@ -598,21 +598,13 @@ def _tracked(ctx: FunctionCtx, raw: Any, args: tuple[Any, ...], edges: tuple[Any
 
 def _record_saved_single(ctx: FunctionCtx, to_save: tuple[Any, ...], out: Tensor) -> None:
     """_record_saved for a node with one output ``out``."""
-    saved = None
-    versions = []
-    for j, t in enumerate(to_save):
-        if t is None:
-            versions.append(0)
-        elif t is out:  # the node's own output: kept without its grad_fn (no cycle)
-            versions.append(0 if out._vc is None else out._vc[0])
-            if saved is None:
-                saved = list(to_save)
-            saved[j] = _SavedOutput(out, 0)
-        else:
-            vc = t._vc
-            versions.append(0 if vc is None else vc[0])
-    ctx._saved = to_save if saved is None else tuple(saved)
-    ctx._saved_versions = tuple(versions)
+    ctx._saved_versions = tuple([0 if t is None or t._vc is None else t._vc[0] for t in to_save])
+    for t in to_save:
+        if t is out:  # the node's own output: kept without its grad_fn (no cycle)
+            ctx._saved = tuple([_SavedOutput(out, 0) if s is out else s for s in to_save])
+            break
+    else:
+        ctx._saved = to_save
     ctx._to_save = None
     ctx._site = _call_site(4)
 

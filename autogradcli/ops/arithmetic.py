@@ -143,16 +143,17 @@ class Pow(Function):
     @staticmethod
     def forward(ctx: Any, a: Any, b: Any) -> Any:
         x, y, dt = binary_operands(a, b)
-        save_mixed(ctx, a, b)
-        ctx.shapes = (_shape_of(a), _shape_of(b))
+        if True in ctx.needs_input_grad:
+            save_mixed(ctx, a, b)
+            ctx.shapes = (_shape_of(a), _shape_of(b))
+        ty = type(y)
+        if (ty is int or ty is float) and y in _BY_PRODUCT and x.dtype.kind == "f":
+            out = _BY_PRODUCT[y](x)  # as PyTorch: small integer powers by multiplication
+            return out if dt is None else _finish(out, dt)
         xp = array_module(x if not isinstance(x, (int, float)) else y)
         if isinstance(y, int) and not isinstance(y, bool) and y < 0 and x.dtype.kind in "iu":
             raise RuntimeError("Integers to negative integer powers are not allowed.")
-        if type(y) in _NUMBER and x.dtype.kind == "f" and y in _BY_PRODUCT:
-            out = _BY_PRODUCT[y](x)  # as PyTorch: small integer powers by multiplication
-        else:
-            out = xp.power(x, y)
-        return _finish(out, dt)
+        return _finish(xp.power(x, y), dt)
 
     @staticmethod
     def backward(ctx: Any, g: Tensor) -> tuple[Any, Any]:

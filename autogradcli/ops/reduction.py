@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..autograd.function import Function
+from ..autograd.function import Function, fixed_apply
 from ..tensor.tensor import Tensor
 from ._util import normalize_dims
 from .shape import Expand, reshape
@@ -79,10 +79,26 @@ def _dims(x: Tensor, dim: Any) -> tuple[int, ...] | None:
     return None if x._data.ndim == 0 else dims
 
 
-class SumAll(Sum):
+class SumAll(Function):
     """``x.sum()`` over every element: PyTorch names its node SumBackward0."""
 
     _backward_name = "SumBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, keepdim: bool = False) -> Any:
+        arr = x._data
+        ctx.in_shape = arr.shape
+        ctx.kept = (1,) * arr.ndim
+        if not keepdim and arr.dtype.kind == "f":
+            return arr.sum()
+        return arr.sum(axis=None, keepdims=keepdim, dtype=_sum_dtype(arr))
+
+    @staticmethod
+    def backward(ctx: Any, g: Tensor) -> Any:
+        return (_expand_back(g, ctx), None)
+
+
+_sum_all = fixed_apply(SumAll, 2)
 
 
 class MeanAll(Mean):
@@ -92,7 +108,10 @@ class MeanAll(Mean):
 
 
 def sum(x: Tensor, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> Tensor:
-    out = (Sum if dim is not None else SumAll).apply(x, _dims(x, dim), keepdim)
+    if dim is None:
+        out = _sum_all(x, keepdim)
+    else:
+        out = Sum.apply(x, _dims(x, dim), keepdim)
     return out if dtype is None else out.to(dtype)
 
 
