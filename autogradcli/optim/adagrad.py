@@ -7,7 +7,15 @@ from typing import Any
 
 from ..backend import array_module
 from ..tensor.tensor import Tensor, _make
-from .optimizer import Optimizer, bump_step, check_fused, new_step, step_grad, to_scalar
+from .optimizer import (
+    Optimizer,
+    bump_step,
+    check_fused,
+    new_step,
+    params_with_grad,
+    step_grad,
+    to_scalar,
+)
 
 __all__ = ["Adagrad"]
 
@@ -74,11 +82,7 @@ class Adagrad(Optimizer):
             lr = to_scalar(group["lr"])
             lr_decay, eps = group["lr_decay"], group["eps"]
             wd, maximize = group["weight_decay"], group["maximize"]
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                w = p._data
-                xp = array_module(w)
+            for p, w, xp in params_with_grad(group):
                 state = self.state[p]
                 if len(state) == 0:  # a parameter added by add_param_group
                     state = self._init_state(p, group)

@@ -5,9 +5,15 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from ..backend import array_module
-from ..tensor.tensor import _make
-from .optimizer import Optimizer, bump_step, check_fused, new_step, step_grad, to_scalar
+from .optimizer import (
+    Optimizer,
+    bump_step,
+    check_fused,
+    init_state,
+    params_with_grad,
+    step_grad,
+    to_scalar,
+)
 
 __all__ = ["Adam", "lerp_"]
 
@@ -81,18 +87,11 @@ class Adam(Optimizer):
             amsgrad = group["amsgrad"]
             maximize = group["maximize"]
             decoupled = group["decoupled_weight_decay"]
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                w = p._data
-                xp = array_module(w)
+            for p, w, xp in params_with_grad(group):
                 state = self.state[p]
                 if len(state) == 0:
-                    state["step"] = new_step()
-                    state["exp_avg"] = _make(xp.zeros_like(w))
-                    state["exp_avg_sq"] = _make(xp.zeros_like(w))
-                    if amsgrad:
-                        state["max_exp_avg_sq"] = _make(xp.zeros_like(w))
+                    max_sq = "max_exp_avg_sq" if amsgrad else None
+                    init_state(state, xp, w, "exp_avg", "exp_avg_sq", max_sq)
                 step = bump_step(state["step"])
                 g = step_grad(xp, w, p.grad._data, 0 if decoupled else wd, maximize, work)
                 if decoupled and wd != 0:

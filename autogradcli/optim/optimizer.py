@@ -10,7 +10,7 @@ from __future__ import annotations
 import copy
 import warnings
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 import numpy as np
@@ -63,6 +63,23 @@ def bump_step(step: Tensor) -> float:
     arr += 1
     step._bump_version()
     return float(arr)
+
+
+def params_with_grad(group: dict[str, Any]) -> Iterator[tuple[Tensor, Any, Any]]:
+    """``(p, p._data, its array module)`` for each parameter of ``group`` that has a gradient."""
+    for p in group["params"]:
+        if p.grad is not None:
+            w = p._data
+            yield p, w, array_module(w)
+
+
+def init_state(state: dict[str, Any], xp: Any, w: Any, *buffers: str | None) -> None:
+    """A first step's state: the ``step`` counter, then a zero tensor like ``w`` per named buffer
+    (``None`` names are skipped)."""
+    state["step"] = new_step()
+    for name in buffers:
+        if name is not None:
+            state[name] = _make(xp.zeros_like(w))
 
 
 def check_fused(fused: bool | None, foreach: bool | None, differentiable: bool) -> None:

@@ -6,10 +6,15 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from ..backend import array_module
-from ..tensor.tensor import _make
 from .adam import lerp_
-from .optimizer import Optimizer, bump_step, new_step, step_grad, to_scalar
+from .optimizer import (
+    Optimizer,
+    bump_step,
+    init_state,
+    params_with_grad,
+    step_grad,
+    to_scalar,
+)
 
 __all__ = ["RMSprop"]
 
@@ -65,19 +70,11 @@ class RMSprop(Optimizer):
             alpha, eps = group["alpha"], group["eps"]
             wd, momentum = group["weight_decay"], group["momentum"]
             centered, maximize = group["centered"], group["maximize"]
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                w = p._data
-                xp = array_module(w)
+            for p, w, xp in params_with_grad(group):
                 state = self.state[p]
                 if len(state) == 0:
-                    state["step"] = new_step()
-                    state["square_avg"] = _make(xp.zeros_like(w))
-                    if momentum > 0:
-                        state["momentum_buffer"] = _make(xp.zeros_like(w))
-                    if centered:
-                        state["grad_avg"] = _make(xp.zeros_like(w))
+                    buf = "momentum_buffer" if momentum > 0 else None
+                    init_state(state, xp, w, "square_avg", buf, "grad_avg" if centered else None)
                 bump_step(state["step"])
                 g = step_grad(xp, w, p.grad._data, wd, maximize, work)
                 sq_t = state["square_avg"]

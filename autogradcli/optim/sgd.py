@@ -5,9 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from ..backend import array_module
 from ..tensor.tensor import _make
-from .optimizer import Optimizer, check_fused, step_grad, to_scalar
+from .optimizer import Optimizer, check_fused, params_with_grad, step_grad, to_scalar
 
 __all__ = ["SGD"]
 
@@ -64,11 +63,7 @@ class SGD(Optimizer):
             wd = group["weight_decay"]
             nesterov = group["nesterov"]
             maximize = group["maximize"]
-            for p in group["params"]:
-                if p.grad is None:
-                    continue
-                w = p._data
-                xp = array_module(w)
+            for p, w, xp in params_with_grad(group):
                 g = step_grad(xp, w, p.grad._data, wd, maximize, work)
                 if momentum != 0:
                     state = self.state[p]
