@@ -9,6 +9,7 @@ from ..tensor.factory import empty
 from ..tensor.tensor import Tensor
 from . import init
 from .functional.conv import conv1d, conv2d
+from .linear import _init_bias
 from .module import Module
 from .parameter import Parameter
 
@@ -85,10 +86,7 @@ class _ConvNd(Module):
     def reset_parameters(self) -> None:
         """kaiming_uniform_(a=sqrt(5)) weight, bias uniform in ±1/sqrt(fan_in), as PyTorch."""
         init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            fan_in = self.weight.shape[1] * math.prod(self.kernel_size)
-            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
-            init.uniform_(self.bias, -bound, bound)
+        _init_bias(self.bias, self.weight)
 
     def _check_padding_mode(self) -> None:
         if self.padding_mode != "zeros":

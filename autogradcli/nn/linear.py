@@ -15,6 +15,14 @@ from .parameter import Parameter
 __all__ = ["Identity", "Linear"]
 
 
+def _init_bias(bias: Tensor | None, weight: Tensor) -> None:
+    """PyTorch's default bias of Linear and Conv: uniform in ±1/sqrt(fan_in of ``weight``)."""
+    if bias is not None:
+        fan_in, _ = init._calculate_fan_in_and_fan_out(weight)
+        bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
+        init.uniform_(bias, -bound, bound)
+
+
 class Identity(Module):
     """Returns its input; accepts and ignores any constructor arguments."""
 
@@ -52,10 +60,7 @@ class Linear(Module):
 
     def reset_parameters(self) -> None:
         init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-        if self.bias is not None:
-            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
-            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
-            init.uniform_(self.bias, -bound, bound)
+        _init_bias(self.bias, self.weight)
 
     def forward(self, input: Tensor) -> Tensor:
         return F.linear(input, self.weight, self.bias)
