@@ -27,6 +27,17 @@ def _channel_shape(x: Tensor) -> tuple[int, ...]:
     return (1, x.shape[1]) + (1,) * (x.ndim - 2)
 
 
+def _affine(
+    out: Tensor, weight: Tensor | None, bias: Tensor | None, shape: tuple[int, ...] | None = None
+) -> Tensor:
+    """``out * weight + bias`` (either may be None), both reshaped to ``shape`` when given."""
+    if weight is not None:
+        out = out * (weight if shape is None else weight.reshape(shape))
+    if bias is not None:
+        out = out + (bias if shape is None else bias.reshape(shape))
+    return out
+
+
 def _update(running: Tensor, stat: Tensor, momentum: float) -> None:
     arr = running._data
     arr *= 1.0 - momentum
@@ -66,11 +77,7 @@ def batch_norm(
             raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
         mean = running_mean.reshape(shape)
         out = (input - mean) * (running_var.reshape(shape) + eps).rsqrt()
-    if weight is not None:
-        out = out * weight.reshape(shape)
-    if bias is not None:
-        out = out + bias.reshape(shape)
-    return out
+    return _affine(out, weight, bias, shape)
 
 
 def layer_norm(
@@ -91,11 +98,7 @@ def layer_norm(
             f"[*, {', '.join(str(s) for s in norm)}], but got input of size{list(input.shape)}"
         )
     out, _, _ = _normalize(input, tuple(range(input.ndim - k, input.ndim)), eps)
-    if weight is not None:
-        out = out * weight
-    if bias is not None:
-        out = out + bias
-    return out
+    return _affine(out, weight, bias)
 
 
 def group_norm(
@@ -120,11 +123,7 @@ def group_norm(
     out, _, _ = _normalize(grouped, (2,), eps)
     out = out.reshape(input.shape)
     shape = _channel_shape(input)
-    if weight is not None:
-        out = out * weight.reshape(shape)
-    if bias is not None:
-        out = out + bias.reshape(shape)
-    return out
+    return _affine(out, weight, bias, shape)
 
 
 def instance_norm(
@@ -153,8 +152,4 @@ def instance_norm(
         if running_mean is None or running_var is None:
             raise RuntimeError("Expected running_mean and running_var to be defined")
         out = (input - running_mean.reshape(shape)) * (running_var.reshape(shape) + eps).rsqrt()
-    if weight is not None:
-        out = out * weight.reshape(shape)
-    if bias is not None:
-        out = out + bias.reshape(shape)
-    return out
+    return _affine(out, weight, bias, shape)
