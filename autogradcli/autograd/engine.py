@@ -127,6 +127,10 @@ def run_backward(
         if e[0] not in root_nodes:
             root_nodes.append(e[0])
 
+    if capture is None:
+        _run_plain(root_nodes, root_edges, root_grads, keep_graph, create_graph)
+        return None
+
     targets: dict[tuple[Any, int], int] = {}
     needed = None
     if capture is not None:
@@ -175,10 +179,8 @@ def run_backward(
             grads = pop_buffer(node, None)
             if grads is None:
                 grads = [None] * node._n_outputs
-            if node._tensor_hooks:
-                _run_hooks(node, grads)
-            if node._retained:
-                _retain(node, grads, create_graph)
+            if node._special:
+                _special(node, grads, create_graph)
             if targets:
                 for nr, g in enumerate(grads):
                     idx = targets.get((node, nr))
@@ -247,6 +249,116 @@ def run_backward(
     finally:
         STATE.enabled = prev_mode
     return captured if capture is not None else None
+
+
+def _special(node: Any, grads: list[Any], create_graph: bool) -> None:
+    """A node's tensor hooks, then its retained gradients."""
+    if node._tensor_hooks:
+        _run_hooks(node, grads)
+    if node._retained:
+        _retain(node, grads, create_graph)
+
+
+def _run_plain(
+    root_nodes: list[Any],
+    root_edges: list[Any],
+    root_grads: Sequence[Tensor],
+    keep_graph: bool,
+    create_graph: bool,
+) -> None:
+    """run_backward without capture targets or pruning: every reachable node runs and leaves
+    accumulate. The same steps as the general loop, with its capture checks left out."""
+    deps: dict[Any, int] = {n: 0 for n in root_nodes}
+    stack = list(root_nodes)
+    pop, push, get_dep = stack.pop, stack.append, deps.get
+    while stack:
+        for e in pop()._next:
+            if e is not None:
+                child = e[0]
+                count = get_dep(child)
+                if count is None:
+                    deps[child] = 1
+                    push(child)
+                else:
+                    deps[child] = count + 1
+
+    buffers: dict[Any, list[Any]] = {}
+    for e, g in zip(root_edges, root_grads):
+        buf = buffers.setdefault(e[0], [None] * e[0]._n_outputs)
+        buf[e[1]] = g if buf[e[1]] is None else buf[e[1]] + g
+    shared = {id(g): g for g in root_grads}  # as in run_backward
+
+    ready = [(n._key, n) for n in root_nodes if deps[n] == 0]
+    heapq.heapify(ready)
+    heappush, heappop = heapq.heappush, heapq.heappop
+    pop_buffer, get_buffer = buffers.pop, buffers.get
+    prev_mode = STATE.enabled
+    STATE.enabled = create_graph
+    try:
+        while ready:
+            node = heappop(ready)[1]
+            grads = pop_buffer(node, None)
+            if grads is None:
+                grads = [None] * node._n_outputs
+            if node._special:
+                _special(node, grads, create_graph)
+            if type(node) is AccumulateGrad:
+                var = node._ref()
+                if grads[0] is not None and var is not None:
+                    _accumulate(var, grads[0], create_graph, shared)
+                continue
+            edges = node._next
+            if grads[0] is None and _all_none(grads):
+                for e in edges:  # nothing flows on: the children only lose a dependency
+                    if e is not None:
+                        child = e[0]
+                        count = deps[child] - 1
+                        deps[child] = count
+                        if count == 0:
+                            heappush(ready, (child._key, child))
+                continue
+            if node._n_outputs > 1 and node.materialize_grads:
+                _materialize(node, grads)
+            fc = node._forward_cls  # BackwardNode._call_backward inlined
+            outs = fc.backward(node, *grads) if fc is not None else node._call_backward(grads)
+            if type(outs) is not tuple:
+                outs = (outs,)
+            if len(outs) != len(edges):
+                _check_count(node, outs)
+            if not keep_graph and node._saved is not None:
+                node._saved = None
+                node._freed = True
+            for i, e in enumerate(edges):
+                if e is None:
+                    continue
+                child = e[0]
+                g = outs[i]
+                if g is not None:
+                    if type(g) is not Tensor:
+                        g = _validate(node, i, g, e)
+                    else:
+                        arr = g._data
+                        dt = arr.dtype
+                        if arr.shape != e[2] or (dt is not e[3] and dt != e[3]):
+                            g = _validate(node, i, g, e)
+                    buf = get_buffer(child)
+                    if buf is None:
+                        buf = buffers[child] = [None] * child._n_outputs
+                    prev = buf[e[1]]
+                    if prev is None:
+                        buf[e[1]] = g
+                        if type(child) is AccumulateGrad and _maybe_shared(g, grads, outs, node):
+                            shared[id(g)] = g
+                    elif create_graph:
+                        buf[e[1]] = prev + g
+                    else:
+                        buf[e[1]] = wrap(prev._data + g._data)
+                count = deps[child] - 1
+                deps[child] = count
+                if count == 0:
+                    heappush(ready, (child._key, child))
+    finally:
+        STATE.enabled = prev_mode
 
 
 def _all_none(grads: list[Any]) -> bool:

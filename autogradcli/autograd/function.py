@@ -86,6 +86,7 @@ class FunctionCtx:
     _out_meta: tuple[Any, ...] | None = None
     _tensor_hooks: dict[int, dict[int, Callable]] | None = None
     _retained: dict[int, Any] | None = None
+    _special = False  # has tensor hooks or retained grads (the engine checks this one flag)
     _site: tuple[str, int] | None = None
     _forward_cls: Any = None  # the Function of a node (None: an older-style Function instance)
 
@@ -161,11 +162,13 @@ class FunctionCtx:
     def _register_tensor_hook(self, output_nr: int, hook: Callable) -> RemovableHandle:
         if self._tensor_hooks is None:
             self._tensor_hooks = {}
+        self._special = True
         return add_hook(self._tensor_hooks.setdefault(output_nr, {}), hook)
 
     def _retain_grad_of(self, t: Tensor) -> None:
         if self._retained is None:
             self._retained = {}
+        self._special = True
         self._retained[t._output_nr] = weakref.ref(t)
 
     def _retains(self, t: Tensor) -> bool:
@@ -204,6 +207,7 @@ class AccumulateGrad:
     _n_outputs = 1
     _tensor_hooks = None
     _retained = None
+    _special = False
 
     def __init__(self, variable: Tensor) -> None:
         self._ref = weakref.ref(variable)
