@@ -28,6 +28,7 @@ _seq = itertools.count()
 _ndarray = np.ndarray
 _asarray = np.asarray
 _new = object.__new__
+_getframe = sys._getframe
 # numpy's scalar types (what 0-d array arithmetic returns): wrapped back into 0-d arrays
 _NP_SCALARS = frozenset(
     t for t in np.sctypeDict.values() if isinstance(t, type) and issubclass(t, np.generic)
@@ -601,16 +602,38 @@ def _tracked(ctx: FunctionCtx, raw: Any, args: tuple[Any, ...], edges: tuple[Any
 
 
 def _record_saved_single(ctx: FunctionCtx, to_save: tuple[Any, ...], out: Tensor) -> None:
-    """_record_saved for a node with one output ``out``."""
-    ctx._saved_versions = tuple([0 if t is None or t._vc is None else t._vc[0] for t in to_save])
+    """_record_saved for a node with one output ``out``; _call_site inlined."""
+    saved = to_save
+    versions = []
     for t in to_save:
+        if t is None:
+            versions.append(0)
+            continue
+        vc = t._vc
         if t is out:  # the node's own output: kept without its grad_fn (no cycle)
-            ctx._saved = tuple([_SavedOutput(out, 0) if s is out else s for s in to_save])
-            break
-    else:
-        ctx._saved = to_save
+            if vc is None:
+                vc = out._vc = [0]
+            so = _new(_SavedOutput)
+            so.data = out._data
+            so.vc = vc
+            so.index = 0
+            saved = tuple([so if s is out else s for s in to_save])
+        versions.append(0 if vc is None else vc[0])
+    ctx._saved = saved
+    ctx._saved_versions = tuple(versions)
     ctx._to_save = None
-    ctx._site = _call_site(4)
+    # where the user called the op: the innermost frame outside this package (as _call_site)
+    frame = _getframe(3)
+    internal = _internal_files
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        flag = internal.get(filename)
+        if flag is None:
+            flag = internal[filename] = filename.startswith(_PACKAGE_DIR)
+        if not flag:
+            ctx._site = (filename, frame.f_lineno)
+            return
+        frame = frame.f_back
 
 
 _T1 = (True,)

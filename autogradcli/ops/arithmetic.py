@@ -25,6 +25,19 @@ class Add(Function):
 
     @staticmethod
     def forward(ctx: Any, a: Any, b: Any) -> Any:
+        if type(a) is Tensor:  # binary_operands' common cases inlined
+            x = a._data
+            tb = type(b)
+            if tb is Tensor:
+                y = b._data
+                if x.dtype is y.dtype and type(x) is type(y):
+                    if True in ctx.needs_input_grad:
+                        ctx.shapes = (x.shape, y.shape)
+                    return x + y
+            elif tb is float and x.dtype.kind == "f":
+                if True in ctx.needs_input_grad:
+                    ctx.shapes = (x.shape, ())
+                return x + b
         x, y, dt = binary_operands(a, b)
         if True in ctx.needs_input_grad:
             ctx.shapes = (_shape_of(a), _shape_of(b))
@@ -47,6 +60,19 @@ class Sub(Function):
 
     @staticmethod
     def forward(ctx: Any, a: Any, b: Any) -> Any:
+        if type(a) is Tensor:  # binary_operands' common cases inlined
+            x = a._data
+            tb = type(b)
+            if tb is Tensor:
+                y = b._data
+                if x.dtype is y.dtype and type(x) is type(y):
+                    if True in ctx.needs_input_grad:
+                        ctx.shapes = (x.shape, y.shape)
+                    return x - y
+            elif tb is float and x.dtype.kind == "f":
+                if True in ctx.needs_input_grad:
+                    ctx.shapes = (x.shape, ())
+                return x - b
         x, y, dt = binary_operands(a, b)
         if True in ctx.needs_input_grad:
             ctx.shapes = (_shape_of(a), _shape_of(b))
@@ -68,6 +94,22 @@ class Mul(Function):
 
     @staticmethod
     def forward(ctx: Any, a: Any, b: Any) -> Any:
+        if type(a) is Tensor:  # binary_operands' common cases inlined
+            x = a._data
+            tb = type(b)
+            if tb is Tensor:
+                y = b._data
+                if x.dtype is y.dtype and type(x) is type(y):
+                    na, nb = ctx.needs_input_grad
+                    if na or nb:
+                        ctx.const = None
+                        ctx._to_save = (a if nb else None, b if na else None)
+                        ctx.shapes = (x.shape, y.shape)
+                    return x * y
+            elif tb is float and x.dtype.kind == "f":
+                if True in ctx.needs_input_grad:
+                    ctx.const = (1, b)
+                return x * b
         x, y, dt = binary_operands(a, b)
         na, nb = ctx.needs_input_grad
         if na or nb:
@@ -77,7 +119,10 @@ class Mul(Function):
                 ctx.const = (0, a)
             else:
                 ctx.const = None
-                ctx.save_for_backward(a if nb else None, b if na else None)
+                ctx._to_save = (
+                    a if nb else None,
+                    b if na else None,
+                )  # save_for_backward, unchecked
                 ctx.shapes = (x.shape, y.shape)
         out = x * y
         return out if dt is None else _finish(out, dt)

@@ -1,4 +1,8 @@
-"""Elementwise unary ops and ``where``/``clamp``: each a Function with its derivative beside it."""
+"""Elementwise unary ops and ``where``/``clamp``: each a Function with its derivative beside it.
+
+The ops here save Tensors by setting ``ctx._to_save`` (what ``save_for_backward`` records, without
+its check that each value is a Tensor, which these always are).
+"""
 
 from __future__ import annotations
 
@@ -36,7 +40,7 @@ class Exp(Function):
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Any:
         out = wrap(array_module(x._data).exp(_float_array(x._data)))
-        ctx.save_for_backward(out)
+        ctx._to_save = (out,)
         return out
 
     @staticmethod
@@ -50,7 +54,7 @@ class Log(Function):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Any:
-        ctx.save_for_backward(x)
+        ctx._to_save = (x,)
         return array_module(x._data).log(_float_array(x._data))
 
     @staticmethod
@@ -65,7 +69,7 @@ class Sqrt(Function):
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Any:
         out = wrap(array_module(x._data).sqrt(_float_array(x._data)))
-        ctx.save_for_backward(out)
+        ctx._to_save = (out,)
         return out
 
     @staticmethod
@@ -81,7 +85,7 @@ class Rsqrt(Function):
     def forward(ctx: Any, x: Tensor) -> Any:
         xp = array_module(x._data)
         out = wrap(1.0 / xp.sqrt(_float_array(x._data)))
-        ctx.save_for_backward(out)
+        ctx._to_save = (out,)
         return out
 
     @staticmethod
@@ -95,7 +99,7 @@ class Sin(Function):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Any:
-        ctx.save_for_backward(x)
+        ctx._to_save = (x,)
         return array_module(x._data).sin(_float_array(x._data))
 
     @staticmethod
@@ -112,7 +116,7 @@ class SinBackward(Function):
     @staticmethod
     def forward(ctx: Any, g: Tensor, x: Tensor) -> Any:
         if True in ctx.needs_input_grad:
-            ctx.save_for_backward(g, x)
+            ctx._to_save = (g, x)
         return g._data * array_module(x._data).cos(x._data)
 
     @staticmethod
@@ -130,7 +134,7 @@ class Cos(Function):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Any:
-        ctx.save_for_backward(x)
+        ctx._to_save = (x,)
         return array_module(x._data).cos(_float_array(x._data))
 
     @staticmethod
@@ -147,7 +151,7 @@ class CosBackward(Function):
     @staticmethod
     def forward(ctx: Any, g: Tensor, x: Tensor) -> Any:
         if True in ctx.needs_input_grad:
-            ctx.save_for_backward(g, x)
+            ctx._to_save = (g, x)
         return -(g._data * array_module(x._data).sin(x._data))
 
     @staticmethod
@@ -166,7 +170,7 @@ class Tanh(Function):
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Any:
         out = wrap(array_module(x._data).tanh(_float_array(x._data)))
-        ctx.save_for_backward(out)
+        ctx._to_save = (out,)
         return out
 
     @staticmethod
@@ -183,7 +187,7 @@ class TanhBackward(Function):
     @staticmethod
     def forward(ctx: Any, g: Tensor, y: Tensor) -> Any:
         if True in ctx.needs_input_grad:
-            ctx.save_for_backward(g, y)
+            ctx._to_save = (g, y)
         yd = y._data
         return g._data * (1.0 - yd * yd)
 
@@ -206,7 +210,7 @@ class Sigmoid(Function):
         arr = _float_array(x._data)
         # 1/(1+exp(-x)) overflows for very negative x; the tanh form is stable and exact
         out = wrap(0.5 * xp.tanh(0.5 * arr) + 0.5)
-        ctx.save_for_backward(out)
+        ctx._to_save = (out,)
         return out
 
     @staticmethod
@@ -223,7 +227,7 @@ class SigmoidBackward(Function):
     @staticmethod
     def forward(ctx: Any, g: Tensor, y: Tensor) -> Any:
         if True in ctx.needs_input_grad:
-            ctx.save_for_backward(g, y)
+            ctx._to_save = (g, y)
         yd = y._data
         return g._data * yd * (1.0 - yd)
 
@@ -246,7 +250,7 @@ class Relu(Function):
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Any:
         out = wrap(array_module(x._data).maximum(x._data, 0))
-        ctx.save_for_backward(out)
+        ctx._to_save = (out,)
         return out
 
     @staticmethod
@@ -263,7 +267,7 @@ class ThresholdBackward(Function):
     @staticmethod
     def forward(ctx: Any, g: Tensor, y: Tensor) -> Any:
         if ctx.needs_input_grad[0]:
-            ctx.save_for_backward(y)
+            ctx._to_save = (y,)
         return g._data * (y._data > 0)
 
     @staticmethod
@@ -279,7 +283,7 @@ class Abs(Function):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Any:
-        ctx.save_for_backward(x)
+        ctx._to_save = (x,)
         return array_module(x._data).abs(x._data)
 
     @staticmethod
