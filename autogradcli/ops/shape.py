@@ -7,9 +7,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from ..autograd.function import Function, fixed_apply
 from ..tensor.tensor import Tensor, _make
 from ._util import array_module, normalize_dims, wrap_dim
+
+_ndarray = np.ndarray
 
 
 def _as_view(ctx: Any, base: Tensor, arr: Any) -> Tensor:
@@ -77,7 +81,12 @@ class Expand(Function):
             )
         target = tuple(arr.shape[i - lead] if s == -1 else s for i, s in enumerate(shape))
         try:
-            view = xp.broadcast_to(arr, target)
+            if lead and not arr.ndim and type(arr) is _ndarray:
+                # a 0-d array (a full reduction's gradient): broadcast_to's view, built directly
+                view = _ndarray(target, arr.dtype, arr, 0, (0,) * lead)
+                view.flags.writeable = False
+            else:
+                view = xp.broadcast_to(arr, target)
         except ValueError:
             raise RuntimeError(
                 f"The expanded size of the tensor ({list(target)}) must match the existing size "
