@@ -132,17 +132,17 @@ class Mul(Function):
         const = ctx.const
         if const is not None:
             pos, c = const
-            return (g * c, None) if pos == 1 else (None, g * c)
+            return (_mul(g, c), None) if pos == 1 else (None, _mul(g, c))
         a, b = ctx.saved_tensors
         na, nb = ctx.needs_input_grad
         sa, sb = ctx.shapes
         ga = gb = None
         if na:
-            ga = g * b
+            ga = _mul(g, b)  # g * b without the operator's dispatch
             if ga._data.shape != sa:
                 ga = sum_to(ga, sa)
         if nb:
-            gb = g * a
+            gb = _mul(g, a)
             if gb._data.shape != sb:
                 gb = sum_to(gb, sb)
         return ga, gb
@@ -209,7 +209,7 @@ class Pow(Function):
         if na:
             if isinstance(b, (int, float)):
                 if type(b) in _NUMBER and b == 2:
-                    ga = g * b * a  # a ** 1 is a
+                    ga = _mul(_mul(g, b), a)  # g * b * a: a ** 1 is a
                 else:
                     ga = g * b * a ** (b - 1) if b != 0 else g * 0.0
             else:
