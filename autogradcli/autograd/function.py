@@ -601,8 +601,11 @@ def _tracked(ctx: FunctionCtx, raw: Any, args: tuple[Any, ...], edges: tuple[Any
     return out
 
 
-def _record_saved_single(ctx: FunctionCtx, to_save: tuple[Any, ...], out: Tensor) -> None:
-    """_record_saved for a node with one output ``out``; _call_site inlined."""
+def _record_saved_single(
+    ctx: FunctionCtx, to_save: tuple[Any, ...], out: Tensor, depth: int = 3
+) -> None:
+    """_record_saved for a node with one output ``out``; _call_site inlined (``depth``: the
+    frames from here to the op's entry point's caller)."""
     saved = to_save
     versions = []
     for t in to_save:
@@ -623,7 +626,7 @@ def _record_saved_single(ctx: FunctionCtx, to_save: tuple[Any, ...], out: Tensor
     ctx._saved_versions = tuple(versions)
     ctx._to_save = None
     # where the user called the op: the innermost frame outside this package (as _call_site)
-    frame = _getframe(3)
+    frame = _getframe(depth)
     internal = _internal_files
     while frame is not None:
         filename = frame.f_code.co_filename
@@ -671,6 +674,23 @@ def fixed_apply(cls: type[Function], arity: int) -> Callable[..., Any]:
                     raw = cls._forward_impl(ctx, a)
                 finally:
                     state.enabled = True
+                if (
+                    type(raw) is _ndarray
+                    and raw.dtype.kind == "f"
+                    and not ctx._dirty
+                    and not ctx._non_differentiable
+                ):  # _tracked's first case inlined: one fresh float array
+                    out = _new(Tensor)
+                    out._data = raw
+                    out._grad_fn = ctx
+                    out._requires_grad = True
+                    out._grad = out._base = out._hooks = out._acc = out._vc = None
+                    out._output_nr = 0
+                    ctx._key = -next(_seq)
+                    ctx._next = (e,)
+                    if ctx._to_save is not None:
+                        _record_saved_single(ctx, ctx._to_save, out, 2)
+                    return out
                 return _tracked(ctx, raw, (a,), (e,))
             ctx.needs_input_grad = _F1
             state.enabled = False
@@ -724,6 +744,23 @@ def fixed_apply(cls: type[Function], arity: int) -> Callable[..., Any]:
             finally:
                 state.enabled = True
             if ea is not None or eb is not None:
+                if (
+                    type(raw) is _ndarray
+                    and raw.dtype.kind == "f"
+                    and not ctx._dirty
+                    and not ctx._non_differentiable
+                ):  # _tracked's first case inlined: one fresh float array
+                    out = _new(Tensor)
+                    out._data = raw
+                    out._grad_fn = ctx
+                    out._requires_grad = True
+                    out._grad = out._base = out._hooks = out._acc = out._vc = None
+                    out._output_nr = 0
+                    ctx._key = -next(_seq)
+                    ctx._next = (ea, eb)
+                    if ctx._to_save is not None:
+                        _record_saved_single(ctx, ctx._to_save, out, 2)
+                    return out
                 return _tracked(ctx, raw, (a, b), (ea, eb))
         else:
             ctx.needs_input_grad = _FF
