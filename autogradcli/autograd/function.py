@@ -647,11 +647,15 @@ _FT = (False, True)
 _FF = (False, False)
 
 
-def fixed_apply(cls: type[Function], arity: int) -> Callable[..., Any]:
+def fixed_apply(
+    cls: type[Function], arity: int, operands: tuple[type, ...] | None = None
+) -> Callable[..., Any]:
     """``cls.apply`` for exactly ``arity`` (1 or 2) positional arguments, as one Python call.
 
     The same steps as ``Function.apply`` (needs_input_grad, edges, forward with recording off,
     the same recorded tail) without packing ``*args``: the built-in ops' methods and operators.
+    With ``operands`` (arity 2), it is an operator method itself: NotImplemented when the second
+    argument is not an instance of ``operands``, so Python tries the other operand's method.
     """
     state = STATE
 
@@ -711,6 +715,15 @@ def fixed_apply(cls: type[Function], arity: int) -> Callable[..., Any]:
         return _untracked(ctx, raw, (a,))
 
     def apply2(a: Any, b: Any) -> Any:
+        if operands is not None:
+            tb = type(b)
+            if (
+                tb is not float
+                and tb is not Tensor
+                and tb is not int
+                and not isinstance(b, operands)
+            ):
+                return NotImplemented
         ctx = cls._backward_cls()
         if state.enabled:
             ea = eb = None

@@ -42,23 +42,15 @@ def _binary(fn: Any) -> Any:
 def _operator(cls: Any, reflected: bool = False) -> Any:
     """A built-in op's operator method: ``cls.apply(self, other)`` through its two-argument apply
     (``cls.apply(other, self)`` when ``reflected``); NotImplemented for operands we don't take."""
+    if not reflected:
+        return fixed_apply(cls, 2, _OPERANDS)  # the apply itself, checking ``other``
     apply2 = fixed_apply(cls, 2)
 
-    if reflected:
-
-        def method(self: Tensor, other: Any) -> Any:
-            t = type(other)
-            if t is float or t is int or isinstance(other, _OPERANDS):
-                return apply2(other, self)
-            return NotImplemented
-
-    else:
-
-        def method(self: Tensor, other: Any) -> Any:
-            t = type(other)
-            if t is float or t is Tensor or t is int or isinstance(other, _OPERANDS):
-                return apply2(self, other)
-            return NotImplemented
+    def method(self: Tensor, other: Any) -> Any:
+        t = type(other)
+        if t is float or t is int or isinstance(other, _OPERANDS):
+            return apply2(other, self)
+        return NotImplemented
 
     return method
 
