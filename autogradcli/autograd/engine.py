@@ -11,6 +11,7 @@ import heapq
 from collections.abc import Sequence
 from typing import Any
 
+from ..backend import array_module
 from ..tensor.tensor import Tensor, _make, wrap
 from .function import AccumulateGrad, edge_to
 from .grad_mode import STATE
@@ -410,8 +411,6 @@ def _accumulate(var: Tensor, g: Tensor, create_graph: bool, shared: dict[int, Te
 
 
 def _make_root_grads(tensors: Sequence[Tensor], grad_tensors: Sequence[Any]) -> list[Tensor]:
-    from ..tensor.factory import ones_like
-
     grads = []
     for i, (t, g) in enumerate(zip(tensors, grad_tensors)):
         if not isinstance(t, Tensor):
@@ -425,8 +424,11 @@ def _make_root_grads(tensors: Sequence[Tensor], grad_tensors: Sequence[Any]) -> 
         if g is None:
             if t._data.size != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            g = ones_like(t)
+            arr = t._data  # ones_like(t), without the factory's argument handling
+            g = _make(array_module(arr).ones(arr.shape, arr.dtype))
         elif not isinstance(g, Tensor):
+            from ..tensor.factory import ones_like
+
             g = _make(t._data.dtype.type(g) * ones_like(t)._data)
         elif g._data.shape != t._data.shape:
             raise RuntimeError(
