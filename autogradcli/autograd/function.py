@@ -116,9 +116,13 @@ class FunctionCtx:
             if entry is None:
                 continue
             if type(entry) is _SavedOutput:
-                current = entry.vc[0]
-                t = _make(entry.data, True)
-                t._vc = entry.vc
+                vc = entry.vc
+                current = vc[0]
+                t = _new(Tensor)  # _make inlined: the output, with this node as its grad_fn
+                t._data = entry.data
+                t._requires_grad = True
+                t._grad = t._base = t._hooks = t._acc = None
+                t._vc = vc
                 t._grad_fn = self
                 t._output_nr = entry.index
                 if out is None:

@@ -34,6 +34,9 @@ class Size(tuple):
 
 
 _new = object.__new__
+_ndarray = np.ndarray
+_generic = np.generic
+_asarray = np.asarray
 
 
 class Tensor:
@@ -353,9 +356,14 @@ def _make(data: Any, requires_grad: bool = False) -> Tensor:
 
 def wrap(arr: Any) -> Tensor:
     """A new tensor around a computed array (numpy turns 0-d results into scalars: undo that)."""
-    if isinstance(arr, np.generic):
-        arr = np.asarray(arr)
-    return _make(arr)
+    if type(arr) is not _ndarray and isinstance(arr, _generic):
+        arr = _asarray(arr)
+    t = _new(Tensor)  # _make inlined
+    t._data = arr
+    t._requires_grad = False
+    t._grad = t._grad_fn = t._base = t._hooks = t._acc = t._vc = None
+    t._output_nr = 0
+    return t
 
 
 def _wrap_dim(dim: int, ndim: int) -> int:
