@@ -296,8 +296,17 @@ def _run_plain(
     prev_mode = STATE.enabled
     STATE.enabled = create_graph
     try:
-        while ready:
-            node = heappop(ready)[1]
+        # ``nxt``: the one ready node when the heap would hold nothing else (a chain's usual
+        # case), run next without going through the heap; the order is the heap's
+        nxt = None
+        while True:
+            if nxt is not None:
+                node = nxt
+                nxt = None
+            elif ready:
+                node = heappop(ready)[1]
+            else:
+                break
             grads = pop_buffer(node, None)
             if grads is None:
                 grads = [None] * node._n_outputs
@@ -316,7 +325,13 @@ def _run_plain(
                         count = deps[child] - 1
                         deps[child] = count
                         if count == 0:
-                            heappush(ready, (child._key, child))
+                            if nxt is None and not ready:
+                                nxt = child
+                            else:
+                                if nxt is not None:
+                                    heappush(ready, (nxt._key, nxt))
+                                    nxt = None
+                                heappush(ready, (child._key, child))
                 continue
             if node._n_outputs > 1 and node.materialize_grads:
                 _materialize(node, grads)
@@ -357,7 +372,13 @@ def _run_plain(
                 count = deps[child] - 1
                 deps[child] = count
                 if count == 0:
-                    heappush(ready, (child._key, child))
+                    if nxt is None and not ready:
+                        nxt = child
+                    else:
+                        if nxt is not None:
+                            heappush(ready, (nxt._key, nxt))
+                            nxt = None
+                        heappush(ready, (child._key, child))
     finally:
         STATE.enabled = prev_mode
 
