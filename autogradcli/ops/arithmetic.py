@@ -187,6 +187,15 @@ class Pow(Function):
 
     @staticmethod
     def forward(ctx: Any, a: Any, b: Any) -> Any:
+        tb = type(b)
+        if type(a) is Tensor and (tb is int or tb is float) and b in _BY_PRODUCT:
+            x = a._data
+            if x.dtype.kind == "f":  # a float tensor to a small power: the by-product path
+                if True in ctx.needs_input_grad:  # save_mixed(ctx, a, b), inlined
+                    ctx._to_save = (a, None)
+                    ctx.constants = (None, b)
+                    ctx.shapes = (x.shape, ())
+                return _BY_PRODUCT[b](x)
         x, y, dt = binary_operands(a, b)
         if True in ctx.needs_input_grad:
             save_mixed(ctx, a, b)
