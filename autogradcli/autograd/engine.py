@@ -3,6 +3,10 @@
 Two passes, as in Chainer and PyTorch: discovery counts each node's incoming edges, then nodes
 run from a heap keyed by creation order (latest first), each as soon as every consumer of its
 outputs has contributed. No recursion, so graphs of any depth work.
+
+``run_backward`` is the engine; ``_run_plain`` is its loop for the common call (``.backward()``
+with no ``inputs``: nothing captured, nothing pruned). What happens at a node beyond the common
+path is in engine_steps.py; the user-facing ``backward()`` and ``grad()`` are in backward_api.py.
 """
 
 from __future__ import annotations
@@ -11,87 +15,18 @@ import heapq
 from collections.abc import Sequence
 from typing import Any
 
-from ..backend import array_module
-from ..tensor.tensor import Tensor, _make, wrap
-from .function import AccumulateGrad, edge_to
+from ..tensor.tensor import Tensor, wrap
+from .engine_steps import (
+    _accumulate,
+    _all_none,
+    _check_count,
+    _materialize,
+    _maybe_shared,
+    _special,
+    _validate,
+)
 from .grad_mode import STATE
-
-
-def _sum_to_shape(g: Tensor, shape: tuple[int, ...]) -> Tensor:
-    from ..ops.shape import sum_to
-
-    return sum_to(g, shape)
-
-
-def _cast(g: Tensor, dtype: Any) -> Tensor:
-    if STATE.enabled:
-        return g.to(dtype)
-    return wrap(g._data.astype(dtype))
-
-
-def _broadcastable(src: tuple[int, ...], dst: tuple[int, ...]) -> bool:
-    if len(src) < len(dst):
-        return False
-    return all(d in (1, s) for s, d in zip(src[len(src) - len(dst) :], dst))
-
-
-def _validate(node: Any, index: int, g: Any, edge: tuple[Any, ...]) -> Tensor:
-    """Bring gradient ``g`` for input ``index`` to the input's shape and dtype, or say what is wrong."""
-    if not isinstance(g, Tensor):
-        raise TypeError(
-            f"{node.name()}: backward returned a {type(g).__name__} as the gradient for input "
-            f"{index}; expected a Tensor or None"
-        )
-    shape, dtype = edge[2], edge[3]
-    if g._data.shape != shape:
-        if _broadcastable(g._data.shape, shape):
-            g = _sum_to_shape(g, shape)
-        else:
-            raise RuntimeError(
-                f"{node.name()}: backward returned a gradient of shape {tuple(g._data.shape)} for "
-                f"input {index}, which has shape {tuple(shape)} (the gradient must have the "
-                "input's shape, or a shape that broadcasts to it)"
-            )
-    if g._data.dtype != dtype:
-        g = _cast(g, dtype)
-    return g
-
-
-def _check_count(node: Any, grads: tuple[Any, ...]) -> None:
-    n_in = len(node._next)
-    if len(grads) < n_in or any(g is not None for g in grads[n_in:]):
-        raise RuntimeError(
-            f"function {node.name()} returned an incorrect number of gradients (expected "
-            f"{n_in}, got {len(grads)})"
-        )
-
-
-def _materialize(node: Any, grads: list[Any]) -> None:
-    for i, g in enumerate(grads):
-        if g is None and node._out_meta is not None and node._out_meta[i] is not None:
-            shape, dtype, xp = node._out_meta[i]  # as function._apply records it
-            grads[i] = _make(xp.zeros(shape, dtype))
-
-
-def _run_hooks(node: Any, grads: list[Any]) -> None:
-    for nr, hooks in node._tensor_hooks.items():
-        for hook in list(hooks.values()):
-            if grads[nr] is None:
-                break
-            res = hook(grads[nr])
-            if res is not None:
-                grads[nr] = res
-
-
-def _retain(node: Any, grads: list[Any], create_graph: bool) -> None:
-    for nr, ref in node._retained.items():
-        t, g = ref(), grads[nr]
-        if t is None or g is None:
-            continue
-        if t._grad is None:
-            t._grad = g if create_graph else _make(g._data.copy())
-        else:
-            t._grad = t._grad + g if create_graph else wrap(t._grad._data + g._data)
+from .node import AccumulateGrad, edge_to
 
 
 def _needed_nodes(roots: list[Any], targets: set[Any]) -> set[Any]:
@@ -120,8 +55,12 @@ def run_backward(
     create_graph: bool,
     capture: Sequence[Tensor] | None = None,
 ) -> list[Tensor | None] | None:
-    """Propagate ``root_grads`` from ``roots``; accumulate into leaves' ``.grad`` or capture
-    the gradients of ``capture`` (then nothing is accumulated)."""
+    """Propagate ``root_grads`` from ``roots``.
+
+    Without ``capture``, every reachable node runs and the leaves accumulate into ``.grad``
+    (``_run_plain``). With it, only the nodes leading to a tensor of ``capture`` run, nothing is
+    accumulated, and the gradients reaching those tensors are returned, in ``capture``'s order.
+    """
     root_edges = [edge_to(t) for t in roots]
     root_nodes = []
     for e in root_edges:
@@ -132,25 +71,24 @@ def run_backward(
         _run_plain(root_nodes, root_edges, root_grads, keep_graph, create_graph)
         return None
 
-    targets: dict[tuple[Any, int], int] = {}
-    needed = None
-    if capture is not None:
-        for i, t in enumerate(capture):
-            e = edge_to(t)
-            targets[(e[0], e[1])] = i
-        needed = _needed_nodes(root_nodes, {node for node, _ in targets})
+    # capture: only the nodes from which a captured tensor's node can be reached run
+    targets: dict[tuple[Any, int], int] = {}  # (node, output_nr) -> index in capture
+    for i, t in enumerate(capture):
+        e = edge_to(t)
+        targets[(e[0], e[1])] = i
+    needed = _needed_nodes(root_nodes, {node for node, _ in targets})
 
     deps: dict[Any, int] = {n: 0 for n in root_nodes}
     stack = list(root_nodes)
     while stack:
         node = stack.pop()
-        if needed is not None and node not in needed:
+        if node not in needed:
             continue
         for e in node._next:
             if e is None:
                 continue
             child = e[0]
-            if needed is not None and child not in needed:
+            if child not in needed:
                 continue
             count = deps.get(child)
             if count is None:
@@ -163,10 +101,7 @@ def run_backward(
     for e, g in zip(root_edges, root_grads):
         buf = buffers.setdefault(e[0], [None] * e[0]._n_outputs)
         buf[e[1]] = g if buf[e[1]] is None else buf[e[1]] + g
-    # gradients that may be referenced elsewhere: a leaf copies rather than adopts them. The
-    # tensors are kept (id -> tensor) so that a freed one's id, reused, is not mistaken for it.
-    shared = {id(g): g for g in root_grads}
-    captured: list[Any] = [None] * len(capture) if capture is not None else []
+    captured: list[Any] = [None] * len(capture)
 
     ready = [(n._key, n) for n in root_nodes if deps[n] == 0]
     heapq.heapify(ready)
@@ -187,17 +122,14 @@ def run_backward(
                     idx = targets.get((node, nr))
                     if idx is not None:
                         captured[idx] = g
-            if type(node) is AccumulateGrad:
-                var = node._ref()
-                if capture is None and grads[0] is not None and var is not None:
-                    _accumulate(var, grads[0], create_graph, shared)
+            if type(node) is AccumulateGrad:  # nothing is accumulated while capturing
                 continue
             edges = node._next
             if (grads[0] is None and _all_none(grads)) or (
-                needed is not None and not any(e is not None and e[0] in needed for e in edges)
+                not any(e is not None and e[0] in needed for e in edges)
             ):
                 for e in edges:  # nothing flows on: the children only lose a dependency
-                    if e is not None and (needed is None or e[0] in needed):
+                    if e is not None and e[0] in needed:
                         child = e[0]
                         count = deps[child] - 1
                         deps[child] = count
@@ -221,7 +153,7 @@ def run_backward(
                 if e is None:
                     continue
                 child = e[0]
-                if needed is not None and child not in needed:
+                if child not in needed:
                     continue
                 if g is not None:
                     if type(g) is not Tensor:
@@ -237,8 +169,6 @@ def run_backward(
                     prev = buf[e[1]]
                     if prev is None:
                         buf[e[1]] = g
-                        if type(child) is AccumulateGrad and _maybe_shared(g, grads, outs, node):
-                            shared[id(g)] = g
                     elif create_graph:
                         buf[e[1]] = prev + g
                     else:
@@ -249,15 +179,7 @@ def run_backward(
                     heappush(ready, (child._key, child))
     finally:
         STATE.enabled = prev_mode
-    return captured if capture is not None else None
-
-
-def _special(node: Any, grads: list[Any], create_graph: bool) -> None:
-    """A node's tensor hooks, then its retained gradients."""
-    if node._tensor_hooks:
-        _run_hooks(node, grads)
-    if node._retained:
-        _retain(node, grads, create_graph)
+    return captured
 
 
 def _run_plain(
@@ -287,7 +209,9 @@ def _run_plain(
     for e, g in zip(root_edges, root_grads):
         buf = buffers.setdefault(e[0], [None] * e[0]._n_outputs)
         buf[e[1]] = g if buf[e[1]] is None else buf[e[1]] + g
-    shared = {id(g): g for g in root_grads}  # as in run_backward
+    # gradients that may be referenced elsewhere: a leaf copies rather than adopts them. The
+    # tensors are kept (id -> tensor) so that a freed one's id, reused, is not mistaken for it.
+    shared = {id(g): g for g in root_grads}
 
     ready = [(n._key, n) for n in root_nodes if deps[n] == 0]
     heapq.heapify(ready)
@@ -383,158 +307,8 @@ def _run_plain(
         STATE.enabled = prev_mode
 
 
-def _all_none(grads: list[Any]) -> bool:
-    return all(g is None for g in grads)
+# backward() and grad() have always been imported from here. Imported last: backward_api.py
+# imports run_backward from this module, which is defined by now.
+from .backward_api import backward, grad  # noqa: E402
 
-
-def _maybe_shared(g: Tensor, grads: list[Any], outs: tuple[Any, ...], node: Any) -> bool:
-    """Whether gradient ``g`` (bound for a leaf) may be referenced elsewhere, so that adopting
-    its array as ``.grad`` would alias: it passed through unchanged, went to two edges, or is
-    a tensor the node saved."""
-    for x in grads:
-        if g is x:
-            return True
-    n = 0
-    for o in outs:
-        if o is g:
-            n += 1
-    if n > 1:
-        return True
-    saved = node._saved
-    if saved is not None:
-        for s in saved:
-            if g is s:
-                return True
-    return False
-
-
-def _accumulate(var: Tensor, g: Tensor, create_graph: bool, shared: dict[int, Tensor]) -> None:
-    """PyTorch's AccumulateGrad: leaf hooks, then ``.grad`` set (or summed) from ``g``."""
-    if var._hooks:
-        for hook in list(var._hooks.values()):
-            res = hook(g)
-            if res is not None:
-                g = res
-                shared[id(g)] = g
-    if create_graph:
-        var._grad = g if var._grad is None else var._grad + g
-        return
-    arr = g._data
-    if var._grad is None:
-        # adopt a fresh array; copy one that something else may still hold (or a view of one)
-        if id(g) in shared or arr.base is not None:
-            arr = arr.copy()
-        shared[id(g)] = g
-        var._grad = _make(arr)
-    else:
-        var._grad._data += arr
-        var._grad._bump_version()
-
-
-def _make_root_grads(tensors: Sequence[Tensor], grad_tensors: Sequence[Any]) -> list[Tensor]:
-    grads = []
-    for i, (t, g) in enumerate(zip(tensors, grad_tensors)):
-        if not isinstance(t, Tensor):
-            raise TypeError(
-                f"expected Tensors as outputs to differentiate, got {type(t).__name__} at position {i}"
-            )
-        if not t._requires_grad:
-            raise RuntimeError(
-                f"element {i} of tensors does not require grad and does not have a grad_fn"
-            )
-        if g is None:
-            if t._data.size != 1:
-                raise RuntimeError("grad can be implicitly created only for scalar outputs")
-            arr = t._data  # ones_like(t), without the factory's argument handling
-            g = _make(array_module(arr).ones(arr.shape, arr.dtype))
-        elif not isinstance(g, Tensor):
-            from ..tensor.factory import ones_like
-
-            g = _make(t._data.dtype.type(g) * ones_like(t)._data)
-        elif g._data.shape != t._data.shape:
-            raise RuntimeError(
-                f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and output[{i}] "
-                f"has a shape of {t.shape}."
-            )
-        grads.append(g)
-    return grads
-
-
-def _as_tuple(x: Any) -> tuple[Any, ...]:
-    if x is None:
-        return ()
-    if isinstance(x, Tensor):
-        return (x,)
-    return tuple(x)
-
-
-def backward(
-    tensors: Any,
-    grad_tensors: Any = None,
-    retain_graph: bool | None = None,
-    create_graph: bool = False,
-    inputs: Any = None,
-) -> None:
-    """Compute gradients of ``tensors`` and accumulate them into the leaves' ``.grad``."""
-    tensors = _as_tuple(tensors)
-    grad_tensors = _as_tuple(grad_tensors) or (None,) * len(tensors)
-    if len(grad_tensors) != len(tensors):
-        raise RuntimeError(
-            f"grad_tensors has {len(grad_tensors)} entries but there are {len(tensors)} tensors"
-        )
-    root_grads = _make_root_grads(tensors, grad_tensors)
-    keep = create_graph if retain_graph is None else retain_graph
-    inputs = _as_tuple(inputs)
-    if not inputs:
-        run_backward(tensors, root_grads, keep, create_graph)
-        return
-    grads = run_backward(tensors, root_grads, keep, create_graph, capture=inputs)
-    for t, g in zip(inputs, grads or ()):
-        if g is not None:
-            if t._grad is None:
-                t._grad = g if create_graph else _make(g._data.copy())
-            else:
-                t._grad = t._grad + g if create_graph else wrap(t._grad._data + g._data)
-
-
-def grad(
-    outputs: Any,
-    inputs: Any,
-    grad_outputs: Any = None,
-    retain_graph: bool | None = None,
-    create_graph: bool = False,
-    allow_unused: bool | None = None,
-    materialize_grads: bool = False,
-) -> tuple[Tensor | None, ...]:
-    """The gradients of ``outputs`` with respect to ``inputs``, without touching any ``.grad``."""
-    outputs = _as_tuple(outputs)
-    inputs = _as_tuple(inputs)
-    if allow_unused is None:
-        allow_unused = materialize_grads
-    for t in inputs:
-        if not isinstance(t, Tensor):
-            raise TypeError(f"grad(): inputs must be Tensors, got {type(t).__name__}")
-        if not t._requires_grad:
-            raise RuntimeError("One of the differentiated Tensors does not require grad")
-    grad_outputs = _as_tuple(grad_outputs) or (None,) * len(outputs)
-    if len(grad_outputs) != len(outputs):
-        raise RuntimeError(
-            f"grad requires one grad_output per output: got {len(grad_outputs)} for {len(outputs)} outputs"
-        )
-    root_grads = _make_root_grads(outputs, grad_outputs)
-    keep = create_graph if retain_graph is None else retain_graph
-    captured = run_backward(outputs, root_grads, keep, create_graph, capture=inputs) or []
-    result = []
-    for i, (t, g) in enumerate(zip(inputs, captured)):
-        if g is None:
-            if not allow_unused:
-                raise RuntimeError(
-                    f"The differentiated Tensor at index {i} appears to not have been used in the "
-                    "graph. Set allow_unused=True if this is the desired behavior."
-                )
-            if materialize_grads:
-                from ..tensor.factory import zeros_like
-
-                g = zeros_like(t)
-        result.append(g)
-    return tuple(result)
+__all__ = ["backward", "grad", "run_backward"]

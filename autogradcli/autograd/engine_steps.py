@@ -1,0 +1,148 @@
+"""What the backward engine does at one node, outside its loops' common path.
+
+Tensor hooks and retained gradients (``_special``), zeros for the missing gradients of a
+multi-output node (``_materialize``), checking what backward returned and bringing a gradient to
+its input's shape and dtype (``_check_count``, ``_validate``), and accumulating into a leaf's
+``.grad`` without aliasing an array something else still holds (``_maybe_shared``,
+``_accumulate``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..tensor.tensor import Tensor, _make, wrap
+from .grad_mode import STATE
+
+
+def _sum_to_shape(g: Tensor, shape: tuple[int, ...]) -> Tensor:
+    from ..ops.shape import sum_to
+
+    return sum_to(g, shape)
+
+
+def _cast(g: Tensor, dtype: Any) -> Tensor:
+    if STATE.enabled:
+        return g.to(dtype)
+    return wrap(g._data.astype(dtype))
+
+
+def _broadcastable(src: tuple[int, ...], dst: tuple[int, ...]) -> bool:
+    if len(src) < len(dst):
+        return False
+    return all(d in (1, s) for s, d in zip(src[len(src) - len(dst) :], dst))
+
+
+def _validate(node: Any, index: int, g: Any, edge: tuple[Any, ...]) -> Tensor:
+    """Bring gradient ``g`` for input ``index`` to the input's shape and dtype, or say what is wrong."""
+    if not isinstance(g, Tensor):
+        raise TypeError(
+            f"{node.name()}: backward returned a {type(g).__name__} as the gradient for input "
+            f"{index}; expected a Tensor or None"
+        )
+    shape, dtype = edge[2], edge[3]
+    if g._data.shape != shape:
+        if _broadcastable(g._data.shape, shape):
+            g = _sum_to_shape(g, shape)
+        else:
+            raise RuntimeError(
+                f"{node.name()}: backward returned a gradient of shape {tuple(g._data.shape)} for "
+                f"input {index}, which has shape {tuple(shape)} (the gradient must have the "
+                "input's shape, or a shape that broadcasts to it)"
+            )
+    if g._data.dtype != dtype:
+        g = _cast(g, dtype)
+    return g
+
+
+def _check_count(node: Any, grads: tuple[Any, ...]) -> None:
+    n_in = len(node._next)
+    if len(grads) < n_in or any(g is not None for g in grads[n_in:]):
+        raise RuntimeError(
+            f"function {node.name()} returned an incorrect number of gradients (expected "
+            f"{n_in}, got {len(grads)})"
+        )
+
+
+def _materialize(node: Any, grads: list[Any]) -> None:
+    for i, g in enumerate(grads):
+        if g is None and node._out_meta is not None and node._out_meta[i] is not None:
+            shape, dtype, xp = node._out_meta[i]  # as apply._apply_outputs records it
+            grads[i] = _make(xp.zeros(shape, dtype))
+
+
+def _run_hooks(node: Any, grads: list[Any]) -> None:
+    for nr, hooks in node._tensor_hooks.items():
+        for hook in list(hooks.values()):
+            if grads[nr] is None:
+                break
+            res = hook(grads[nr])
+            if res is not None:
+                grads[nr] = res
+
+
+def _retain(node: Any, grads: list[Any], create_graph: bool) -> None:
+    for nr, ref in node._retained.items():
+        t, g = ref(), grads[nr]
+        if t is None or g is None:
+            continue
+        if t._grad is None:
+            t._grad = g if create_graph else _make(g._data.copy())
+        else:
+            t._grad = t._grad + g if create_graph else wrap(t._grad._data + g._data)
+
+
+def _special(node: Any, grads: list[Any], create_graph: bool) -> None:
+    """A node's tensor hooks, then its retained gradients."""
+    if node._tensor_hooks:
+        _run_hooks(node, grads)
+    if node._retained:
+        _retain(node, grads, create_graph)
+
+
+def _all_none(grads: list[Any]) -> bool:
+    return all(g is None for g in grads)
+
+
+def _maybe_shared(g: Tensor, grads: list[Any], outs: tuple[Any, ...], node: Any) -> bool:
+    """Whether gradient ``g`` (bound for a leaf) may be referenced elsewhere, so that adopting
+    its array as ``.grad`` would alias: it passed through unchanged, went to two edges, or is
+    a tensor the node saved."""
+    for x in grads:
+        if g is x:
+            return True
+    n = 0
+    for o in outs:
+        if o is g:
+            n += 1
+    if n > 1:
+        return True
+    saved = node._saved
+    if saved is not None:
+        for s in saved:
+            if g is s:
+                return True
+    return False
+
+
+def _accumulate(var: Tensor, g: Tensor, create_graph: bool, shared: dict[int, Tensor]) -> None:
+    """PyTorch's AccumulateGrad: leaf hooks, then ``.grad`` set (or summed) from ``g``."""
+    if var._hooks:
+        for hook in list(var._hooks.values()):
+            res = hook(g)
+            if res is not None:
+                g = res
+                shared[id(g)] = g
+    if create_graph:
+        var._grad = g if var._grad is None else var._grad + g
+        return
+    arr = g._data
+    if var._grad is None:
+        # adopt a fresh array; copy one that something else may still hold (or a view of one)
+        if id(g) in shared or arr.base is not None:
+            arr = arr.copy()
+        shared[id(g)] = g
+        var._grad = _make(arr)
+    else:
+        var._grad._data += arr
+        var._grad._bump_version()
