@@ -62,6 +62,7 @@ def _as_output(o: Any, inputs: tuple[Any, ...], dirty: tuple[Tensor, ...]) -> An
 
 
 def _edges(args: tuple[Any, ...], needs: tuple[bool, ...]) -> tuple[Any, ...]:
+    """A node's edges to ``args``: ``edge_to`` for those that need grad, None for the others."""
     return tuple(
         [
             (a._grad_fn, a._output_nr, a._data.shape, a._data.dtype)
@@ -247,8 +248,10 @@ def _tracked(ctx: FunctionCtx, raw: Any, args: tuple[Any, ...], edges: tuple[Any
 def _record_saved_single(
     ctx: FunctionCtx, to_save: tuple[Any, ...], out: Tensor, depth: int = 3
 ) -> None:
-    """_record_saved for a node with one output ``out``; _call_site inlined (``depth``: the
-    frames from here to the op's entry point's caller)."""
+    """``_record_saved`` for a node with one output ``out``, with ``_call_site`` inlined.
+
+    ``depth``: the frames from here to the caller of the op's entry point (2 from fixed_apply).
+    """
     saved = to_save
     versions = []
     for t in to_save:

@@ -16,6 +16,7 @@ from .engine import run_backward
 
 
 def _make_root_grads(tensors: Sequence[Tensor], grad_tensors: Sequence[Any]) -> list[Tensor]:
+    """The gradient each output starts from: given, a number times ones, or ones for a scalar."""
     grads = []
     for i, (t, g) in enumerate(zip(tensors, grad_tensors)):
         if not isinstance(t, Tensor):
@@ -45,6 +46,7 @@ def _make_root_grads(tensors: Sequence[Tensor], grad_tensors: Sequence[Any]) -> 
 
 
 def _as_tuple(x: Any) -> tuple[Any, ...]:
+    """None, a Tensor or a sequence of them, as a tuple."""
     if x is None:
         return ()
     if isinstance(x, Tensor):

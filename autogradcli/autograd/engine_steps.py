@@ -56,6 +56,7 @@ def _validate(node: Any, index: int, g: Any, edge: tuple[Any, ...]) -> Tensor:
 
 
 def _check_count(node: Any, grads: tuple[Any, ...]) -> None:
+    """Refuse a backward that returned more (non-None) or fewer gradients than inputs."""
     n_in = len(node._next)
     if len(grads) < n_in or any(g is not None for g in grads[n_in:]):
         raise RuntimeError(
@@ -65,6 +66,7 @@ def _check_count(node: Any, grads: tuple[Any, ...]) -> None:
 
 
 def _materialize(node: Any, grads: list[Any]) -> None:
+    """Zeros for the outputs of a multi-output node that received no gradient."""
     for i, g in enumerate(grads):
         if g is None and node._out_meta is not None and node._out_meta[i] is not None:
             shape, dtype, xp = node._out_meta[i]  # as apply._apply_outputs records it
@@ -72,6 +74,7 @@ def _materialize(node: Any, grads: list[Any]) -> None:
 
 
 def _run_hooks(node: Any, grads: list[Any]) -> None:
+    """Tensor hooks of the node's outputs, in registration order; a returned value replaces the grad."""
     for nr, hooks in node._tensor_hooks.items():
         for hook in list(hooks.values()):
             if grads[nr] is None:
@@ -82,6 +85,7 @@ def _run_hooks(node: Any, grads: list[Any]) -> None:
 
 
 def _retain(node: Any, grads: list[Any], create_graph: bool) -> None:
+    """``.grad`` of the non-leaf outputs that called ``retain_grad()``."""
     for nr, ref in node._retained.items():
         t, g = ref(), grads[nr]
         if t is None or g is None:

@@ -95,7 +95,11 @@ class Function(FunctionCtx):
 
     @classmethod
     def apply(cls, *args: Any, **kwargs: Any) -> Any:
-        # The hot path of every op: _apply + _apply_outputs inlined for the common cases.
+        """Run the op on ``args``, recorded in the graph when an input requires grad.
+
+        The path of every op not called through ``fixed_apply``: apply.py's ``_apply`` with the
+        edges built in the same pass over the arguments and the common results finished inline.
+        """
         if kwargs:
             args = cls._bind(args, kwargs)
         ctx = cls._backward_cls()
@@ -146,6 +150,7 @@ class Function(FunctionCtx):
 
     @classmethod
     def _legacy_apply(cls, *args: Any, **kwargs: Any) -> Any:
+        """``apply`` of an older-style Function: refused, with how to call it instead."""
         if cls._legacy:
             raise RuntimeError(
                 f"{cls.__name__} defines forward(self, ...) as an instance method (the older "
