@@ -190,6 +190,36 @@ def im2col(arr: Any, kernel: Pair, stride: Pair, pad: Pad, dilation: Pair) -> An
     return view.reshape(c * kh * kw, n * ho * wo)
 
 
+_BLOCK = 8192  # columns per block when the inner dimension is small
+
+
+def _blocked(k: int, cols: int) -> bool:
+    """Few rows of long columns (K <= 32): BLAS runs ~2x faster on cache-sized column blocks."""
+    return k <= 32 and cols >= 2 * _BLOCK
+
+
+def _product(xp: Any, w: Any, cols: Any) -> Any:
+    """``w @ cols`` (w (O, K), cols (K, L)), in column blocks when that is faster."""
+    k, n = cols.shape
+    if not _blocked(k, n):
+        return xp.matmul(w, cols)
+    out = xp.empty((w.shape[0], n), dtype=xp.result_type(w, cols))
+    for s in range(0, n, _BLOCK):
+        out[:, s : s + _BLOCK] = xp.matmul(w, cols[:, s : s + _BLOCK])
+    return out
+
+
+def _product_t(xp: Any, cols: Any, g: Any) -> Any:
+    """``cols @ g.T`` (cols (K, L), g (O, L)): the block products summed when blocked."""
+    k, n = cols.shape
+    if not _blocked(k, n):
+        return xp.matmul(cols, g.T)
+    acc = xp.matmul(cols[:, :_BLOCK], g[:, :_BLOCK].T)
+    for s in range(_BLOCK, n, _BLOCK):
+        acc += xp.matmul(cols[:, s : s + _BLOCK], g[:, s : s + _BLOCK].T)
+    return acc
+
+
 class Im2Col(Function):
     """(N, C, H, W) -> columns (C*kh*kw, N*Ho*Wo), rows ordered (c, i, j), columns (n, oh, ow)."""
 
@@ -284,7 +314,7 @@ class Convolution(Function):
         cols = im2col(arr, (kh, kw), stride, pad, dilation)
         k = cg * kh * kw
         if groups == 1:
-            out = xp.matmul(w.reshape(o, k), cols)
+            out = _product(xp, w.reshape(o, k), cols)
         else:
             out = xp.matmul(w.reshape(groups, o // groups, k), cols.reshape(groups, k, -1))
             out = out.reshape(o, n * ho * wo)
@@ -312,11 +342,15 @@ class Convolution(Function):
                 gcols = matmul(w3, g2.reshape(groups, o // groups, -1)).reshape(groups * k, -1)
             gx = Col2Im.apply(gcols, tuple(x.shape), kernel, stride, pad, dilation)
         if nw:
-            if STATE.enabled or ctx.cols is None:  # building a graph: keep d(gw)/dx
+            graph = STATE.enabled or ctx.cols is None
+            if graph:  # building a graph: keep d(gw)/dx
                 cols = Im2Col.apply(x, kernel, stride, pad, dilation)
             else:
                 cols = _make(ctx.cols)
-            if groups == 1:  # (cols @ g2^T)^T: the faster product shape for BLAS
+            if groups == 1 and not graph:  # constants: the array product, in column blocks
+                g2d = g2._data
+                gw = _make(_product_t(array_module(g2d), cols._data, g2d).T)
+            elif groups == 1:  # (cols @ g2^T)^T: the faster product shape for BLAS
                 gw = matmul(cols, g2.t()).t()
             else:
                 c3 = cols.reshape(groups, k, -1)
