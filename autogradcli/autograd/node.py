@@ -147,11 +147,6 @@ class FunctionCtx:
     def _call_backward(self, grads: list[Tensor | None]) -> Any:
         raise NotImplementedError
 
-    def _release(self) -> None:
-        if self._saved is not None:
-            self._saved = None
-            self._freed = True
-
     def _register_tensor_hook(self, output_nr: int, hook: Callable) -> RemovableHandle:
         if self._tensor_hooks is None:
             self._tensor_hooks = {}

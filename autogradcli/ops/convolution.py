@@ -362,9 +362,7 @@ class Convolution(Function):
         return gx, gw, gb, None, None, None, None
 
 
-def conv_geometry(
-    in_hw: Pair, kernel: Pair, stride: Any, padding: Any, dilation: Any
-) -> tuple[Pair, Pad, Pair]:
+def conv_geometry(kernel: Pair, stride: Any, padding: Any, dilation: Any) -> tuple[Pair, Pad, Pair]:
     """Normalise stride/padding/dilation (ints, pairs, 'same', 'valid') to (stride, pad, dilation)."""
     st = _pair(stride, "stride")
     dil = _pair(dilation, "dilation")
@@ -416,7 +414,7 @@ def conv2d(
             f"Given groups={groups}, weight of size {list(weight.shape)}, expected input"
             f"{list(input.shape)} to have {cg * groups} channels, but got {c} channels instead"
         )
-    st, pad, dil = conv_geometry((h, w), (kh, kw), stride, padding, dilation)
+    st, pad, dil = conv_geometry((kh, kw), stride, padding, dilation)
     ho = _out_size(h, kh, st[0], pad[0], pad[1], dil[0])
     wo = _out_size(w, kw, st[1], pad[2], pad[3], dil[1])
     if ho <= 0 or wo <= 0:

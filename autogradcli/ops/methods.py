@@ -17,14 +17,6 @@ from . import reduction as R
 from . import shape as S
 from . import unary as U
 
-
-def _reflected(fn: Any) -> Any:
-    def method(self: Tensor, other: Any) -> Tensor:
-        return fn(other, self)
-
-    return method
-
-
 _OPERANDS = (Tensor, int, float)
 
 
