@@ -52,7 +52,7 @@ def test_parameter_deepcopy():
 
 
 # ----------------------------------------------------------------------- registration
-def _make(lib):
+def wrap(lib):
     class Net(lib.nn.Module):
         def __init__(self):
             super().__init__()
@@ -70,7 +70,7 @@ def _make(lib):
 
 
 def test_registration_and_traversal():
-    ours, theirs = _make(ag), _make(torch)
+    ours, theirs = wrap(ag), wrap(torch)
     for fn in (
         lambda m: [n for n, _ in m.named_parameters()],
         lambda m: [n for n, _ in m.named_buffers()],
@@ -141,7 +141,7 @@ def test_shared_parameters_listed_once():
     ],
 )
 def test_registration_errors(fn, exc):
-    _both_raise(lambda lib: fn(_make(lib), lib), exc)
+    _both_raise(lambda lib: fn(wrap(lib), lib), exc)
 
 
 def test_assign_before_init():
@@ -164,7 +164,7 @@ def test_assign_before_init():
 
 
 def test_reassignment_moves_between_kinds():
-    m = _make(ag)
+    m = wrap(ag)
     m.w = None  # keeps the parameter slot
     assert "w" in m._parameters and m.w is None
     assert [n for n, _ in m.named_parameters()] == ["child.v"]
@@ -182,7 +182,7 @@ def test_reassignment_moves_between_kinds():
 
 # ----------------------------------------------------------------------- modes and conversion
 def test_train_eval_requires_grad_zero_grad_apply():
-    m = _make(ag)
+    m = wrap(ag)
     assert m.training and m.child.training
     assert m.eval() is m and not m.child.training
     m.train()
@@ -202,7 +202,7 @@ def test_train_eval_requires_grad_zero_grad_apply():
 
 
 def test_dtype_conversions_keep_parameter_objects():
-    m = _make(ag)
+    m = wrap(ag)
     w = m.w
     (ag.ones(1, 2) @ m.w).sum().backward()
     m.double()
@@ -222,7 +222,7 @@ def test_dtype_conversions_keep_parameter_objects():
 
 # ----------------------------------------------------------------------- state dict
 def test_state_dict_round_trip_and_keep_vars():
-    src, dst = _make(ag), _make(ag)
+    src, dst = wrap(ag), wrap(ag)
     with ag.no_grad():
         src.w.mul_(3.0)
         src.running.add_(1.0)
@@ -240,7 +240,7 @@ def test_state_dict_round_trip_and_keep_vars():
 
 def test_load_state_dict_errors_match_torch():
     def strict_fail(lib):
-        m = _make(lib)
+        m = wrap(lib)
         sd = m.state_dict()
         del sd["child.v"]
         sd["extra"] = lib.ones(1)
@@ -251,31 +251,31 @@ def test_load_state_dict_errors_match_torch():
     _both_raise(strict_fail, RuntimeError)
 
     def not_tensor(lib):
-        m = _make(lib)
+        m = wrap(lib)
         sd = m.state_dict()
         sd["w"] = [1.0]
         m.load_state_dict(sd)
 
     _both_raise(not_tensor, RuntimeError)
-    _both_raise(lambda lib: _make(lib).load_state_dict([1]), TypeError)
+    _both_raise(lambda lib: wrap(lib).load_state_dict([1]), TypeError)
 
     results = []
     for lib in (ag, torch):
-        m = _make(lib)
+        m = wrap(lib)
         sd = m.state_dict()
         del sd["running"]
         sd["zzz"] = lib.ones(1)
         results.append(m.load_state_dict(sd, strict=False))
     assert results[0] == results[1] == (["running"], ["zzz"])
     assert repr(results[0]) == repr(results[1])
-    res_ours = _make(ag).load_state_dict({"w": ag.ones(2, 3)}, strict=False)
-    res_theirs = _make(torch).load_state_dict({"w": torch.ones(2, 3)}, strict=False)
+    res_ours = wrap(ag).load_state_dict({"w": ag.ones(2, 3)}, strict=False)
+    res_theirs = wrap(torch).load_state_dict({"w": torch.ones(2, 3)}, strict=False)
     assert repr(res_ours) == repr(res_theirs)
 
 
 def test_load_state_dict_assign():
-    m = _make(ag)
-    sd = {k: v.clone() for k, v in _make(ag).state_dict().items()}
+    m = wrap(ag)
+    sd = {k: v.clone() for k, v in wrap(ag).state_dict().items()}
     m.load_state_dict(sd, assign=True)
     assert isinstance(m.w, nn.Parameter) and m.w.requires_grad
 
@@ -301,7 +301,7 @@ def test_repr_nested():
 
 
 def test_dir_lists_members():
-    m = _make(ag)
+    m = wrap(ag)
     names = dir(m)
     assert {"w", "running", "child", "forward"} <= set(names)
 
@@ -309,7 +309,7 @@ def test_dir_lists_members():
 # ----------------------------------------------------------------------- hooks
 def test_forward_hooks_order_and_replacement():
     calls = []
-    m = _make(ag)
+    m = wrap(ag)
     x = ag.ones(1, 2)
 
     def pre1(mod, args):
@@ -434,7 +434,7 @@ def test_full_backward_hook_when_no_input_requires_grad():
 def test_deepcopy_module_with_buffers():
     import copy
 
-    m = _make(ag)
+    m = wrap(ag)
     (ag.ones(1, 2) @ m.w).sum().backward()
     c = copy.deepcopy(m)
     assert c.w is not m.w and isinstance(c.w, nn.Parameter) and c.w.requires_grad

@@ -25,7 +25,7 @@ def _grad(p: np.ndarray, coef: np.ndarray, step: int) -> np.ndarray:
     return np.sin(3.0 * p) + 0.5 * coef * p + 0.1 * math.cos(step)
 
 
-def _make(dtype: str, seed: int = 0) -> tuple[list[Any], list[Any], list[np.ndarray]]:
+def wrap(dtype: str, seed: int = 0) -> tuple[list[Any], list[Any], list[np.ndarray]]:
     rng = np.random.default_rng(seed)
     init = [rng.standard_normal(s).astype(dtype) for s in SHAPES]
     coefs = [rng.standard_normal(s) for s in SHAPES]
@@ -89,7 +89,7 @@ def _ids(case: tuple[str, dict[str, Any], dict[str, Any]]) -> str:
 
 
 def _pair(name: str, kw: dict[str, Any], over: dict[str, Any], dtype: str, seed: int = 0):
-    ours, theirs, coefs = _make(dtype, seed)
+    ours, theirs, coefs = wrap(dtype, seed)
     opt = getattr(optim, name)(_groups(ours, over), **kw)
     topt = getattr(torch.optim, name)(_groups(theirs, over), **kw)
     return ours, theirs, coefs, opt, topt
@@ -126,7 +126,7 @@ def test_trajectory_matches_torch(case: Any, dtype: str) -> None:
 
 
 def test_params_without_grad_are_skipped_and_version_bumps() -> None:
-    ours, _, _ = _make("float64")
+    ours, _, _ = wrap("float64")
     opt = optim.Adam(ours, lr=0.1)
     ours[0].grad = ag.ones(3, 4, dtype=ag.float64)
     before = [_np(p) for p in ours]
@@ -148,9 +148,9 @@ def test_state_dict_round_trip_continues_exactly(name: str, tmp_path: Any) -> No
         "Adagrad": dict(lr=0.1, lr_decay=0.01),
     }[name]
     over = {"lr": 0.03}
-    ref, _, coefs = _make("float32")
+    ref, _, coefs = wrap("float32")
     ref_opt = getattr(optim, name)(_groups(ref, over), **kw)
-    run, _, _ = _make("float32")
+    run, _, _ = wrap("float32")
     run_opt = getattr(optim, name)(_groups(run, over), **kw)
     for step in range(10):
         for params, o in ((ref, ref_opt), (run, run_opt)):
@@ -173,7 +173,7 @@ def test_state_dict_round_trip_continues_exactly(name: str, tmp_path: Any) -> No
 
 
 def test_load_state_dict_copies_and_casts_state() -> None:
-    ours, _, coefs = _make("float64")
+    ours, _, coefs = wrap("float64")
     opt = optim.SGD(ours, lr=0.1, momentum=0.9)
     _set_grads(ours, coefs, 0, False)
     opt.step()
@@ -187,7 +187,7 @@ def test_load_state_dict_copies_and_casts_state() -> None:
 
 
 def test_load_state_dict_errors() -> None:
-    ours, _, _ = _make("float64")
+    ours, _, _ = wrap("float64")
     opt = optim.SGD(_groups(ours, {}), lr=0.1)
     with pytest.raises(ValueError, match="different number of parameter groups"):
         optim.SGD(ours, lr=0.1).load_state_dict(opt.state_dict())
@@ -227,7 +227,7 @@ def test_closure_runs_with_grad_enabled_and_returns_loss() -> None:
 
 
 def test_zero_grad() -> None:
-    ours, _, coefs = _make("float64")
+    ours, _, coefs = wrap("float64")
     opt = optim.SGD(ours, lr=0.1)
     _set_grads(ours, coefs, 0, False)
     g = ours[0].grad
@@ -238,7 +238,7 @@ def test_zero_grad() -> None:
 
 
 def test_param_groups_and_defaults() -> None:
-    ours, theirs, _ = _make("float64")
+    ours, theirs, _ = wrap("float64")
     opt = optim.SGD(_groups(ours, {"lr": 0.5}), lr=0.1, momentum=0.9)
     topt = torch.optim.SGD(_groups(theirs, {"lr": 0.5}), lr=0.1, momentum=0.9)
     assert opt.defaults == topt.defaults
@@ -267,7 +267,7 @@ def test_param_groups_and_defaults() -> None:
 
 
 def test_adagrad_state_exists_from_construction() -> None:
-    ours, theirs, _ = _make("float32")
+    ours, theirs, _ = wrap("float32")
     opt = optim.Adagrad(ours, initial_accumulator_value=0.25)
     topt = torch.optim.Adagrad(theirs, initial_accumulator_value=0.25)
     sd, tsd = opt.state_dict(), topt.state_dict()
@@ -326,7 +326,7 @@ def test_default_hyperparameters_match_torch(name: str) -> None:
 
 
 def test_updates_leave_grad_untouched_and_keep_dtype() -> None:
-    ours, _, coefs = _make("float32")
+    ours, _, coefs = wrap("float32")
     opt = optim.SGD(ours, lr=0.1, momentum=0.9, weight_decay=0.1, maximize=True)
     for step in range(3):
         _set_grads(ours, coefs, step, False)
@@ -349,7 +349,7 @@ def test_updates_leave_grad_untouched_and_keep_dtype() -> None:
 )
 def test_device_arrays_never_touch_numpy(name: str, kw: dict[str, Any], strict_cuda: Any) -> None:
     """On the strict cupy stand-in, state lives on the device and updates match the CPU run."""
-    cpu, _, coefs = _make("float32")
+    cpu, _, coefs = wrap("float32")
     dev = [ag.tensor(_np(p), device="cuda", requires_grad=True) for p in cpu]
     opt, dopt = getattr(optim, name)(cpu, **kw), getattr(optim, name)(dev, **kw)
     for step in range(3):

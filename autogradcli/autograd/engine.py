@@ -4,9 +4,10 @@ Two passes, as in Chainer and PyTorch: discovery counts each node's incoming edg
 run from a heap keyed by creation order (latest first), each as soon as every consumer of its
 outputs has contributed. No recursion, so graphs of any depth work.
 
-``run_backward`` is the engine; ``_run_plain`` is its loop for the common call (``.backward()``
-with no ``inputs``: nothing captured, nothing pruned). What happens at a node beyond the common
-path is in engine_steps.py; the user-facing ``backward()`` and ``grad()`` are in backward_api.py.
+``run_backward`` is the one loop; with ``capture`` (``grad()``, ``backward(inputs=...)``) it runs
+only the nodes that lead to the captured tensors and returns their gradients instead of
+accumulating. What happens at a node beyond the common path is in engine_steps.py. PyTorch's
+entry points ``backward()`` and ``grad()`` are at the end.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import heapq
 from collections.abc import Sequence
 from typing import Any
 
+from ..backend import array_module
 from ..tensor.tensor import Tensor, wrap
 from .engine_steps import (
     _accumulate,
@@ -26,7 +28,10 @@ from .engine_steps import (
     _validate,
 )
 from .grad_mode import STATE
+from .gradient_ops import add_grads
 from .node import AccumulateGrad, edge_to
+
+__all__ = ["backward", "grad", "run_backward"]
 
 
 def _needed_nodes(roots: list[Any], targets: set[Any]) -> set[Any]:
@@ -57,8 +62,8 @@ def run_backward(
 ) -> list[Tensor | None] | None:
     """Propagate ``root_grads`` from ``roots``.
 
-    Without ``capture``, every reachable node runs and the leaves accumulate into ``.grad``
-    (``_run_plain``). With it, only the nodes leading to a tensor of ``capture`` run, nothing is
+    Without ``capture``, every reachable node runs and the leaves accumulate into ``.grad``.
+    With it, only the nodes from which a tensor of ``capture`` can be reached run, nothing is
     accumulated, and the gradients reaching those tensors are returned, in ``capture``'s order.
     """
     root_edges = [edge_to(t) for t in roots]
@@ -66,138 +71,27 @@ def run_backward(
     for e in root_edges:
         if e[0] not in root_nodes:
             root_nodes.append(e[0])
-
-    if capture is None:
-        _run_plain(root_nodes, root_edges, root_grads, keep_graph, create_graph)
-        return None
-
-    # capture: only the nodes from which a captured tensor's node can be reached run
     targets: dict[tuple[Any, int], int] = {}  # (node, output_nr) -> index in capture
-    for i, t in enumerate(capture):
-        e = edge_to(t)
-        targets[(e[0], e[1])] = i
-    needed = _needed_nodes(root_nodes, {node for node, _ in targets})
+    needed: set[Any] | None = None  # None: every node is needed
+    if capture is not None:
+        for i, t in enumerate(capture):
+            e = edge_to(t)
+            targets[(e[0], e[1])] = i
+        needed = _needed_nodes(root_nodes, {node for node, _ in targets})
 
-    deps: dict[Any, int] = {n: 0 for n in root_nodes}
-    stack = list(root_nodes)
-    while stack:
-        node = stack.pop()
-        if node not in needed:
-            continue
-        for e in node._next:
-            if e is None:
-                continue
-            child = e[0]
-            if child not in needed:
-                continue
-            count = deps.get(child)
-            if count is None:
-                deps[child] = 1
-                stack.append(child)
-            else:
-                deps[child] = count + 1
-
-    buffers: dict[Any, list[Any]] = {}
-    for e, g in zip(root_edges, root_grads):
-        buf = buffers.setdefault(e[0], [None] * e[0]._n_outputs)
-        buf[e[1]] = g if buf[e[1]] is None else buf[e[1]] + g
-    captured: list[Any] = [None] * len(capture)
-
-    ready = [(n._key, n) for n in root_nodes if deps[n] == 0]
-    heapq.heapify(ready)
-    heappush, heappop = heapq.heappush, heapq.heappop
-    pop_buffer, get_buffer = buffers.pop, buffers.get
-    prev_mode = STATE.enabled
-    STATE.enabled = create_graph
-    try:
-        while ready:
-            node = heappop(ready)[1]
-            grads = pop_buffer(node, None)
-            if grads is None:
-                grads = [None] * node._n_outputs
-            if node._special:
-                _special(node, grads, create_graph)
-            if targets:
-                for nr, g in enumerate(grads):
-                    idx = targets.get((node, nr))
-                    if idx is not None:
-                        captured[idx] = g
-            if type(node) is AccumulateGrad:  # nothing is accumulated while capturing
-                continue
-            edges = node._next
-            if (grads[0] is None and _all_none(grads)) or (
-                not any(e is not None and e[0] in needed for e in edges)
-            ):
-                for e in edges:  # nothing flows on: the children only lose a dependency
-                    if e is not None and e[0] in needed:
-                        child = e[0]
-                        count = deps[child] - 1
-                        deps[child] = count
-                        if count == 0:
-                            heappush(ready, (child._key, child))
-                continue
-            if node._n_outputs > 1 and node.materialize_grads:
-                _materialize(node, grads)
-            fc = node._forward_cls  # BackwardNode._call_backward inlined
-            outs = fc.backward(node, *grads) if fc is not None else node._call_backward(grads)
-            if type(outs) is not tuple:
-                outs = (outs,)
-            if len(outs) != len(edges):
-                _check_count(node, outs)
-            if not keep_graph and node._saved is not None:
-                node._saved = None
-                node._freed = True
-            i = -1
-            for e, g in zip(edges, outs):
-                i += 1
-                if e is None:
-                    continue
-                child = e[0]
-                if child not in needed:
-                    continue
-                if g is not None:
-                    if type(g) is not Tensor:
-                        g = _validate(node, i, g, e)
-                    else:
-                        arr = g._data
-                        dt = arr.dtype
-                        if arr.shape != e[2] or (dt is not e[3] and dt != e[3]):
-                            g = _validate(node, i, g, e)
-                    buf = get_buffer(child)
-                    if buf is None:
-                        buf = buffers[child] = [None] * child._n_outputs
-                    prev = buf[e[1]]
-                    if prev is None:
-                        buf[e[1]] = g
-                    elif create_graph:
-                        buf[e[1]] = prev + g
-                    else:
-                        buf[e[1]] = wrap(prev._data + g._data)
-                count = deps[child] - 1
-                deps[child] = count
-                if count == 0:
-                    heappush(ready, (child._key, child))
-    finally:
-        STATE.enabled = prev_mode
-    return captured
-
-
-def _run_plain(
-    root_nodes: list[Any],
-    root_edges: list[Any],
-    root_grads: Sequence[Tensor],
-    keep_graph: bool,
-    create_graph: bool,
-) -> None:
-    """run_backward without capture targets or pruning: every reachable node runs and leaves
-    accumulate. The same steps as the general loop, with its capture checks left out."""
+    # discovery: how many edges reach each node that will run
     deps: dict[Any, int] = {n: 0 for n in root_nodes}
     stack = list(root_nodes)
     pop, push, get_dep = stack.pop, stack.append, deps.get
     while stack:
-        for e in pop()._next:
+        node = pop()
+        if needed is not None and node not in needed:
+            continue
+        for e in node._next:
             if e is not None:
                 child = e[0]
+                if needed is not None and child not in needed:
+                    continue
                 count = get_dep(child)
                 if count is None:
                     deps[child] = 1
@@ -208,7 +102,8 @@ def _run_plain(
     buffers: dict[Any, list[Any]] = {}
     for e, g in zip(root_edges, root_grads):
         buf = buffers.setdefault(e[0], [None] * e[0]._n_outputs)
-        buf[e[1]] = g if buf[e[1]] is None else buf[e[1]] + g
+        buf[e[1]] = g if buf[e[1]] is None else add_grads(buf[e[1]], g, create_graph)
+    captured: list[Any] = [None] * len(targets)
     # gradients that may be referenced elsewhere: a leaf copies rather than adopts them. The
     # tensors are kept (id -> tensor) so that a freed one's id, reused, is not mistaken for it.
     shared = {id(g): g for g in root_grads}
@@ -236,43 +131,40 @@ def _run_plain(
                 grads = [None] * node._n_outputs
             if node._special:
                 _special(node, grads, create_graph)
+            if targets:
+                for nr, g in enumerate(grads):
+                    idx = targets.get((node, nr))
+                    if idx is not None:
+                        captured[idx] = g
             if type(node) is AccumulateGrad:
                 var = node._ref()
-                if grads[0] is not None and var is not None:
+                if needed is None and grads[0] is not None and var is not None:
                     _accumulate(var, grads[0], create_graph, shared)
                 continue
             edges = node._next
-            if grads[0] is None and _all_none(grads):
-                for e in edges:  # nothing flows on: the children only lose a dependency
-                    if e is not None:
-                        child = e[0]
-                        count = deps[child] - 1
-                        deps[child] = count
-                        if count == 0:
-                            if nxt is None and not ready:
-                                nxt = child
-                            else:
-                                if nxt is not None:
-                                    heappush(ready, (nxt._key, nxt))
-                                    nxt = None
-                                heappush(ready, (child._key, child))
-                continue
-            if node._n_outputs > 1 and node.materialize_grads:
-                _materialize(node, grads)
-            fc = node._forward_cls  # BackwardNode._call_backward inlined
-            outs = fc.backward(node, *grads) if fc is not None else node._call_backward(grads)
-            if type(outs) is not tuple:
-                outs = (outs,)
-            if len(outs) != len(edges):
-                _check_count(node, outs)
-            if not keep_graph and node._saved is not None:
-                node._saved = None
-                node._freed = True
+            if (grads[0] is None and _all_none(grads)) or (
+                needed is not None and not any(e is not None and e[0] in needed for e in edges)
+            ):
+                outs = None  # nothing flows on: the children only lose a dependency
+            else:
+                if node._n_outputs > 1 and node.materialize_grads:
+                    _materialize(node, grads)
+                fc = node._forward_cls  # BackwardNode._call_backward inlined
+                outs = fc.backward(node, *grads) if fc is not None else node._call_backward(grads)
+                if type(outs) is not tuple:
+                    outs = (outs,)
+                if len(outs) != len(edges):
+                    _check_count(node, outs)
+                if not keep_graph and node._saved is not None:
+                    node._saved = None
+                    node._freed = True
             for i, e in enumerate(edges):
                 if e is None:
                     continue
                 child = e[0]
-                g = outs[i]
+                if needed is not None and child not in needed:
+                    continue
+                g = None if outs is None else outs[i]
                 if g is not None:
                     if type(g) is not Tensor:
                         g = _validate(node, i, g, e)
@@ -290,7 +182,7 @@ def _run_plain(
                         if type(child) is AccumulateGrad and _maybe_shared(g, grads, outs, node):
                             shared[id(g)] = g
                     elif create_graph:
-                        buf[e[1]] = prev + g
+                        buf[e[1]] = add_grads(prev, g, True)
                     else:
                         buf[e[1]] = wrap(prev._data + g._data)
                 count = deps[child] - 1
@@ -305,10 +197,115 @@ def _run_plain(
                         heappush(ready, (child._key, child))
     finally:
         STATE.enabled = prev_mode
+    return captured if capture is not None else None
 
 
-# backward() and grad() have always been imported from here. Imported last: backward_api.py
-# imports run_backward from this module, which is defined by now.
-from .backward_api import backward, grad  # noqa: E402
+def _make_root_grads(tensors: Sequence[Tensor], grad_tensors: Sequence[Any]) -> list[Tensor]:
+    """The gradient each output starts from: given, a number times ones, or ones for a scalar."""
+    grads = []
+    for i, (t, g) in enumerate(zip(tensors, grad_tensors)):
+        if not isinstance(t, Tensor):
+            raise TypeError(
+                f"expected Tensors as outputs to differentiate, got {type(t).__name__} at position {i}"
+            )
+        if not t._requires_grad:
+            raise RuntimeError(
+                f"element {i} of tensors does not require grad and does not have a grad_fn"
+            )
+        if g is None:
+            if t._data.size != 1:
+                raise RuntimeError("grad can be implicitly created only for scalar outputs")
+            arr = t._data  # ones_like(t), without the factory's argument handling
+            g = wrap(array_module(arr).ones(arr.shape, arr.dtype))
+        elif not isinstance(g, Tensor):
+            from ..tensor.factory import ones_like
 
-__all__ = ["backward", "grad", "run_backward"]
+            g = wrap(t._data.dtype.type(g) * ones_like(t)._data)
+        elif g._data.shape != t._data.shape:
+            raise RuntimeError(
+                f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and output[{i}] "
+                f"has a shape of {t.shape}."
+            )
+        grads.append(g)
+    return grads
+
+
+def _as_tuple(x: Any) -> tuple[Any, ...]:
+    """None, a Tensor or a sequence of them, as a tuple."""
+    if x is None:
+        return ()
+    if isinstance(x, Tensor):
+        return (x,)
+    return tuple(x)
+
+
+def backward(
+    tensors: Any,
+    grad_tensors: Any = None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    inputs: Any = None,
+) -> None:
+    """Compute gradients of ``tensors`` and accumulate them into the leaves' ``.grad``."""
+    tensors = _as_tuple(tensors)
+    grad_tensors = _as_tuple(grad_tensors) or (None,) * len(tensors)
+    if len(grad_tensors) != len(tensors):
+        raise RuntimeError(
+            f"grad_tensors has {len(grad_tensors)} entries but there are {len(tensors)} tensors"
+        )
+    root_grads = _make_root_grads(tensors, grad_tensors)
+    keep = create_graph if retain_graph is None else retain_graph
+    inputs = _as_tuple(inputs)
+    if not inputs:
+        run_backward(tensors, root_grads, keep, create_graph)
+        return
+    grads = run_backward(tensors, root_grads, keep, create_graph, capture=inputs)
+    for t, g in zip(inputs, grads or ()):
+        if g is not None:
+            if t._grad is None:
+                t._grad = g if create_graph else wrap(g._data.copy())
+            else:
+                t._grad = add_grads(t._grad, g, create_graph)
+
+
+def grad(
+    outputs: Any,
+    inputs: Any,
+    grad_outputs: Any = None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    allow_unused: bool | None = None,
+    materialize_grads: bool = False,
+) -> tuple[Tensor | None, ...]:
+    """The gradients of ``outputs`` with respect to ``inputs``, without touching any ``.grad``."""
+    outputs = _as_tuple(outputs)
+    inputs = _as_tuple(inputs)
+    if allow_unused is None:
+        allow_unused = materialize_grads
+    for t in inputs:
+        if not isinstance(t, Tensor):
+            raise TypeError(f"grad(): inputs must be Tensors, got {type(t).__name__}")
+        if not t._requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+    grad_outputs = _as_tuple(grad_outputs) or (None,) * len(outputs)
+    if len(grad_outputs) != len(outputs):
+        raise RuntimeError(
+            f"grad requires one grad_output per output: got {len(grad_outputs)} for {len(outputs)} outputs"
+        )
+    root_grads = _make_root_grads(outputs, grad_outputs)
+    keep = create_graph if retain_graph is None else retain_graph
+    captured = run_backward(outputs, root_grads, keep, create_graph, capture=inputs) or []
+    result = []
+    for i, (t, g) in enumerate(zip(inputs, captured)):
+        if g is None:
+            if not allow_unused:
+                raise RuntimeError(
+                    f"The differentiated Tensor at index {i} appears to not have been used in the "
+                    "graph. Set allow_unused=True if this is the desired behavior."
+                )
+            if materialize_grads:
+                from ..tensor.factory import zeros_like
+
+                g = zeros_like(t)
+        result.append(g)
+    return tuple(result)

@@ -11,20 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..tensor.tensor import Tensor, _make, wrap
-from .grad_mode import STATE
-
-
-def _sum_to_shape(g: Tensor, shape: tuple[int, ...]) -> Tensor:
-    from ..ops.shape import sum_to
-
-    return sum_to(g, shape)
-
-
-def _cast(g: Tensor, dtype: Any) -> Tensor:
-    if STATE.enabled:
-        return g.to(dtype)
-    return wrap(g._data.astype(dtype))
+from ..tensor.tensor import Tensor, wrap
+from .gradient_ops import add_grads, cast_grad, sum_to
 
 
 def _broadcastable(src: tuple[int, ...], dst: tuple[int, ...]) -> bool:
@@ -43,7 +31,7 @@ def _validate(node: Any, index: int, g: Any, edge: tuple[Any, ...]) -> Tensor:
     shape, dtype = edge[2], edge[3]
     if g._data.shape != shape:
         if _broadcastable(g._data.shape, shape):
-            g = _sum_to_shape(g, shape)
+            g = sum_to(g, shape)
         else:
             raise RuntimeError(
                 f"{node.name()}: backward returned a gradient of shape {tuple(g._data.shape)} for "
@@ -51,7 +39,7 @@ def _validate(node: Any, index: int, g: Any, edge: tuple[Any, ...]) -> Tensor:
                 "input's shape, or a shape that broadcasts to it)"
             )
     if g._data.dtype != dtype:
-        g = _cast(g, dtype)
+        g = cast_grad(g, dtype)
     return g
 
 
@@ -69,8 +57,8 @@ def _materialize(node: Any, grads: list[Any]) -> None:
     """Zeros for the outputs of a multi-output node that received no gradient."""
     for i, g in enumerate(grads):
         if g is None and node._out_meta is not None and node._out_meta[i] is not None:
-            shape, dtype, xp = node._out_meta[i]  # as apply._apply_outputs records it
-            grads[i] = _make(xp.zeros(shape, dtype))
+            shape, dtype, xp = node._out_meta[i]  # as record._outputs records it
+            grads[i] = wrap(xp.zeros(shape, dtype))
 
 
 def _run_hooks(node: Any, grads: list[Any]) -> None:
@@ -91,9 +79,9 @@ def _retain(node: Any, grads: list[Any], create_graph: bool) -> None:
         if t is None or g is None:
             continue
         if t._grad is None:
-            t._grad = g if create_graph else _make(g._data.copy())
+            t._grad = g if create_graph else wrap(g._data.copy())
         else:
-            t._grad = t._grad + g if create_graph else wrap(t._grad._data + g._data)
+            t._grad = add_grads(t._grad, g, create_graph)
 
 
 def _special(node: Any, grads: list[Any], create_graph: bool) -> None:
@@ -138,7 +126,7 @@ def _accumulate(var: Tensor, g: Tensor, create_graph: bool, shared: dict[int, Te
                 g = res
                 shared[id(g)] = g
     if create_graph:
-        var._grad = g if var._grad is None else var._grad + g
+        var._grad = g if var._grad is None else add_grads(var._grad, g, True)
         return
     arr = g._data
     if var._grad is None:
@@ -146,7 +134,7 @@ def _accumulate(var: Tensor, g: Tensor, create_graph: bool, shared: dict[int, Te
         if id(g) in shared or arr.base is not None:
             arr = arr.copy()
         shared[id(g)] = g
-        var._grad = _make(arr)
+        var._grad = wrap(arr)
     else:
         var._grad._data += arr
         var._grad._bump_version()

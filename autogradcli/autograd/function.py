@@ -3,7 +3,7 @@
 Every built-in op is a Function too, so ``apply`` is the one way an operation enters the graph:
 it runs ``forward`` with recording off, wraps array results as Tensors and, when an input
 requires grad, makes the ``ctx`` (a node, see node.py) the outputs' ``grad_fn``. The recording
-itself is in apply.py; the one/two-argument fast path of the built-in ops in fast_apply.py.
+itself is in record.py; the one/two-argument entry points of the built-in ops in fixed_arity.py.
 """
 
 from __future__ import annotations
@@ -13,26 +13,12 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-from ..tensor.tensor import Tensor, _make
-from .apply import _NO_GRAD_NEEDS, _apply, _check_dirty, _ndarray, _tracked, _untracked
-from .fast_apply import fixed_apply
+from ..tensor.tensor import Tensor, wrap
 from .grad_mode import STATE, no_grad
-from .node import FREED_MESSAGE, AccumulateGrad, BackwardNode, FunctionCtx, _new, edge_to
+from .node import BackwardNode, FunctionCtx
+from .record import run_function
 
-# what this module offers; the names from node.py, apply.py and fast_apply.py are re-exported
-# because ops, nn and the engine have always imported them from here
-__all__ = [
-    "FREED_MESSAGE",
-    "AccumulateGrad",
-    "BackwardNode",
-    "Function",
-    "FunctionCtx",
-    "InplaceFunction",
-    "_check_dirty",
-    "edge_to",
-    "fixed_apply",
-    "once_differentiable",
-]
+__all__ = ["Function", "InplaceFunction", "once_differentiable"]
 
 
 class Function(FunctionCtx):
@@ -71,8 +57,6 @@ class Function(FunctionCtx):
             cls._forward_impl = staticmethod(forward_with_ctx)
         else:
             cls._forward_impl = staticmethod(cls.forward) if forward is not None else None
-        if cls._legacy:
-            cls.apply = cls._legacy_apply  # type: ignore[method-assign]
 
     @staticmethod
     def forward(ctx: Any, *args: Any, **kwargs: Any) -> Any:
@@ -95,68 +79,16 @@ class Function(FunctionCtx):
 
     @classmethod
     def apply(cls, *args: Any, **kwargs: Any) -> Any:
-        """Run the op on ``args``, recorded in the graph when an input requires grad.
-
-        The path of every op not called through ``fixed_apply``: apply.py's ``_apply`` with the
-        edges built in the same pass over the arguments and the common results finished inline.
-        """
-        if kwargs:
-            args = cls._bind(args, kwargs)
-        ctx = cls._backward_cls()
-        state = STATE
-        if not state.enabled:
-            # nothing is recorded (e.g. inside a first-order backward): the shortest path
-            n = len(args)
-            ctx.needs_input_grad = _NO_GRAD_NEEDS[n] if n < 16 else (False,) * n
-            raw = cls._forward_impl(ctx, *args)
-            if type(raw) is _ndarray and not ctx._dirty:
-                out = _new(Tensor)
-                out._data = raw
-                out._requires_grad = False
-                out._grad = out._grad_fn = out._base = out._hooks = out._acc = out._vc = None
-                out._output_nr = 0
-                return out
-            return _untracked(ctx, raw, args)
-
-        # one pass over the arguments: which need grad, and the edges to their nodes
-        needs = []
-        edges = []
-        track = False
-        for a in args:
-            if isinstance(a, Tensor) and a._requires_grad:
-                track = True
-                needs.append(True)
-                d = a._data
-                fn = a._grad_fn
-                if fn is None:
-                    fn = a._acc
-                    if fn is None:
-                        fn = a._acc = AccumulateGrad(a)
-                    edges.append((fn, 0, d.shape, d.dtype))
-                else:
-                    edges.append((fn, a._output_nr, d.shape, d.dtype))
-            else:
-                needs.append(False)
-                edges.append(None)
-        ctx.needs_input_grad = tuple(needs)
-        state.enabled = False
-        try:
-            raw = cls._forward_impl(ctx, *args)
-        finally:
-            state.enabled = True
-        if not track:
-            return _untracked(ctx, raw, args)
-        return _tracked(ctx, raw, args, tuple(edges))
-
-    @classmethod
-    def _legacy_apply(cls, *args: Any, **kwargs: Any) -> Any:
-        """``apply`` of an older-style Function: refused, with how to call it instead."""
+        """Run the op on ``args``, recorded in the graph when an input requires grad."""
         if cls._legacy:
             raise RuntimeError(
                 f"{cls.__name__} defines forward(self, ...) as an instance method (the older "
                 f"style): call it as {cls.__name__}()(...), or make forward and backward "
                 "@staticmethods taking ctx to use .apply"
             )
+        if kwargs:
+            args = cls._bind(args, kwargs)
+        return run_function(cls._backward_cls(), cls._forward_impl, args)
 
     @classmethod
     def _bind(cls, args: tuple[Any, ...], kwargs: dict[str, Any]) -> tuple[Any, ...]:
@@ -185,7 +117,8 @@ class Function(FunctionCtx):
                 f"this {type(self).__name__} instance was already called; an older-style Function "
                 "object can be used once: create a new one for each call"
             )
-        return _apply(self, self.forward, args, False)
+        # forward(self, ...) is an instance method: the object is the ctx run_function passes
+        return run_function(self, type(self).forward, args)
 
     def _call_backward(self, grads: list[Tensor | None]) -> Any:
         return self.backward(*grads)
@@ -228,7 +161,7 @@ class _DelayedError(Function):
     @staticmethod
     def forward(ctx: Any, t: Tensor, name: str) -> Tensor:
         ctx.fn_name = name
-        return _make(t._data)
+        return wrap(t._data)
 
     @staticmethod
     def backward(ctx: Any, grad: Tensor) -> Any:

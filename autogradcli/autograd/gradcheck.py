@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from ..backend import array_module, to_numpy
-from ..tensor.tensor import Tensor, _make
+from ..tensor.tensor import Tensor, wrap
 from .engine import grad as _autograd_grad
 from .gradcheck_results import (  # Mismatch and FAILED_NONDET_MSG: importable from here too
     FAILED_NONDET_MSG,  # noqa: F401
@@ -170,7 +170,7 @@ def _fast_check(
 
 def _check_mul_by_grad_output(outputs: list[Tensor], diff_inputs: list[Tensor]) -> None:
     """Zero grad_outputs must give zero input gradients (PyTorch's last backward check)."""
-    zeros = [_make(array_module(o._data).zeros_like(o._data)) for o in outputs]
+    zeros = [wrap(array_module(o._data).zeros_like(o._data)) for o in outputs]
     grads = _autograd_grad(outputs, diff_inputs, zeros, allow_unused=True)
     for g, t in zip(grads, diff_inputs):
         if g is None:

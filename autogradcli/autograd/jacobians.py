@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from ..backend import array_module, to_numpy
-from ..tensor.tensor import Tensor, _make
+from ..tensor.tensor import Tensor, wrap
 from .engine import grad as _autograd_grad
 
 __all__ = [
@@ -141,7 +141,7 @@ def numerical_jacobian(
 
 def vjp(output: Tensor, diff_inputs: list[Tensor], v: Any) -> list[np.ndarray | None]:
     """``v^T J`` for each input (float64 numpy; None where ``output`` does not depend on it)."""
-    grads = _autograd_grad(output, diff_inputs, _make(v), retain_graph=True, allow_unused=True)
+    grads = _autograd_grad(output, diff_inputs, wrap(v), retain_graph=True, allow_unused=True)
     return [None if g is None else np.array(to_numpy(g._data), dtype=np.float64) for g in grads]
 
 

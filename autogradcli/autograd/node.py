@@ -9,20 +9,15 @@ that a saved tensor changed in place since is reported with the user's file:line
 from __future__ import annotations
 
 import itertools
-import os
-import sys
 import weakref
 from collections.abc import Callable
 from typing import Any
 
-from ..tensor.tensor import Tensor
+from ..tensor.tensor import Tensor, wrap
 from ..utils.hooks import RemovableHandle, add_hook
 
 # creation order of nodes: the engine runs the latest first (a node's ``_key`` is -next(_seq))
 _seq = itertools.count()
-_new = object.__new__
-_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-_internal_files: dict[str, bool] = {}  # file name -> inside this package (cache for _call_site)
 
 FREED_MESSAGE = (
     "Trying to backward through the graph a second time (or directly access saved tensors after "
@@ -32,30 +27,11 @@ FREED_MESSAGE = (
 )
 
 
-def _call_site(depth: int = 3) -> tuple[str, int] | None:
-    """(file, line) of the innermost frame outside this package: where the user called the op."""
-    frame = sys._getframe(depth)
-    internal = _internal_files
-    while frame is not None:
-        filename = frame.f_code.co_filename
-        flag = internal.get(filename)
-        if flag is None:
-            flag = internal[filename] = filename.startswith(_PACKAGE_DIR)
-        if not flag:
-            return filename, frame.f_lineno
-        frame = frame.f_back
-    return None
+class _SavedOutput(tuple):
+    """A saved output of the node itself, kept as (data, version counter, output index) rather
+    than as the Tensor, to avoid a node -> tensor -> node cycle."""
 
-
-class _SavedOutput:
-    """A saved output of the node itself, kept as data to avoid a node -> tensor -> node cycle."""
-
-    __slots__ = ("data", "index", "vc")
-
-    def __init__(self, t: Tensor, index: int) -> None:
-        self.data = t._data
-        self.vc = t._shared_version_counter()
-        self.index = index
+    __slots__ = ()
 
 
 class FunctionCtx:
@@ -81,6 +57,7 @@ class FunctionCtx:
 
     # ----------------------------------------------------------------- the ctx API
     def save_for_backward(self, *tensors: Tensor | None) -> None:
+        """Keep ``tensors`` for backward; apply records their versions when forward returns."""
         for t in tensors:
             if t is not None and type(t) is not Tensor and not isinstance(t, Tensor):
                 i = next(
@@ -104,15 +81,13 @@ class FunctionCtx:
             if entry is None:
                 continue
             if type(entry) is _SavedOutput:
-                vc = entry.vc
+                data, vc, index = entry
                 current = vc[0]
-                t = _new(Tensor)  # _make inlined: the output, with this node as its grad_fn
-                t._data = entry.data
-                t._requires_grad = True
-                t._grad = t._base = t._hooks = t._acc = None
+                t = wrap(data)  # the output again, with this node as its grad_fn
                 t._vc = vc
                 t._grad_fn = self
-                t._output_nr = entry.index
+                t._output_nr = index
+                t._requires_grad = True
                 if out is None:
                     out = list(saved)
                 out[j] = t

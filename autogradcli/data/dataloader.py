@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import backend
 from ..tensor.factory import as_array
-from ..tensor.tensor import Tensor, _make
+from ..tensor.tensor import Tensor, wrap
 from .dataset import Dataset, fast_batch
 from .generator import Generator
 from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
@@ -33,11 +33,11 @@ def default_collate(batch: list[Any]) -> Any:
             )
         return _stack([as_array(np.asarray(a)) for a in batch])
     if isinstance(elem, bool):
-        return _make(np.asarray(batch, dtype=np.bool_))
+        return wrap(np.asarray(batch, dtype=np.bool_))
     if isinstance(elem, int):
-        return _make(np.asarray(batch, dtype=np.int64))
+        return wrap(np.asarray(batch, dtype=np.int64))
     if isinstance(elem, float):
-        return _make(np.asarray(batch, dtype=np.float64))
+        return wrap(np.asarray(batch, dtype=np.float64))
     if isinstance(elem, (str, bytes)):
         return list(batch)
     if isinstance(elem, collections.abc.Mapping):
@@ -68,7 +68,7 @@ def _stack(arrays: list[Any]) -> Tensor:
                 f"Expected all tensors to be on the same device, but found at least two "
                 f"devices, {backend.device_of(first)} and {backend.device_of(a)}!"
             )
-    return _make(backend.array_module(first).stack(arrays))
+    return wrap(backend.array_module(first).stack(arrays))
 
 
 class DataLoader:

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from .. import backend
-from ..tensor.tensor import Tensor, _make
+from ..tensor.tensor import Tensor, wrap
 from .generator import Generator, permutation
 
 
@@ -56,9 +56,9 @@ class TensorDataset(Dataset):
         out = []
         for t in self.tensors:
             if t.requires_grad:  # keep the graph: go through the differentiable op
-                out.append(t[_make(_on_device(indices, t))])
+                out.append(t[wrap(_on_device(indices, t))])
             else:
-                out.append(_make(t._data[_on_device(indices, t)]))
+                out.append(wrap(t._data[_on_device(indices, t)]))
         return out
 
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ..tensor.tensor import _make
+from ..tensor.tensor import wrap
 from .dataset import TensorDataset
 
 PathLike = str | os.PathLike
@@ -33,7 +33,7 @@ def load_digits(flatten: bool = False) -> TensorDataset:
     x = (images.astype(np.float32) / np.float32(16.0)).reshape(len(images), 1, 8, 8)
     if flatten:
         x = x.reshape(len(images), 64)
-    return TensorDataset(_make(x), _make(labels.astype(np.int64)))
+    return TensorDataset(wrap(x), wrap(labels.astype(np.int64)))
 
 
 def load_npz(path: PathLike, x_key: str = "x", y_key: str | None = "y") -> TensorDataset:
@@ -79,7 +79,7 @@ def _dataset(path: PathLike, arrays: list[np.ndarray]) -> TensorDataset:
             f"{os.fspath(path)!r}: features and labels must have the same number of rows, got "
             f"shapes {[a.shape for a in arrays]}"
         )
-    return TensorDataset(*(_make(a) for a in arrays))
+    return TensorDataset(*(wrap(a) for a in arrays))
 
 
 def load_csv(
@@ -116,12 +116,12 @@ def load_csv(
         except ValueError as err:
             raise ValueError(f"{where}, line {line}: non-numeric value ({err})") from err
     if target_column is None:
-        return TensorDataset(_make(data.astype(np.float32)))
+        return TensorDataset(wrap(data.astype(np.float32)))
     col = _column_index(target_column, names, width, where)
     x = np.delete(data, col, axis=1).astype(np.float32)
     y = data[:, col]
     y = y.astype(np.int64) if np.all(np.mod(y, 1) == 0) else y.astype(np.float32)
-    return TensorDataset(_make(x), _make(y))
+    return TensorDataset(wrap(x), wrap(y))
 
 
 def _is_numeric_row(row: list[str]) -> bool:
@@ -199,11 +199,11 @@ def load_idx(
         x /= np.float32(255.0)
     x = x.reshape(len(x), -1) if flatten else x[:, None]
     if labels_path is None:
-        return TensorDataset(_make(x))
+        return TensorDataset(wrap(x))
     labels = read_idx(labels_path)
     if labels.ndim != 1 or len(labels) != len(x):
         raise ValueError(
             f"{os.fspath(labels_path)!r}: expected {len(x)} labels for the images in "
             f"{os.fspath(images_path)!r}, got shape {labels.shape}"
         )
-    return TensorDataset(_make(x), _make(labels.astype(np.int64)))
+    return TensorDataset(wrap(x), wrap(labels.astype(np.int64)))

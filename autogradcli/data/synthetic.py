@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..tensor.tensor import _make
+from ..tensor.tensor import wrap
 from .dataset import TensorDataset
 
 
@@ -19,7 +19,7 @@ def sine_regression(n: int = 200, noise: float = 0.0, seed: int = 0) -> TensorDa
     rng = np.random.default_rng(seed)
     x = rng.uniform(-np.pi, np.pi, size=(n, 1))
     y = np.sin(x) + noise * rng.standard_normal((n, 1))
-    return TensorDataset(_make(x.astype(np.float32)), _make(y.astype(np.float32)))
+    return TensorDataset(wrap(x.astype(np.float32)), wrap(y.astype(np.float32)))
 
 
 def spirals(
@@ -40,4 +40,4 @@ def spirals(
         points.append(np.stack([radius * np.sin(theta), radius * np.cos(theta)], axis=1))
         labels.append(np.full(n_per_class, c, dtype=np.int64))
     x = np.concatenate(points).astype(np.float32)
-    return TensorDataset(_make(x), _make(np.concatenate(labels)))
+    return TensorDataset(wrap(x), wrap(np.concatenate(labels)))

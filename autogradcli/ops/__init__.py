@@ -1,6 +1,7 @@
 """The built-in differentiable operations, each an autograd Function, and the Tensor methods
 that call them."""
 
+from ..autograd.gradient_ops import sum_to
 from . import methods
 from .arithmetic import add, div, maximum, minimum, mul, pow, sub
 from .comparison import eq, floor_divide, ge, gt, le, logical_not, lt, ne, remainder
@@ -15,7 +16,6 @@ from .shape import (
     permute,
     reshape,
     squeeze,
-    sum_to,
     t,
     transpose,
     unflatten,
@@ -94,10 +94,36 @@ __all__ = [
     "where",
 ]
 
-from . import activation, indexing_extra, join, reduction_extra  # noqa: E402
+from . import (  # noqa: E402  # noqa: E402
+    activation,
+    discrete_reduction,
+    gather_scatter,
+    join,
+    masking,
+    minmax,
+    reorder,
+    scan,
+    statistics,
+)
 from .activation import *  # noqa: E402
-from .indexing_extra import *  # noqa: E402
+from .discrete_reduction import *  # noqa: E402
+from .gather_scatter import *  # noqa: E402
 from .join import *  # noqa: E402
-from .reduction_extra import *  # noqa: E402
+from .masking import *  # noqa: E402
+from .minmax import *  # noqa: E402
+from .reorder import *  # noqa: E402
+from .scan import *  # noqa: E402
+from .statistics import *  # noqa: E402
 
-__all__ += activation.__all__ + indexing_extra.__all__ + join.__all__ + reduction_extra.__all__
+for _module in (
+    activation,
+    discrete_reduction,
+    gather_scatter,
+    join,
+    masking,
+    minmax,
+    reorder,
+    scan,
+    statistics,
+):
+    __all__ += _module.__all__

@@ -13,6 +13,7 @@ __all__ = [
     "binary_operands",
     "load_mixed",
     "normalize_dims",
+    "operator_method",
     "save_mixed",
     "wrap",
     "wrap_dim",
@@ -95,3 +96,18 @@ def normalize_dims(dim: Any, ndim: int) -> tuple[int, ...] | None:
             raise RuntimeError(f"dim {tuple(dim)} appears multiple times in the list of dims")
         return dims
     return (_wrap_dim(int(dim), ndim),)
+
+
+OPERANDS = (Tensor, int, float)  # what the built-in operators take; other types get NotImplemented
+
+
+def operator_method(fn: Any, reflected: bool = False) -> Any:
+    """``fn`` as a binary operator method (``fn(other, self)`` when ``reflected``): NotImplemented
+    for operands it does not take, so that Python tries the other operand's method."""
+
+    def method(self: Tensor, other: Any) -> Any:
+        if isinstance(other, OPERANDS):
+            return fn(other, self) if reflected else fn(self, other)
+        return NotImplemented
+
+    return method

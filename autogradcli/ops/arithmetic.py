@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..autograd.function import Function, fixed_apply
+from ..autograd.fixed_arity import binary_apply
+from ..autograd.function import Function
+from ..autograd.gradient_ops import sum_to
 from ..tensor.tensor import Tensor
-from ._util import array_module, binary_operands, load_mixed, save_mixed
-from .shape import sum_to
+from ._util import OPERANDS, array_module, binary_operands, load_mixed, save_mixed
 
 
 def _finish(out: Any, dtype: Any) -> Any:
@@ -301,7 +302,7 @@ def _minmax_backward(ctx: Any, g: Tensor, greater: bool) -> tuple[Any, Any]:
     )
 
 
-_add, _sub, _mul, _div, _pow = (fixed_apply(f, 2) for f in (Add, Sub, Mul, Div, Pow))
+_add, _sub, _mul, _div, _pow = (binary_apply(f) for f in (Add, Sub, Mul, Div, Pow))
 
 
 def add(a: Any, b: Any, alpha: Any = 1) -> Tensor:
@@ -342,3 +343,44 @@ def maximum(a: Tensor, b: Tensor) -> Tensor:
 
 def minimum(a: Tensor, b: Tensor) -> Tensor:
     return Minimum.apply(a, b)
+
+
+def _operator(cls: Any, reflected: bool = False) -> Any:
+    """An operator method running ``cls`` through its two-argument apply (``cls(other, self)``
+    when ``reflected``); NotImplemented for operands we don't take."""
+    if not reflected:
+        return binary_apply(cls, OPERANDS)  # the apply itself, checking ``other``
+    apply = binary_apply(cls)
+
+    def method(self: Tensor, other: Any) -> Any:
+        t = type(other)
+        if t is float or t is int or isinstance(other, OPERANDS):
+            return apply(other, self)
+        return NotImplemented
+
+    return method
+
+
+TENSOR_METHODS: dict[str, Any] = {
+    "__add__": _operator(Add),
+    "__radd__": _operator(Add),
+    "__sub__": _operator(Sub),
+    "__rsub__": _operator(Sub, reflected=True),
+    "__mul__": _operator(Mul),
+    "__rmul__": _operator(Mul),
+    "__truediv__": _operator(Div),
+    "__rtruediv__": _operator(Div, reflected=True),
+    "__pow__": _operator(Pow),
+    "__rpow__": _operator(Pow, reflected=True),
+    "add": add,
+    "sub": sub,
+    "subtract": sub,
+    "mul": mul,
+    "multiply": mul,
+    "div": div,
+    "divide": div,
+    "true_divide": div,
+    "pow": pow,
+    "maximum": maximum,
+    "minimum": minimum,
+}

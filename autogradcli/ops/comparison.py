@@ -7,9 +7,9 @@ import operator
 from typing import Any
 
 from ..autograd.function import Function
+from ..autograd.gradient_ops import sum_to
 from ..tensor.tensor import Tensor
-from ._util import array_module, binary_operands
-from .shape import sum_to
+from ._util import array_module, binary_operands, operator_method
 
 
 class Compare(Function):
@@ -120,3 +120,32 @@ def floor_divide(a: Any, b: Any) -> Tensor:
 
 def remainder(a: Any, b: Any) -> Tensor:
     return Remainder.apply(a, b)
+
+
+TENSOR_METHODS: dict[str, Any] = {
+    "__eq__": operator_method(eq),
+    "__ne__": operator_method(ne),
+    "__lt__": operator_method(lt),
+    "__le__": operator_method(le),
+    "__gt__": operator_method(gt),
+    "__ge__": operator_method(ge),
+    "__and__": operator_method(bitwise_and),
+    "__rand__": operator_method(bitwise_and),
+    "__or__": operator_method(bitwise_or),
+    "__ror__": operator_method(bitwise_or),
+    "__xor__": operator_method(bitwise_xor),
+    "__invert__": bitwise_not,
+    "__floordiv__": operator_method(floor_divide),
+    "__rfloordiv__": operator_method(floor_divide, reflected=True),
+    "__mod__": operator_method(remainder),
+    "__rmod__": operator_method(remainder, reflected=True),
+    "eq": eq,
+    "ne": ne,
+    "lt": lt,
+    "le": le,
+    "gt": gt,
+    "ge": ge,
+    "logical_not": logical_not,
+    "floor_divide": floor_divide,
+    "remainder": remainder,
+}

@@ -6,27 +6,9 @@ from typing import Any
 
 from .. import backend
 from ..autograd.function import Function
+from ..autograd.gradient_ops import ToCopy
 from ..tensor import dtype as dtypes
 from ..tensor.tensor import Tensor
-
-
-class ToCopy(Function):
-    _backward_name = "ToCopyBackward0"
-
-    @staticmethod
-    def forward(ctx: Any, x: Tensor, np_dtype: Any, device: Any) -> Any:
-        arr = x._data
-        ctx.src = (arr.dtype, backend.device_of(arr))
-        if device is not None:
-            arr = backend.to_device(arr, device)
-        if np_dtype is not None and arr.dtype != np_dtype:
-            arr = arr.astype(np_dtype)
-        return arr if arr is not x._data else arr.copy()
-
-    @staticmethod
-    def backward(ctx: Any, g: Tensor) -> tuple[Any, None, None]:
-        src_dtype, src_device = ctx.src
-        return ToCopy.apply(g, src_dtype, src_device), None, None
 
 
 class Clone(Function):
@@ -122,3 +104,19 @@ def half(x: Tensor) -> Tensor:
 
 def type_as(x: Tensor, other: Tensor) -> Tensor:
     return to(x, other.dtype)
+
+
+TENSOR_METHODS: dict[str, Any] = {
+    "to": to,
+    "clone": clone,
+    "contiguous": contiguous,
+    "cpu": cpu,
+    "cuda": cuda,
+    "float": float_,
+    "double": double,
+    "long": long,
+    "int": int_,
+    "bool": bool_,
+    "half": half,
+    "type_as": type_as,
+}

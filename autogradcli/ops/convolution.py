@@ -17,7 +17,7 @@ from typing import Any
 from ..autograd.function import Function
 from ..autograd.grad_mode import STATE
 from ..backend import as_strided
-from ..tensor.tensor import Tensor, _make
+from ..tensor.tensor import Tensor, wrap
 from ._util import array_module
 from .linalg import matmul
 
@@ -346,10 +346,10 @@ class Convolution(Function):
             if graph:  # building a graph: keep d(gw)/dx
                 cols = Im2Col.apply(x, kernel, stride, pad, dilation)
             else:
-                cols = _make(ctx.cols)
+                cols = wrap(ctx.cols)
             if groups == 1 and not graph:  # constants: the array product, in column blocks
                 g2d = g2._data
-                gw = _make(_product_t(array_module(g2d), cols._data, g2d).T)
+                gw = wrap(_product_t(array_module(g2d), cols._data, g2d).T)
             elif groups == 1:  # (cols @ g2^T)^T: the faster product shape for BLAS
                 gw = matmul(cols, g2.t()).t()
             else:

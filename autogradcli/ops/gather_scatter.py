@@ -12,7 +12,7 @@ from typing import Any
 
 from ..autograd.function import Function
 from ..backend import scatter_add as _xp_scatter_add
-from ..tensor.tensor import Tensor, _make
+from ..tensor.tensor import Tensor, wrap
 from ._util import array_module, wrap_dim
 from .indexing import IndexAddInto
 from .inplace import apply_inplace
@@ -108,7 +108,7 @@ class Gather(Function):
     @staticmethod
     def backward(ctx: Any, g: Tensor) -> tuple[Any, None, None]:
         xp = array_module(g._data)
-        zeros = _make(xp.zeros(ctx.shape, dtype=g._data.dtype))
+        zeros = wrap(xp.zeros(ctx.shape, dtype=g._data.dtype))
         return ScatterAdd.apply(zeros, ctx.dim, ctx.index, g), None, None
 
 

@@ -15,9 +15,9 @@ from typing import Any
 import numpy as np
 
 from ..autograd.function import Function
+from ..autograd.gradient_ops import sum_to
 from ..backend import array_module, scatter_add, to_device
-from ..tensor.tensor import Tensor, _make
-from .shape import _as_view, sum_to
+from ..tensor.tensor import Tensor, wrap, wrap_view
 
 __all__ = ["getitem", "index_put", "nonzero"]
 
@@ -159,7 +159,7 @@ class GetItem(Function):
         ctx.key, ctx.basic, ctx.in_shape = key, basic, arr.shape
         out = _lookup(arr, key)
         if basic:
-            return _as_view(ctx, x, out)
+            return wrap_view(out, x)
         return out
 
     @staticmethod
@@ -275,7 +275,7 @@ class IndexPut(Function):
             xp = array_module(g._data)
             mask = xp.ones(g._data.shape, dtype=g._data.dtype)
             _assign(mask, ctx.key, 0)
-            gx = g * _make(mask)
+            gx = g * wrap(mask)
         if nv:
             gsel = _select(g, ctx.key, ctx.basic)
             lead = len(ctx.value_shape) - gsel._data.ndim
@@ -313,5 +313,14 @@ def nonzero(x: Tensor, as_tuple: bool = False) -> Any:
     xp = array_module(x._data)
     idx = xp.nonzero(x._data)
     if as_tuple:
-        return tuple(_make(i.astype("int64")) for i in idx)
-    return _make(xp.stack(idx, axis=1).astype("int64") if idx else xp.zeros((0, 0), dtype="int64"))
+        return tuple(wrap(i.astype("int64")) for i in idx)
+    return wrap(xp.stack(idx, axis=1).astype("int64") if idx else xp.zeros((0, 0), dtype="int64"))
+
+
+def _iter(self: Tensor) -> Any:
+    if self._data.ndim == 0:
+        raise TypeError("iteration over a 0-d tensor")
+    return (getitem(self, i) for i in range(self._data.shape[0]))
+
+
+TENSOR_METHODS: dict[str, Any] = {"__getitem__": getitem, "__iter__": _iter}

@@ -13,11 +13,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..autograd.function import Function, _check_dirty
+from ..autograd.function import Function
 from ..autograd.grad_mode import STATE
+from ..autograd.gradient_ops import sum_to
+from ..autograd.record import _check_dirty
 from ..backend import random_normal
 from ..tensor.random import generator_for
-from ..tensor.tensor import Tensor, _make
+from ..tensor.tensor import Tensor, wrap
 from ._util import array_module
 
 # numpy dtype name -> PyTorch's ScalarType name, as its casting errors spell it
@@ -57,7 +59,7 @@ class _InplaceCtx:
 def _record(self: Tensor, name: str, op: Callable[[Tensor], Tensor]) -> Tensor:
     """Apply out-of-place ``op`` to a snapshot of ``self`` and make the result ``self``'s value and history."""
     _check_dirty(_InplaceCtx(name), self, True)  # type: ignore[arg-type]
-    snapshot = _make(self._data.copy(), self._requires_grad)
+    snapshot = wrap(self._data.copy(), self._requires_grad)
     snapshot._grad_fn, snapshot._output_nr = self._grad_fn, self._output_nr
     result = op(snapshot)
     _write(self, result._data, name)
@@ -215,7 +217,6 @@ class Overwrite(Function):
 
     @staticmethod
     def backward(ctx: Any, g: Tensor) -> tuple[Any, Any]:
-        from .shape import sum_to
 
         nx, ns = ctx.needs_input_grad
         gx = g * 0.0 if nx else None
@@ -297,7 +298,7 @@ def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, generator: Any = 
 def _fill_random(self: Tensor, values: Any, fn: type[Overwrite], name: str) -> Tensor:
     if _needs_graph(self):
         values = values.astype(self._data.dtype, copy=False)
-        return _record(self, name, lambda s: fn.apply(s, _make(values)))
+        return _record(self, name, lambda s: fn.apply(s, wrap(values)))
     self._data[...] = values
     self._bump_version()
     return self
@@ -319,3 +320,25 @@ def setitem(self: Tensor, key: Any, value: Any) -> None:
         return
     _assign(self._data, k, normalize_value(self, k, value))
     self._bump_version()
+
+
+TENSOR_METHODS: dict[str, Any] = {
+    "__iadd__": add_,
+    "__isub__": sub_,
+    "__imul__": mul_,
+    "__itruediv__": div_,
+    "__setitem__": setitem,
+    "add_": add_,
+    "sub_": sub_,
+    "mul_": mul_,
+    "div_": div_,
+    "addcmul_": addcmul_,
+    "addcdiv_": addcdiv_,
+    "clamp_": clamp_,
+    "clip_": clamp_,
+    "zero_": zero_,
+    "fill_": fill_,
+    "copy_": copy_,
+    "uniform_": uniform_,
+    "normal_": normal_,
+}

@@ -13,9 +13,8 @@ from typing import Any
 from ..autograd.function import Function
 from ..backend import device_of
 from ..tensor.dtype import result_type
-from ..tensor.tensor import Tensor
+from ..tensor.tensor import Tensor, wrap_view
 from ._util import array_module, wrap_dim
-from .shape import _as_view
 
 __all__ = ["cat", "chunk", "concat", "concatenate", "hstack", "split", "stack", "unbind", "vstack"]
 
@@ -167,7 +166,7 @@ class Split(Function):
         out, start = [], 0
         lead = (slice(None),) * dim
         for s in sizes:
-            out.append(_as_view(ctx, x, arr[lead + (slice(start, start + s),)]))
+            out.append(wrap_view(arr[lead + (slice(start, start + s),)], x))
             start += s
         return tuple(out)
 
@@ -190,7 +189,7 @@ class Unbind(Function):
         arr = x._data
         ctx.dim = dim
         lead = (slice(None),) * dim
-        return tuple(_as_view(ctx, x, arr[lead + (i, Ellipsis)]) for i in range(arr.shape[dim]))
+        return tuple(wrap_view(arr[lead + (i, Ellipsis)], x) for i in range(arr.shape[dim]))
 
     @staticmethod
     def backward(ctx: Any, *grads: Tensor) -> tuple[Any, None]:

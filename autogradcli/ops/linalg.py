@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from ..autograd.function import Function
+from ..autograd.gradient_ops import sum_to
 from ..tensor.tensor import Tensor
-from ._util import array_module, binary_operands
-from .shape import sum_to
+from ._util import array_module, binary_operands, operator_method
 
 
 class MatMul(Function):
@@ -111,3 +111,12 @@ def bmm(a: Tensor, b: Tensor) -> Tensor:
     if a.shape[0] != b.shape[0]:
         raise RuntimeError(f"bmm: batch sizes differ: {a.shape[0]} and {b.shape[0]}")
     return BatchedMatMul.apply(a, b)
+
+
+TENSOR_METHODS: dict[str, Any] = {
+    "__matmul__": operator_method(matmul),
+    "__rmatmul__": operator_method(matmul, reflected=True),
+    "matmul": matmul,
+    "mm": mm,
+    "bmm": bmm,
+}

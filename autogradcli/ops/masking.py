@@ -5,10 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 from ..autograd.function import Function
-from ..tensor.tensor import Tensor, _make
+from ..autograd.gradient_ops import sum_to
+from ..tensor.tensor import Tensor, wrap
 from ._util import array_module
 from .inplace import apply_inplace
-from .shape import sum_to
 from .unary import where
 
 __all__ = ["masked_fill", "one_hot", "tril", "triu"]
@@ -109,7 +109,7 @@ def one_hot(index: Tensor, num_classes: int = -1) -> Tensor:
             raise RuntimeError("Class values must be non-negative.")
         if int(arr.max()) >= num_classes:
             raise RuntimeError("Class values must be smaller than num_classes.")
-    return _make((arr[..., None] == xp.arange(num_classes)).astype(arr.dtype))
+    return wrap((arr[..., None] == xp.arange(num_classes)).astype(arr.dtype))
 
 
 TENSOR_METHODS: dict[str, Any] = {

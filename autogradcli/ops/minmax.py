@@ -11,7 +11,7 @@ from collections import namedtuple
 from typing import Any
 
 from ..autograd.function import Function
-from ..tensor.tensor import Tensor, _make
+from ..tensor.tensor import Tensor
 from ._util import array_module, normalize_dims, wrap, wrap_dim
 from .reduction import _kept_shape
 from .reduction_common import check_nonempty, even_split, spread, variant
@@ -79,7 +79,7 @@ class MaxDim(Function):
     def backward(ctx: Any, g: Tensor, _g_idx: Any) -> tuple[Any, None, None, None, None]:
         if ctx.mask is None or g is None:
             return g, None, None, None, None
-        return spread(g, ctx) * _make(ctx.mask), None, None, None, None
+        return spread(g, ctx) * wrap(ctx.mask), None, None, None, None
 
 
 MinDim = variant(MaxDim, "MinDim", "MinBackward0")

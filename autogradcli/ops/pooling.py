@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from ..autograd.function import Function
-from ..tensor.tensor import Tensor, _make
+from ..tensor.tensor import Tensor, wrap
 from ._util import array_module
 from .convolution import _pair
 from .linalg import matmul
@@ -181,7 +181,7 @@ class MaxPool2d(Function):
         out = _work(out, swapped)
         if not return_indices:
             return out
-        flat = _make(_flat_indices(xp, ctx.argmax, geo))
+        flat = wrap(_flat_indices(xp, ctx.argmax, geo))
         ctx.mark_non_differentiable(flat)
         return out, flat
 
@@ -401,5 +401,5 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
         out = avg_pool2d(x, (h // ho, w // wo))
     else:
         xp, dt = array_module(x._data), x._data.dtype
-        out = matmul(matmul(_make(_bins(xp, h, ho, dt)), x), _make(_bins(xp, w, wo, dt).T))
+        out = matmul(matmul(wrap(_bins(xp, h, ho, dt)), x), wrap(_bins(xp, w, wo, dt).T))
     return out.squeeze(0) if unbatched else out

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..autograd.function import Function, fixed_apply
+from ..autograd.fixed_arity import binary_apply
+from ..autograd.function import Function
+from ..autograd.gradient_ops import Expand
 from ..tensor.tensor import Tensor
 from ._util import normalize_dims
-from .shape import Expand, reshape
+from .shape import reshape
 
 
 def _kept_shape(shape: tuple[int, ...], dims: tuple[int, ...] | None) -> tuple[int, ...]:
@@ -98,7 +100,7 @@ class SumAll(Function):
         return (_expand_back(g, ctx), None)
 
 
-_sum_all = fixed_apply(SumAll, 2)
+_sum_all = binary_apply(SumAll)
 
 
 class MeanAll(Mean):
@@ -119,3 +121,6 @@ def mean(x: Tensor, dim: Any = None, keepdim: bool = False, dtype: Any = None) -
     if dtype is not None:
         x = x.to(dtype)
     return (Mean if dim is not None else MeanAll).apply(x, _dims(x, dim), keepdim)
+
+
+TENSOR_METHODS: dict[str, Any] = {"sum": sum, "mean": mean}

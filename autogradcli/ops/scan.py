@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..autograd.function import Function
-from ..tensor.tensor import Tensor, _make
+from ..tensor.tensor import Tensor
 from ._util import array_module, wrap, wrap_dim
 from .reduction import _kept_shape, _sum_dtype
 from .reduction_common import as_kept, spread, variant
@@ -42,8 +42,8 @@ class ExclusiveProd(Function):
         n = x._data.shape[-1]
         eye = xp.eye(n, dtype=bool)
         rows = expand(x.unsqueeze(-2), x._data.shape[:-1] + (n, n))
-        pair = ExclusiveProd.apply(where(_make(eye), 1.0, rows))
-        off = _make((~eye).astype(x._data.dtype))
+        pair = ExclusiveProd.apply(where(wrap(eye), 1.0, rows))
+        off = wrap((~eye).astype(x._data.dtype))
         return (g.unsqueeze(-1) * pair * off).sum(-2)
 
 

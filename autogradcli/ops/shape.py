@@ -7,96 +7,16 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
-from ..autograd.function import Function, fixed_apply
-from ..tensor.tensor import Tensor, _make
-from ._util import array_module, normalize_dims, wrap_dim
-
-_ndarray = np.ndarray
-
-
-def _as_view(ctx: Any, base: Tensor, arr: Any) -> Tensor:
-    """Wrap ``arr`` (a view of ``base``'s array) sharing base's version counter."""
-    out = _make(arr)
-    out._vc = base._shared_version_counter()
-    out._base = base._base if base._base is not None else base
-    return out
+from ..autograd.function import Function
+from ..autograd.gradient_ops import Expand
+from ..tensor.tensor import Tensor, wrap_view
+from ._util import normalize_dims, wrap_dim
 
 
 def _shape_arg(shape: tuple[Any, ...]) -> tuple[int, ...]:
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         shape = tuple(shape[0])
     return tuple(int(s) for s in shape)
-
-
-class SumTo(Function):
-    """Sum a broadcast gradient back to ``shape`` (the adjoint of broadcasting)."""
-
-    _backward_name = "SumToBackward"
-
-    @staticmethod
-    def forward(ctx: Any, g: Tensor, shape: tuple[int, ...]) -> Any:
-        arr = g._data
-        ctx.in_shape = arr.shape
-        if not shape:  # to a 0-d tensor: the full sum (a numpy scalar, which apply wraps)
-            return arr.sum()
-        lead = arr.ndim - len(shape)
-        axes = tuple(range(lead)) + tuple(
-            i + lead for i, s in enumerate(shape) if s == 1 and arr.shape[i + lead] != 1
-        )
-        out = arr.sum(axis=axes, keepdims=True) if axes else arr
-        if lead:
-            out = out.reshape(shape)
-        return out
-
-    @staticmethod
-    def backward(ctx: Any, g: Tensor) -> tuple[Any, None]:
-        return expand(g, ctx.in_shape), None
-
-
-_sum_to = fixed_apply(SumTo, 2)
-
-
-def sum_to(g: Tensor, shape: tuple[int, ...]) -> Tensor:
-    """``g`` summed over the dims that broadcasting added or stretched to reach its shape."""
-    if g._data.shape == shape:
-        return g
-    return _sum_to(g, tuple(shape))
-
-
-class Expand(Function):
-    _backward_name = "ExpandBackward0"
-
-    @staticmethod
-    def forward(ctx: Any, t: Tensor, shape: tuple[int, ...]) -> Any:
-        arr = t._data
-        ctx.in_shape = arr.shape
-        xp = array_module(arr)
-        lead = len(shape) - arr.ndim
-        if lead < 0:
-            raise RuntimeError(
-                f"expand: the number of sizes provided ({len(shape)}) must be greater or equal to "
-                f"the number of dimensions in the tensor ({arr.ndim})"
-            )
-        target = tuple(arr.shape[i - lead] if s == -1 else s for i, s in enumerate(shape))
-        try:
-            if lead and not arr.ndim and type(arr) is _ndarray:
-                # a 0-d array (a full reduction's gradient): broadcast_to's view, built directly
-                view = _ndarray(target, arr.dtype, arr, 0, (0,) * lead)
-                view.flags.writeable = False
-            else:
-                view = xp.broadcast_to(arr, target)
-        except ValueError:
-            raise RuntimeError(
-                f"The expanded size of the tensor ({list(target)}) must match the existing size "
-                f"({list(arr.shape)}) at non-singleton dimensions"
-            ) from None
-        return _as_view(ctx, t, view)
-
-    @staticmethod
-    def backward(ctx: Any, g: Tensor) -> tuple[Any, None]:
-        return sum_to(g, ctx.in_shape), None
 
 
 def expand(t: Tensor, *shape: Any) -> Tensor:
@@ -147,9 +67,9 @@ class Reshape(Function):
                     "one dimension spans across two contiguous subspaces). Use .reshape(...) "
                     "instead."
                 ) from None
-            return _as_view(ctx, t, out)
+            return wrap_view(out, t)
         out = arr.reshape(shape)
-        return _as_view(ctx, t, out) if out.base is not None else out
+        return wrap_view(out, t) if out.base is not None else out
 
     @staticmethod
     def backward(ctx: Any, g: Tensor) -> tuple[Any, None, None]:
@@ -192,7 +112,7 @@ class Permute(Function):
     def forward(ctx: Any, t: Tensor, dims: tuple[int, ...]) -> Any:
         arr = t._data
         ctx.dims = dims
-        return _as_view(ctx, t, arr.transpose(dims))
+        return wrap_view(arr.transpose(dims), t)
 
     @staticmethod
     def backward(ctx: Any, g: Tensor) -> tuple[Any, None]:
@@ -261,3 +181,23 @@ def view_as(x: Tensor, other: Tensor) -> Tensor:
 
 def reshape_as(x: Tensor, other: Tensor) -> Tensor:
     return reshape(x, other._data.shape)
+
+
+TENSOR_METHODS: dict[str, Any] = {
+    "reshape": reshape,
+    "view": view,
+    "view_as": view_as,
+    "reshape_as": reshape_as,
+    "flatten": flatten,
+    "unflatten": unflatten,
+    "permute": permute,
+    "transpose": transpose,
+    "t": t,
+    "T": property(lambda self: permute(self, *reversed(range(self._data.ndim)))),
+    "mT": property(lambda self: transpose(self, -2, -1)),
+    "squeeze": squeeze,
+    "unsqueeze": unsqueeze,
+    "expand": expand,
+    "expand_as": expand_as,
+    "broadcast_to": broadcast_to,
+}

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..autograd.function import Function, fixed_apply
-from ..tensor.tensor import Tensor, _make
-from ._util import array_module, binary_operands, wrap
+from ..autograd.fixed_arity import binary_apply, unary_apply
+from ..autograd.function import Function
+from ..autograd.gradient_ops import sum_to
+from ..tensor.tensor import Tensor, wrap
+from ._util import array_module, binary_operands
 
 
 def _float_array(arr: Any) -> Any:
@@ -126,7 +128,7 @@ class SinBackward(Function):
         return (_SinBackward(gg, x) if ng else None, -gg * g * x.sin() if nx else None)
 
 
-_SinBackward = fixed_apply(SinBackward, 2)
+_SinBackward = binary_apply(SinBackward)
 
 
 class Cos(Function):
@@ -161,7 +163,7 @@ class CosBackward(Function):
         return (_CosBackward(gg, x) if ng else None, -gg * g * x.cos() if nx else None)
 
 
-_CosBackward = fixed_apply(CosBackward, 2)
+_CosBackward = binary_apply(CosBackward)
 
 
 class Tanh(Function):
@@ -198,7 +200,7 @@ class TanhBackward(Function):
         return (_TanhBackward(gg, y) if ng else None, gg * g * y * -2.0 if ny else None)
 
 
-_TanhBackward = fixed_apply(TanhBackward, 2)
+_TanhBackward = binary_apply(TanhBackward)
 
 
 class Sigmoid(Function):
@@ -241,7 +243,7 @@ class SigmoidBackward(Function):
         )
 
 
-_SigmoidBackward = fixed_apply(SigmoidBackward, 2)
+_SigmoidBackward = binary_apply(SigmoidBackward)
 
 
 class Relu(Function):
@@ -350,7 +352,7 @@ class Clamp(Function):
             inside &= x._data >= lo
         if hi is not None:
             inside &= x._data <= hi
-        return g * _make(inside), None, None
+        return g * wrap(inside), None, None
 
 
 class Where(Function):
@@ -368,7 +370,6 @@ class Where(Function):
 
     @staticmethod
     def backward(ctx: Any, g: Tensor) -> tuple[None, Any, Any]:
-        from .shape import sum_to
 
         (cond,) = ctx.saved_tensors
         _, na, nb = ctx.needs_input_grad
@@ -381,7 +382,7 @@ class Where(Function):
 
 def _unary(cls: type[Function], name: str) -> Any:
     """``cls.apply`` as the one-argument function (and Tensor method) ``name``."""
-    fn = fixed_apply(cls, 1)
+    fn = unary_apply(cls)
     fn.__name__ = fn.__qualname__ = name
     fn.__module__ = __name__
     return fn
@@ -436,3 +437,26 @@ def where(cond: Tensor, a: Any = None, b: Any = None) -> Any:
 
         return nonzero(cond, as_tuple=True)
     return Where.apply(cond, a, b)
+
+
+TENSOR_METHODS: dict[str, Any] = {
+    "__neg__": neg,
+    "__pos__": lambda self: self,
+    "__abs__": abs,
+    "neg": neg,
+    "negative": neg,
+    "exp": exp,
+    "log": log,
+    "sqrt": sqrt,
+    "rsqrt": rsqrt,
+    "sin": sin,
+    "cos": cos,
+    "tanh": tanh,
+    "sigmoid": sigmoid,
+    "relu": relu,
+    "abs": abs,
+    "sign": sign,
+    "trunc": trunc,
+    "clamp": clamp,
+    "clip": clamp,
+}

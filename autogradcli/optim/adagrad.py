@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from ..backend import array_module
-from ..tensor.tensor import Tensor, _make
+from ..tensor.tensor import Tensor, wrap
 from .optimizer import (
     Optimizer,
     bump_step,
@@ -71,7 +71,7 @@ class Adagrad(Optimizer):
         state = self.state[p]
         state["step"] = new_step()
         xp = array_module(p._data)
-        state["sum"] = _make(xp.full_like(p._data, group["initial_accumulator_value"]))
+        state["sum"] = wrap(xp.full_like(p._data, group["initial_accumulator_value"]))
         return state
 
     def step(self, closure: Callable[[], Any] | None = None) -> Any:

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..autograd.grad_mode import enable_grad
 from ..backend import array_module, device_of, to_device
-from ..tensor.tensor import Tensor, _make
+from ..tensor.tensor import Tensor, wrap
 
 __all__ = ["Optimizer", "required"]
 
@@ -54,7 +54,7 @@ def to_scalar(value: Any) -> float:
 
 def new_step() -> Tensor:
     """The ``step`` counter of PyTorch's adaptive optimizers: a float32 scalar tensor on the CPU."""
-    return _make(np.zeros((), dtype=np.float32))
+    return wrap(np.zeros((), dtype=np.float32))
 
 
 def bump_step(step: Tensor) -> float:
@@ -79,7 +79,7 @@ def init_state(state: dict[str, Any], xp: Any, w: Any, *buffers: str | None) -> 
     state["step"] = new_step()
     for name in buffers:
         if name is not None:
-            state[name] = _make(xp.zeros_like(w))
+            state[name] = wrap(xp.zeros_like(w))
 
 
 def check_fused(fused: bool | None, foreach: bool | None, differentiable: bool) -> None:
@@ -308,7 +308,7 @@ def _cast(param: Tensor, value: Any, key: Any = None) -> Any:
             if param._data.dtype.kind == "f" and arr.dtype.kind == "f":
                 arr = arr.astype(param._data.dtype, copy=False)
             arr = to_device(arr, param.device)
-        return _make(arr.copy())
+        return wrap(arr.copy())
     if isinstance(value, dict):
         return {k: _cast(param, v, k) for k, v in value.items()}
     if isinstance(value, (list, tuple)):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from ..tensor.tensor import _make
+from ..tensor.tensor import wrap
 from .optimizer import Optimizer, check_fused, params_with_grad, step_grad, to_scalar
 
 __all__ = ["SGD"]
@@ -69,7 +69,7 @@ class SGD(Optimizer):
                     state = self.state[p]
                     buf_t = state.get("momentum_buffer")
                     if buf_t is None:
-                        state["momentum_buffer"] = buf_t = _make(g.copy())
+                        state["momentum_buffer"] = buf_t = wrap(g.copy())
                         buf = buf_t._data
                     else:
                         buf = buf_t._data

@@ -35,7 +35,7 @@ import numpy as np
 
 from .. import backend
 from ..tensor import dtype as dtypes
-from ..tensor.tensor import Tensor, _make
+from ..tensor.tensor import Tensor, wrap
 
 _JSON_INT_LIMIT = 2**53  # ints beyond this lose precision in most JSON readers: stored as text
 
@@ -181,7 +181,7 @@ def _decode_array(node: dict, host: np.ndarray, map_location: Any) -> Any:
                 f"a tensor was saved on {node['device']} and cannot be restored there ({err}); "
                 "pass map_location='cpu' to load it on the CPU"
             ) from err
-    out = _make(host)
+    out = wrap(host)
     if node["requires_grad"]:
         out.requires_grad = True
     return out

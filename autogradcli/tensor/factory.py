@@ -10,7 +10,7 @@ import numpy as np
 from .. import backend
 from . import dtype as dtypes
 from .random import generator_for
-from .tensor import Tensor, _make
+from .tensor import Tensor, wrap
 
 
 def _infer_dtype(data: Any) -> np.dtype | None:
@@ -76,7 +76,7 @@ def as_array(data: Any, dtype: Any = None, device: Any = None, copy: bool = Fals
 
 def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """A new tensor holding a copy of ``data``."""
-    out = _make(as_array(data, dtype, device, copy=True))
+    out = wrap(as_array(data, dtype, device, copy=True))
     if requires_grad:
         out.requires_grad = True
     return out
@@ -86,14 +86,14 @@ def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
     """Like ``tensor`` but shares memory with ``data`` where it can."""
     if isinstance(data, Tensor) and dtype is None and device is None:
         return data
-    return _make(as_array(data, dtype, device))
+    return wrap(as_array(data, dtype, device))
 
 
 def from_numpy(arr: np.ndarray) -> Tensor:
     """A CPU tensor sharing memory with ``arr``."""
     if not isinstance(arr, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(arr).__name__})")
-    return _make(as_array(arr))
+    return wrap(as_array(arr))
 
 
 def _shape(size: Sequence[Any]) -> tuple[int, ...]:
@@ -103,7 +103,7 @@ def _shape(size: Sequence[Any]) -> tuple[int, ...]:
 
 
 def _finish(arr: Any, requires_grad: bool) -> Tensor:
-    out = _make(arr)
+    out = wrap(arr)
     if requires_grad:
         out.requires_grad = True
     return out
@@ -249,13 +249,13 @@ def randint(
         low, high = 0, low
     xp = backend.module_for(device)
     arr = generator_for(xp).integers(low, high, size=tuple(size))
-    return _make(xp.asarray(arr).astype(_np_dtype(dtype, dtypes.int64)))
+    return wrap(xp.asarray(arr).astype(_np_dtype(dtype, dtypes.int64)))
 
 
 def randperm(n: int, dtype: Any = None, device: Any = None) -> Tensor:
     xp = backend.module_for(device)
     perm = backend.random_permutation(xp, generator_for(xp), n)
-    return _make(xp.asarray(perm).astype(_np_dtype(dtype, dtypes.int64)))
+    return wrap(xp.asarray(perm).astype(_np_dtype(dtype, dtypes.int64)))
 
 
 def randn_like(

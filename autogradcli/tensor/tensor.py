@@ -187,7 +187,7 @@ class Tensor:
 
     def detach(self) -> Tensor:
         """A tensor sharing this one's data (and version counter) but cut from the graph."""
-        out = _make(self._data)
+        out = wrap(self._data)
         out._vc = self._shared_version_counter()
         return out
 
@@ -200,7 +200,7 @@ class Tensor:
     # ----------------------------------------------------------------- data access
     @property
     def data(self) -> Tensor:
-        out = _make(self._data)
+        out = wrap(self._data)
         out._vc = self._shared_version_counter()
         return out
 
@@ -337,32 +337,32 @@ class Tensor:
             )
         if id(self) in memo:
             return memo[id(self)]
-        out = _make(self._data.copy(), self._requires_grad)
+        out = wrap(self._data.copy(), self._requires_grad)
         if self._grad is not None:
-            out._grad = _make(self._grad._data.copy())
+            out._grad = wrap(self._grad._data.copy())
         memo[id(self)] = out
         return out
 
 
-def _make(data: Any, requires_grad: bool = False) -> Tensor:
-    """Wrap a backend array in a Tensor without copying or checking (the engine's fast path)."""
+def wrap(arr: Any, requires_grad: bool = False) -> Tensor:
+    """A Tensor around a backend array, without copying or checking: the one place a Tensor's
+    slots are filled (numpy turns 0-d results into scalars: they become 0-d arrays again)."""
+    if type(arr) is not _ndarray and isinstance(arr, _generic):
+        arr = _asarray(arr)
     t = _new(Tensor)
-    t._data = data
+    t._data = arr
     t._requires_grad = requires_grad
     t._grad = t._grad_fn = t._base = t._hooks = t._acc = t._vc = None
     t._output_nr = 0
     return t
 
 
-def wrap(arr: Any) -> Tensor:
-    """A new tensor around a computed array (numpy turns 0-d results into scalars: undo that)."""
-    if type(arr) is not _ndarray and isinstance(arr, _generic):
-        arr = _asarray(arr)
-    t = _new(Tensor)  # _make inlined
-    t._data = arr
-    t._requires_grad = False
-    t._grad = t._grad_fn = t._base = t._hooks = t._acc = t._vc = None
-    t._output_nr = 0
+def wrap_view(arr: Any, base: Tensor) -> Tensor:
+    """A Tensor around ``arr``, a view of ``base``'s array: it shares base's version counter,
+    and its ``_base`` is the tensor that owns the memory."""
+    t = wrap(arr)
+    t._vc = base._shared_version_counter()
+    t._base = base._base if base._base is not None else base
     return t
 
 

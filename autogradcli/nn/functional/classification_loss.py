@@ -11,7 +11,7 @@ from ...autograd.grad_mode import STATE
 from ...backend import array_module
 from ...ops.statistics import logsumexp
 from ...ops.unary import exp
-from ...tensor.tensor import Tensor, _make
+from ...tensor.tensor import Tensor, wrap
 from .loss_reduction import finish_reduction, resolve_reduction, upstream_grad
 
 __all__ = ["cross_entropy", "nll_loss"]
@@ -109,7 +109,7 @@ class NllLoss(Function):
         xp = array_module(g._data)
         tg, cdim = ctx.targets, ctx.cdim
         coef = -(tg.onehot(xp, ctx.n, cdim, ctx.ndim) * xp.expand_dims(tg.wy, cdim))
-        gx = _make(coef.astype(g._data.dtype, copy=False)) * upstream_grad(
+        gx = wrap(coef.astype(g._data.dtype, copy=False)) * upstream_grad(
             g, ctx.reduction, float(ctx.denom), cdim
         )
         return gx, None, None, None, None
@@ -192,7 +192,7 @@ class CrossEntropy(Function):
         dtype = x._data.dtype
         up = upstream_grad(g, ctx.reduction, float(ctx.denom), cdim)
         need_x, need_t = ctx.needs_input_grad[0], ctx.needs_input_grad[1]
-        wt = None if w is None else _make(_along(w, cdim, ctx.ndim))
+        wt = None if w is None else wrap(_along(w, cdim, ctx.ndim))
         graph = STATE.enabled
         if ctx.probs:
             a = target
@@ -201,19 +201,19 @@ class CrossEntropy(Function):
             if wt is not None:
                 a = a * wt
         else:
-            a = _make(CrossEntropy._coefficients(ctx, xp, dtype))
+            a = wrap(CrossEntropy._coefficients(ctx, xp, dtype))
         gx = gt = None
         if need_x:
             if graph:
                 p = exp(x - logsumexp(x, cdim, keepdim=True))
             else:
-                p = _make(ctx.softmax)
+                p = wrap(ctx.softmax)
             gx = (p * a.sum(cdim, keepdim=True) - a) * up
         if need_t:
             if graph or ctx.logp is None:
                 logp = x - logsumexp(x, cdim, keepdim=True)
             else:
-                logp = _make(ctx.logp)
+                logp = wrap(ctx.logp)
             gt = -(logp if wt is None else logp * wt) * (up * (1 - ctx.smoothing))
         return gx, gt, None, None, None, None
 

@@ -10,7 +10,7 @@ from ...autograd.function import Function
 from ...autograd.grad_mode import STATE, no_grad
 from ...backend import array_module
 from ...tensor.random import generator_for
-from ...tensor.tensor import Tensor, _make, wrap
+from ...tensor.tensor import Tensor, wrap
 from ..parameter import typename
 
 __all__ = ["dropout", "embedding", "linear", "one_hot"]
@@ -107,7 +107,7 @@ class _Dropout(Function):
             keep = gen.random(arr.shape, dtype=arr.dtype if arr.dtype.kind == "f" else None) >= p
             mask = keep.astype(arr.dtype)
             mask *= 1.0 / (1.0 - p)
-        ctx.mask = _make(mask)
+        ctx.mask = wrap(mask)
         return arr * mask
 
     @staticmethod
@@ -156,7 +156,7 @@ class _Embedding(Function):
             freq = (1.0 / counts[idx % ctx.n]).astype(g._data.dtype)
             scale = freq if scale is None else scale * freq
         if scale is not None:
-            g = g * _make(scale[..., None])
+            g = g * wrap(scale[..., None])
         shape = (ctx.n, g.shape[-1])
         return IndexAddInto.apply(g, shape, idx, False), None, None, None
 

@@ -15,7 +15,7 @@ import numpy as np
 
 from ...backend import array_module
 from ...tensor.dtype import get_default_dtype
-from ...tensor.tensor import Tensor, _make
+from ...tensor.tensor import Tensor, wrap
 
 __all__ = [
     "clip_grad_norm",
@@ -59,7 +59,7 @@ def get_total_norm(
     tensors = [t for t in _as_list(tensors) if t is not None]
     norm_type = float(norm_type)
     if not tensors:
-        return _make(np.zeros((), dtype=get_default_dtype().np))
+        return wrap(np.zeros((), dtype=get_default_dtype().np))
     xp = array_module(tensors[0]._data)
     norms = xp.stack([xp.asarray(_vector_norm(xp, t._data, norm_type)) for t in tensors])
     total = xp.asarray(_vector_norm(xp, norms, norm_type))
@@ -69,7 +69,7 @@ def get_total_norm(
             "so it cannot be clipped. To disable this error and scale the gradients by the "
             "non-finite norm anyway, set `error_if_nonfinite=False`"
         )
-    return _make(total)
+    return wrap(total)
 
 
 def clip_grads_with_norm_(

@@ -1,0 +1,112 @@
+"""``Function.apply`` for exactly one or two positional arguments: the built-in ops' entry points.
+
+``unary_apply(cls)`` and ``binary_apply(cls)`` take the same steps as ``run_function`` (record.py)
+in one Python call, without packing ``*args`` or building a ``needs_input_grad`` tuple per call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from ..tensor.tensor import Tensor, wrap
+from .grad_mode import STATE
+from .node import edge_to
+from .record import _ndarray, recorded_outputs, unrecorded_outputs
+
+if TYPE_CHECKING:
+    from .function import Function
+
+# needs_input_grad values, shared by every call
+_T1 = (True,)
+_F1 = (False,)
+_TT = (True, True)
+_TF = (True, False)
+_FT = (False, True)
+_FF = (False, False)
+
+
+def unary_apply(cls: type[Function]) -> Callable[[Any], Any]:
+    """``cls.apply`` for exactly one positional argument."""
+    state = STATE
+    node_cls = cls._backward_cls
+    forward = cls._forward_impl
+
+    def apply(a: Any) -> Any:
+        ctx = node_cls()
+        if state.enabled:
+            if isinstance(a, Tensor) and a._requires_grad:
+                edges = (edge_to(a),)
+                ctx.needs_input_grad = _T1
+                state.enabled = False
+                try:
+                    raw = forward(ctx, a)
+                finally:
+                    state.enabled = True
+                return recorded_outputs(ctx, raw, (a,), edges)
+            ctx.needs_input_grad = _F1
+            state.enabled = False
+            try:
+                raw = forward(ctx, a)
+            finally:
+                state.enabled = True
+        else:
+            ctx.needs_input_grad = _F1
+            raw = forward(ctx, a)
+        if type(raw) is _ndarray and not ctx._dirty:
+            return wrap(raw)
+        return unrecorded_outputs(ctx, raw, (a,))
+
+    apply.__qualname__ = apply.__name__ = f"{cls.__name__}.apply"
+    return apply
+
+
+def binary_apply(
+    cls: type[Function], operands: tuple[type, ...] | None = None
+) -> Callable[[Any, Any], Any]:
+    """``cls.apply`` for exactly two positional arguments.
+
+    With ``operands`` it is an operator method itself: NotImplemented when the second argument
+    is not an instance of ``operands``, so that Python tries the other operand's method.
+    """
+    state = STATE
+    node_cls = cls._backward_cls
+    forward = cls._forward_impl
+
+    def apply(a: Any, b: Any) -> Any:
+        if operands is not None:
+            tb = type(b)
+            if (
+                tb is not float
+                and tb is not Tensor
+                and tb is not int
+                and not isinstance(b, operands)
+            ):
+                return NotImplemented
+        ctx = node_cls()
+        if state.enabled:
+            na = isinstance(a, Tensor) and a._requires_grad
+            nb = isinstance(b, Tensor) and b._requires_grad
+            ctx.needs_input_grad = (_TT if nb else _TF) if na else (_FT if nb else _FF)
+            if na or nb:
+                edges = (edge_to(a) if na else None, edge_to(b) if nb else None)
+                state.enabled = False
+                try:
+                    raw = forward(ctx, a, b)
+                finally:
+                    state.enabled = True
+                return recorded_outputs(ctx, raw, (a, b), edges)
+            state.enabled = False
+            try:
+                raw = forward(ctx, a, b)
+            finally:
+                state.enabled = True
+        else:
+            ctx.needs_input_grad = _FF
+            raw = forward(ctx, a, b)
+        if type(raw) is _ndarray and not ctx._dirty:
+            return wrap(raw)
+        return unrecorded_outputs(ctx, raw, (a, b))
+
+    apply.__qualname__ = apply.__name__ = f"{cls.__name__}.apply"
+    return apply

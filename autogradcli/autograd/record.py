@@ -1,0 +1,196 @@
+"""Recording an op: run forward with recording off, wrap its results as Tensors and, when an input
+requires grad, make the ctx their ``grad_fn``, with edges to the inputs' nodes and the saved
+tensors with their versions.
+
+``run_function`` is the whole path for any number of arguments (``Function.apply`` and the older,
+instance-style ``Function()(...)``); fixed_arity.py has the one/two-argument entry points of the
+built-in ops. Both end in ``recorded_outputs`` (an input needs grad) or ``unrecorded_outputs``.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from ..backend import array_module
+from ..tensor.tensor import Tensor, wrap, wrap_view
+from .grad_mode import STATE
+from .node import FunctionCtx, _SavedOutput, _seq, edge_to
+
+_ndarray = np.ndarray
+_getframe = sys._getframe
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+_internal_files: dict[str, bool] = {}  # file name -> inside this package (for _record_saved)
+# numpy's scalar types (what 0-d array arithmetic returns): wrapped back into 0-d arrays
+_NP_SCALARS = frozenset(
+    t for t in np.sctypeDict.values() if isinstance(t, type) and issubclass(t, np.generic)
+)
+# needs_input_grad when nothing is recorded, by argument count (no tuple built per call)
+_NO_GRAD_NEEDS = [(False,) * n for n in range(16)]
+
+
+def run_function(ctx: FunctionCtx, forward: Callable, args: tuple[Any, ...]) -> Any:
+    """Run ``forward(ctx, *args)`` and, when an input requires grad, record ``ctx`` as the
+    outputs' grad_fn."""
+    state = STATE
+    if not state.enabled:  # nothing is recorded (e.g. inside a first-order backward)
+        n = len(args)
+        ctx.needs_input_grad = _NO_GRAD_NEEDS[n] if n < 16 else (False,) * n
+        return unrecorded_outputs(ctx, forward(ctx, *args), args)
+    needs = tuple([isinstance(a, Tensor) and a._requires_grad for a in args])
+    ctx.needs_input_grad = needs
+    track = True in needs
+    if track:
+        edges = tuple([edge_to(a) if n else None for a, n in zip(args, needs)])
+    state.enabled = False
+    try:
+        raw = forward(ctx, *args)
+    finally:
+        state.enabled = True
+    if track:
+        return recorded_outputs(ctx, raw, args, edges)
+    return unrecorded_outputs(ctx, raw, args)
+
+
+def recorded_outputs(ctx: FunctionCtx, raw: Any, args: tuple[Any, ...], edges: tuple) -> Any:
+    """forward's results as Tensors with ``ctx`` as their grad_fn; ``ctx`` gets ``edges`` (one
+    ``edge_to`` tuple or None per argument) and what forward saved, with versions."""
+    ctx._key = -next(_seq)
+    ctx._next = edges
+    if not ctx._dirty and not ctx._non_differentiable:
+        # the common cases: one fresh array, or a new Tensor forward made (to save it)
+        tr = type(raw)
+        if tr is _ndarray or tr in _NP_SCALARS:
+            out = wrap(raw)
+        elif tr is Tensor and raw._grad_fn is None and not raw._requires_grad:
+            for a in args:
+                if a is raw:  # an input returned as is: the general path makes an alias
+                    return _outputs(ctx, raw, args, True)
+            out = raw
+        else:
+            return _outputs(ctx, raw, args, True)
+        if out._data.dtype.kind == "f":
+            out._grad_fn = ctx
+            out._requires_grad = True
+        if ctx._to_save is not None:
+            _record_saved(ctx, (out,))
+        return out
+    return _outputs(ctx, raw, args, True)
+
+
+def unrecorded_outputs(ctx: FunctionCtx, raw: Any, args: tuple[Any, ...]) -> Any:
+    """forward's results as Tensors when nothing is recorded."""
+    tr = type(raw)
+    if (tr is _ndarray or tr in _NP_SCALARS) and not ctx._dirty:
+        return wrap(raw)
+    return _outputs(ctx, raw, args, False)
+
+
+def _as_output(o: Any, inputs: tuple[Any, ...], dirty: tuple[Tensor, ...]) -> Any:
+    """Turn one forward result into the Tensor the caller gets."""
+    if isinstance(o, Tensor):
+        if any(o is d for d in dirty):
+            return o
+        if o._grad_fn is None and not o._requires_grad and not any(o is a for a in inputs):
+            return o
+        return wrap_view(o._data, o)  # an input (or a tracked tensor) returned as is: a view
+    if isinstance(o, np.generic):  # before the Python types: np.float64 is a float
+        return wrap(o)
+    if o is None or isinstance(o, (int, float, bool, str, tuple, list, dict)):
+        return o
+    return wrap(o)  # an array of this backend or another (cupy)
+
+
+def _outputs(ctx: FunctionCtx, raw: Any, args: tuple[Any, ...], track: bool) -> Any:
+    """The general case of the two above: tuples, inputs returned as is, dirty inputs,
+    non-differentiable outputs."""
+    dirty = ctx._dirty
+    single = type(raw) is not tuple
+    outputs = tuple([_as_output(o, args, dirty) for o in ((raw,) if single else raw)])
+    for t in dirty:
+        _check_dirty(ctx, t, track)
+        t._bump_version()
+    if track:
+        non_diff = ctx._non_differentiable
+        for i, o in enumerate(outputs):
+            if isinstance(o, Tensor) and o._data.dtype.kind == "f":
+                if non_diff and any(o is nd or o._base is nd for nd in non_diff):
+                    continue
+                o._grad_fn = ctx
+                o._output_nr = i
+                o._requires_grad = True
+        if len(outputs) > 1:
+            ctx._n_outputs = len(outputs)
+            ctx._out_meta = tuple(
+                [
+                    (o._data.shape, o._data.dtype, array_module(o._data))
+                    if isinstance(o, Tensor)
+                    else None
+                    for o in outputs
+                ]
+            )
+        if ctx._to_save is not None:
+            _record_saved(ctx, outputs)
+    return outputs[0] if single else outputs
+
+
+def _record_saved(ctx: FunctionCtx, outputs: tuple[Any, ...]) -> None:
+    """Keep what save_for_backward was given, with versions, and where the op was called."""
+    to_save = ctx._to_save
+    saved = None
+    versions = []
+    for j, t in enumerate(to_save):
+        if t is None:
+            versions.append(0)
+            continue
+        vc = t._vc
+        for i, o in enumerate(outputs):
+            if o is t:  # an output of this node: kept without its grad_fn (no cycle)
+                if vc is None:
+                    vc = t._vc = [0]
+                if saved is None:
+                    saved = list(to_save)
+                saved[j] = _SavedOutput((t._data, vc, i))
+                break
+        versions.append(0 if vc is None else vc[0])
+    ctx._saved = to_save if saved is None else tuple(saved)
+    ctx._saved_versions = tuple(versions)
+    ctx._to_save = None
+    # where the user called the op, for the error if a saved tensor is changed in place: the
+    # innermost frame outside this package (frames 0-2 are this function, its caller, apply)
+    frame = _getframe(3)
+    internal = _internal_files
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        flag = internal.get(filename)
+        if flag is None:
+            flag = internal[filename] = filename.startswith(_PACKAGE_DIR)
+        if not flag:
+            ctx._site = (filename, frame.f_lineno)
+            return
+        frame = frame.f_back
+
+
+def _check_dirty(ctx: Any, t: Tensor, track: bool) -> None:
+    """In-place changes to what the graph still needs are refused as PyTorch refuses them."""
+    if not track:
+        return
+    if t._grad_fn is None and t._requires_grad:
+        raise RuntimeError(
+            "a leaf Variable that requires grad is being used in an in-place operation."
+        )
+    base = t._base
+    if base is not None and base._requires_grad:
+        if base._grad_fn is None:
+            raise RuntimeError(
+                "a view of a leaf Variable that requires grad is being used in an in-place operation."
+            )
+        raise RuntimeError(
+            f"{ctx.name()}: in-place change of a view of a tensor that requires grad is not "
+            "supported (autogradcli does not rewrite the base's history); clone() the view first "
+            "or use an out-of-place op"
+        )
