@@ -239,13 +239,3 @@ TRAIN_CHECKS: dict[str, Check] = {
     "eval_every": POS_INT,
     "grad_clip": OPT_POS_NUMBER,
 }
-
-
-def __getattr__(name: str) -> Any:
-    """``schema.Validator`` still works: the validator moved to ``validator.py`` (imported
-    lazily, since the validator reads the tables above)."""
-    if name == "Validator":
-        from .validator import Validator
-
-        return Validator
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -104,7 +104,7 @@ class Mul(Function):
                     na, nb = ctx.needs_input_grad
                     if na or nb:
                         ctx.const = None
-                        ctx._to_save = (a if nb else None, b if na else None)
+                        ctx.save_for_backward(a if nb else None, b if na else None)
                         ctx.shapes = (x.shape, y.shape)
                     return x * y
             elif tb is float and x.dtype.kind == "f":
@@ -120,10 +120,7 @@ class Mul(Function):
                 ctx.const = (0, a)
             else:
                 ctx.const = None
-                ctx._to_save = (
-                    a if nb else None,
-                    b if na else None,
-                )  # save_for_backward, unchecked
+                ctx.save_for_backward(a if nb else None, b if na else None)
                 ctx.shapes = (x.shape, y.shape)
         out = x * y
         return out if dt is None else _finish(out, dt)
@@ -193,7 +190,7 @@ class Pow(Function):
             x = a._data
             if x.dtype.kind == "f":  # a float tensor to a small power: the by-product path
                 if True in ctx.needs_input_grad:  # save_mixed(ctx, a, b), inlined
-                    ctx._to_save = (a, None)
+                    ctx.save_for_backward(a, None)
                     ctx.constants = (None, b)
                     ctx.shapes = (x.shape, ())
                 return _BY_PRODUCT[b](x)

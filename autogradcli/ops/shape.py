@@ -9,6 +9,8 @@ from typing import Any
 
 from ..autograd.function import Function
 from ..autograd.gradient_ops import Expand
+from ..backend import is_cpu_array
+from ..tensor.dtype import to_dtype
 from ..tensor.tensor import Tensor, wrap_view
 from ._util import normalize_dims, wrap_dim
 
@@ -81,9 +83,81 @@ def reshape(t: Tensor, *shape: Any) -> Tensor:
 
 
 def view(t: Tensor, *shape: Any) -> Tensor:
+    """``t`` with another shape, sharing its memory; ``view(dtype)`` reinterprets the bits."""
     if len(shape) == 1 and not isinstance(shape[0], (int, tuple, list)):
-        return t.to(shape[0])  # view(dtype) is not supported as a reinterpretation; cast instead
+        return view_dtype(t, shape[0])
     return Reshape.apply(t, _shape_arg(shape), True)
+
+
+# PyTorch's names of the scalar types, for its view(dtype) messages
+_SCALAR_TYPE = {
+    "float16": "Half",
+    "bfloat16": "BFloat16",
+    "float32": "Float",
+    "float64": "Double",
+    "complex64": "ComplexFloat",
+    "complex128": "ComplexDouble",
+    "uint8": "Byte",
+    "int8": "Char",
+    "int16": "Short",
+    "int32": "Int",
+    "int64": "Long",
+    "bool": "Bool",
+}
+
+
+def _storage_offset(arr: Any) -> int:
+    """Elements between the start of the memory ``arr`` views and its first element."""
+    root = arr
+    while isinstance(root.base, type(arr)):
+        root = root.base
+    if root is arr:
+        return 0
+    ptr = (
+        (lambda a: a.__array_interface__["data"][0])
+        if is_cpu_array(arr)
+        else (lambda a: a.data.ptr)
+    )
+    return (ptr(arr) - ptr(root)) // arr.itemsize
+
+
+def view_dtype(t: Tensor, dtype: Any) -> Tensor:
+    """PyTorch's ``view(dtype)``: the same memory read as ``dtype``. With another element size
+    the last dim is scaled by the size ratio; the result is not differentiable."""
+    arr = t._data
+    new = to_dtype(dtype).np
+    old_size, new_size = arr.itemsize, new.itemsize
+    if old_size != new_size:
+        names = (
+            f"{_SCALAR_TYPE.get(arr.dtype.name, arr.dtype.name)} as "
+            f"{_SCALAR_TYPE.get(new.name, new.name)} (different element sizes)"
+        )
+        strides = [s // old_size for s in arr.strides]
+        if arr.ndim == 0:
+            raise RuntimeError(f"self.dim() cannot be 0 to view {names}")
+        if old_size < new_size:
+            ratio = new_size // old_size
+            if arr.shape[-1] % ratio:
+                raise RuntimeError(
+                    f"self.size(-1) must be divisible by {ratio} to view {names}, but got "
+                    f"{arr.shape[-1]}"
+                )
+        if strides[-1] != 1:
+            raise RuntimeError(f"self.stride(-1) must be 1 to view {names}, but got {strides[-1]}")
+        if old_size < new_size:
+            offset = _storage_offset(arr)
+            if offset % ratio:
+                raise RuntimeError(
+                    f"self.storage_offset() must be divisible by {ratio} to view {names}, but "
+                    f"got {offset}"
+                )
+            for i, stride in enumerate(strides[:-1]):
+                if stride % ratio:
+                    raise RuntimeError(
+                        f"self.stride({i}) must be divisible by {ratio} to view {names}, but "
+                        f"got {stride}"
+                    )
+    return wrap_view(arr.view(new), t)
 
 
 def flatten(t: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:

@@ -1,8 +1,4 @@
-"""Elementwise unary ops and ``where``/``clamp``: each a Function with its derivative beside it.
-
-The ops here save Tensors by setting ``ctx._to_save`` (what ``save_for_backward`` records, without
-its check that each value is a Tensor, which these always are).
-"""
+"""Elementwise unary ops and ``where``/``clamp``: each a Function with its derivative beside it."""
 
 from __future__ import annotations
 
@@ -42,7 +38,7 @@ class Exp(Function):
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Any:
         out = wrap(array_module(x._data).exp(_float_array(x._data)))
-        ctx._to_save = (out,)
+        ctx.save_for_backward(out)
         return out
 
     @staticmethod
@@ -56,7 +52,7 @@ class Log(Function):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Any:
-        ctx._to_save = (x,)
+        ctx.save_for_backward(x)
         return array_module(x._data).log(_float_array(x._data))
 
     @staticmethod
@@ -71,7 +67,7 @@ class Sqrt(Function):
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Any:
         out = wrap(array_module(x._data).sqrt(_float_array(x._data)))
-        ctx._to_save = (out,)
+        ctx.save_for_backward(out)
         return out
 
     @staticmethod
@@ -87,7 +83,7 @@ class Rsqrt(Function):
     def forward(ctx: Any, x: Tensor) -> Any:
         xp = array_module(x._data)
         out = wrap(1.0 / xp.sqrt(_float_array(x._data)))
-        ctx._to_save = (out,)
+        ctx.save_for_backward(out)
         return out
 
     @staticmethod
@@ -101,7 +97,7 @@ class Sin(Function):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Any:
-        ctx._to_save = (x,)
+        ctx.save_for_backward(x)
         return array_module(x._data).sin(_float_array(x._data))
 
     @staticmethod
@@ -118,7 +114,7 @@ class SinBackward(Function):
     @staticmethod
     def forward(ctx: Any, g: Tensor, x: Tensor) -> Any:
         if True in ctx.needs_input_grad:
-            ctx._to_save = (g, x)
+            ctx.save_for_backward(g, x)
         return g._data * array_module(x._data).cos(x._data)
 
     @staticmethod
@@ -136,7 +132,7 @@ class Cos(Function):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Any:
-        ctx._to_save = (x,)
+        ctx.save_for_backward(x)
         return array_module(x._data).cos(_float_array(x._data))
 
     @staticmethod
@@ -153,7 +149,7 @@ class CosBackward(Function):
     @staticmethod
     def forward(ctx: Any, g: Tensor, x: Tensor) -> Any:
         if True in ctx.needs_input_grad:
-            ctx._to_save = (g, x)
+            ctx.save_for_backward(g, x)
         return -(g._data * array_module(x._data).sin(x._data))
 
     @staticmethod
@@ -172,7 +168,7 @@ class Tanh(Function):
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Any:
         out = wrap(array_module(x._data).tanh(_float_array(x._data)))
-        ctx._to_save = (out,)
+        ctx.save_for_backward(out)
         return out
 
     @staticmethod
@@ -189,7 +185,7 @@ class TanhBackward(Function):
     @staticmethod
     def forward(ctx: Any, g: Tensor, y: Tensor) -> Any:
         if True in ctx.needs_input_grad:
-            ctx._to_save = (g, y)
+            ctx.save_for_backward(g, y)
         yd = y._data
         return g._data * (1.0 - yd * yd)
 
@@ -212,7 +208,7 @@ class Sigmoid(Function):
         arr = _float_array(x._data)
         # 1/(1+exp(-x)) overflows for very negative x; the tanh form is stable and exact
         out = wrap(0.5 * xp.tanh(0.5 * arr) + 0.5)
-        ctx._to_save = (out,)
+        ctx.save_for_backward(out)
         return out
 
     @staticmethod
@@ -229,7 +225,7 @@ class SigmoidBackward(Function):
     @staticmethod
     def forward(ctx: Any, g: Tensor, y: Tensor) -> Any:
         if True in ctx.needs_input_grad:
-            ctx._to_save = (g, y)
+            ctx.save_for_backward(g, y)
         yd = y._data
         return g._data * yd * (1.0 - yd)
 
@@ -252,7 +248,7 @@ class Relu(Function):
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Any:
         out = wrap(array_module(x._data).maximum(x._data, 0))
-        ctx._to_save = (out,)
+        ctx.save_for_backward(out)
         return out
 
     @staticmethod
@@ -269,7 +265,7 @@ class ThresholdBackward(Function):
     @staticmethod
     def forward(ctx: Any, g: Tensor, y: Tensor) -> Any:
         if ctx.needs_input_grad[0]:
-            ctx._to_save = (y,)
+            ctx.save_for_backward(y)
         return g._data * (y._data > 0)
 
     @staticmethod
@@ -285,7 +281,7 @@ class Abs(Function):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Any:
-        ctx._to_save = (x,)
+        ctx.save_for_backward(x)
         return array_module(x._data).abs(x._data)
 
     @staticmethod
