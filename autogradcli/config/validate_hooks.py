@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from .checks import describe, is_int, show
 from .errors import Path, did_you_mean
 from .imports import is_import_path
+from .registry import MODE_VALUES, mode_problem
 from .schema import BUILTIN_HOOKS, DEFAULT_HOOKS, HOOK_CHECKS, MODULE_HOOKS, MONITORS
 
 if TYPE_CHECKING:
@@ -65,13 +66,21 @@ def _builtin_hook(
     """A built-in hook's settings (``schema.BUILTIN_HOOKS``), checked and completed.
 
     Without validation data, Checkpoint's default ``val_loss`` monitor becomes ``train_loss``;
-    a ``val_`` monitor the user wrote is an error."""
+    a ``val_`` monitor the user wrote is an error. A ``mode`` against the direction of a known
+    metric (``val_acc`` with ``min``) is an error unless written ``min!``."""
     kind = spec["type"]
     settings = {k: x for k, x in spec.items() if k != "type"}
     spec = {
         "type": kind,
         **v.fields(settings, path, BUILTIN_HOOKS[kind], dict(HOOK_CHECKS), kind),
     }
+    problem = (
+        mode_problem(spec["monitor"], spec["mode"])
+        if spec.get("monitor") in MONITORS and spec.get("mode") in MODE_VALUES
+        else None
+    )
+    if problem:
+        v.error(path + ("mode",) if "mode" in item else path, problem)
     if (
         (spec.get("monitor") in MONITORS and spec.get("enabled", True))
         and spec["monitor"].startswith("val_")

@@ -1,21 +1,72 @@
 """``train_from_config`` and ``resume``: a config (or a run folder) to a finished run.
 
 This is the glue the ``agrad`` CLI calls: build the experiment, make the run folder, write the
-configs, train, and return a ``RunResult`` whose ``exit_code`` the process should exit with.
+configs, train, and return a ``RunResult`` (its ``status`` says how the run ended).
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from typing import Any
 
 from ..config import Config, build_experiment, load_config
-from .callbacks import callbacks_from_hooks
+from .callbacks import (
+    Callback,
+    Checkpoint,
+    EarlyStopping,
+    FunctionCallback,
+    GradNormLogger,
+    LRLogger,
+    ModuleHooks,
+)
+from .guards import NonFiniteGuard
 from .progress import Reporter, make_reporter
 from .run_dir import RESOLVED_CONFIG, RunDir
+from .run_logger import RunLogger
 from .trainer import RunResult, Trainer
 
-__all__ = ["RunResult", "resume", "train_from_config", "trainer_from_experiment"]
+__all__ = [
+    "BUILTIN_CALLBACKS",
+    "RunResult",
+    "callbacks_from_hooks",
+    "resume",
+    "train_from_config",
+    "trainer_from_experiment",
+]
+
+BUILTIN_CALLBACKS: dict[str, type[Callback]] = {
+    "EarlyStopping": EarlyStopping,
+    "Checkpoint": Checkpoint,
+    "LRLogger": LRLogger,
+    "GradNormLogger": GradNormLogger,
+    "NonFiniteGuard": NonFiniteGuard,
+}
+
+
+def callbacks_from_hooks(hooks: Any) -> list[Any]:
+    """The callbacks for ``Experiment.hooks`` (``HookSpec`` list): built-in and user callbacks,
+    and one ``ModuleHooks`` for the module hooks."""
+    callbacks: list[Any] = []
+    module_hooks: list[tuple[str, str, Callable]] = []
+    for spec in hooks:
+        if spec.kind == "builtin":
+            callbacks.append(BUILTIN_CALLBACKS[spec.target](**spec.kwargs))
+        elif spec.kind == "callback":
+            target = spec.target
+            if isinstance(target, type):
+                try:
+                    callbacks.append(target(**spec.kwargs))
+                except TypeError as err:
+                    where = f"{spec.where}  " if spec.where else ""
+                    raise TypeError(f"{where}{target.__name__}(...) failed: {err}") from err
+            else:
+                callbacks.append(FunctionCallback(target, **spec.kwargs))
+        else:
+            module_hooks.append((spec.layer, spec.kind, spec.target))
+    if module_hooks:
+        callbacks.append(ModuleHooks(module_hooks))
+    return callbacks
 
 
 def trainer_from_experiment(
@@ -25,11 +76,17 @@ def trainer_from_experiment(
     reporter: Reporter | None = None,
     epochs: int | None = None,
 ) -> Trainer:
-    """A ``Trainer`` for an ``Experiment`` (``config.build_experiment``)."""
+    """A ``Trainer`` for an ``Experiment`` (``config.build_experiment``); ``run``: the folder
+    to write (with a ``RunLogger``), ``reporter``: the progress display."""
     exp = experiment
-    callbacks, module_hooks = callbacks_from_hooks(exp.hooks)
+    callbacks = callbacks_from_hooks(exp.hooks)
     t = exp.train
     config = getattr(exp, "config", None)
+    if run is not None:
+        extra = {"config": config.path if config is not None else None}
+        callbacks.append(RunLogger(run, exp.name, extra))
+    if reporter is not None:
+        callbacks.append(reporter)
     return Trainer(
         exp.model,
         exp.loss_fn,
@@ -40,18 +97,14 @@ def trainer_from_experiment(
         scheduler_interval=exp.scheduler_interval,
         scheduler_monitor=getattr(exp, "scheduler_monitor", None),
         callbacks=callbacks,
-        module_hooks=module_hooks,
         epochs=t.epochs if epochs is None else epochs,
         eval_every=t.eval_every,
         grad_clip=t.grad_clip,
         task=exp.task,
         device=exp.device,
         run=run,
-        reporter=reporter,
         seed=exp.seed,
         default_callbacks=False,  # the config's hooks already hold the defaults
-        name=exp.name,
-        summary_extra={"config": config.path if config is not None else None},
     )
 
 
@@ -84,7 +137,7 @@ def train_from_config(
 
     ``progress``: ``auto`` | ``bar`` | ``plain`` | ``none`` or a Reporter. ``epochs`` overrides
     ``train.epochs`` (to extend a finished run when resuming). Config errors
-    (``ConfigError``) propagate; training problems come back as the result's status/exit_code.
+    (``ConfigError``) propagate; training problems come back as the result's status.
     """
     reporter = progress if isinstance(progress, Reporter) else make_reporter(progress, console)
     if resume is not None:
