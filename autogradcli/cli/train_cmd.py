@@ -54,9 +54,11 @@ def _finish(result: object, progress: str) -> int:
     """The run's exit code; with --progress none, one line saying how it ended and where."""
     code = run_exit_code(getattr(result, "status", "failed"))
     if progress == "none":
-        message = getattr(result, "message", "")
+        message = str(getattr(result, "message", "")).splitlines()
         line = f"run {getattr(result, 'status', '')}: {getattr(result, 'run_dir', '')}"
-        print(line + (f" ({message})" if message else ""), file=sys.stderr if code else sys.stdout)
+        if message:
+            line += f" ({message[0]})"
+        print("\n".join([line, *message[1:]]), file=sys.stderr if code else sys.stdout)
     return code
 
 

@@ -140,6 +140,10 @@ class NonFiniteGuard(Callback):
                     tail = f"first produced by {label}: its parameters contain {bad}"
                 else:
                     tail = f"first produced by {label} output"
+                if self.lowest is not None and not _first_nonfinite(y):
+                    tail += (
+                        f" ({self._grew(kind, step)}: lower the learning rate or clip gradients)"
+                    )
         elif _first_nonfinite(y):
             tail = f"the targets of this batch contain {_first_nonfinite(y)}: check the data"
         else:
@@ -154,15 +158,18 @@ class NonFiniteGuard(Callback):
         big = _largest(out)
         size = f" (outputs up to {big:.3g} in magnitude)" if big is not None else ""
         if self.lowest is not None:
-            grew = (
-                f"the loss grew from {self.lowest:.4g} (step {self.lowest_step}) to {kind} "
-                f"over {step - self.lowest_step} steps"
-            )
+            grew = self._grew(kind, step)
         else:
             grew = f"{loss_name} is {kind} at the first step"
         return (
             f"the model diverged: {grew}; the model's outputs and the targets are finite{size}. "
             "Lower the learning rate or clip gradients (train.grad_clip)"
+        )
+
+    def _grew(self, kind: str, step: int) -> str:
+        return (
+            f"the loss grew from {self.lowest:.4g} (step {self.lowest_step}) to {kind} "
+            f"over {step - self.lowest_step} steps"
         )
 
     def state_dict(self) -> dict[str, Any]:

@@ -75,9 +75,11 @@ def _final_lines(trainer: Trainer) -> list[str]:
     lines = []
     status = trainer.status
     line = f"run {status}"
-    if trainer.message:
-        line += f": {trainer.message}"
+    message = trainer.message.splitlines()
+    if message:
+        line += f": {message[0]}"
     lines.append(line)
+    lines += message[1:]  # where in the user's code an error came from
     best = trainer.best
     if best and best.get("epoch") is not None:
         metrics = "  ".join(

@@ -38,6 +38,12 @@ def _versions() -> dict[str, str]:
     return out
 
 
+def _rows(x: Any) -> str:
+    first = x[0] if isinstance(x, (tuple, list)) and x else x
+    shape = getattr(first, "shape", None)
+    return str(int(shape[0])) if shape else "?"
+
+
 def model_text(model: Any, sample_input: Any = None, depth: int = MODEL_DEPTH) -> str:
     """The ``agrad inspect`` table of ``model`` run on ``sample_input`` (a training batch: the
     batch size is stated under the table), else ``repr(model)`` and parameter counts."""
@@ -54,7 +60,9 @@ def model_text(model: Any, sample_input: Any = None, depth: int = MODEL_DEPTH) -
                 set_rng_state(rng)
                 model.train(was_training)
             if text:
-                return text if text.endswith("\n") else text + "\n"
+                batch = _rows(sample_input)
+                head = f"{type(model).__name__} on a training batch of {batch} (as agrad inspect)\n"
+                return head + (text if text.endswith("\n") else text + "\n")
         except Exception:
             pass
     params = list(model.parameters())
