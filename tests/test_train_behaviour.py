@@ -299,3 +299,113 @@ def test_error_in_users_function_shows_their_line(tmp_path, progress):
     assert f"myfn.py:{lineno}, in backward" in out
     assert "    return grad_output * (x > 0) * scale" in out
     assert "Traceback" not in out and "autogradcli/" not in out
+
+
+# ---------------------------------------------------------------------------- metrics
+def frozen_fit(model, loss, x, y, metrics, batch=8):
+    """Train with lr 0 (the model never changes), so every epoch's train and val metrics are
+    those of one fixed model over the whole data set."""
+    data = D.TensorDataset(x, y)
+    tl = D.DataLoader(data, batch_size=batch, shuffle=True, generator=D.Generator(0))
+    vl = D.DataLoader(data, batch_size=batch)
+    opt = optim.SGD(model.parameters(), lr=0.0)
+    tr = Trainer(model, loss, opt, tl, vl, epochs=1, metrics=metrics, default_callbacks=False)
+    assert tr.fit().status == "completed"
+    return tr.history[-1]
+
+
+def test_classification_metrics_match_hand_computed_values():
+    import numpy as np
+
+    ag.manual_seed(0)
+    n, classes = 53, 7  # 53: the last batch is short
+    x = ag.randn(n, 6)
+    model = nn.Linear(6, classes)
+    y = ag.tensor(np.random.RandomState(0).randint(0, classes, size=n))
+    row = frozen_fit(model, nn.CrossEntropyLoss(), x, y, ["accuracy", "top5", "f1_macro"])
+    with ag.no_grad():
+        scores = model(x).numpy().astype(np.float64)
+    t = y.numpy()
+    pred = scores.argmax(1)
+    acc = float((pred == t).mean())
+    top5 = float(np.mean([t[i] in np.argsort(-scores[i])[:5] for i in range(n)]))
+    f1s = []
+    for c in sorted(set(t) | set(pred)):
+        tp = np.sum((pred == c) & (t == c))
+        fp = np.sum((pred == c) & (t != c))
+        fn = np.sum((pred != c) & (t == c))
+        f1s.append(2 * tp / (2 * tp + fp + fn))
+    for split in ("train", "val"):
+        assert row[f"{split}_acc"] == pytest.approx(acc, abs=1e-12)
+        assert row[f"{split}_top5"] == pytest.approx(top5, abs=1e-12)
+        assert row[f"{split}_f1_macro"] == pytest.approx(float(np.mean(f1s)), abs=1e-12)
+    assert 0 < top5 < 1 and acc < top5  # the data can tell the metrics apart
+
+
+def test_regression_metrics_match_hand_computed_values():
+    import numpy as np
+
+    ag.manual_seed(1)
+    x = ag.randn(45, 3)
+    model = nn.Linear(3, 2)
+    y = ag.randn(45, 2) * 2.0
+    row = frozen_fit(model, nn.MSELoss(), x, y, ["mae", "rmse", "r2"])
+    with ag.no_grad():
+        p = model(x).numpy().astype(np.float64)
+    t = y.numpy().astype(np.float64)
+    mae = np.abs(p - t).mean()
+    rmse = np.sqrt(((p - t) ** 2).mean())
+    r2 = np.mean(
+        [
+            1 - ((t[:, j] - p[:, j]) ** 2).sum() / ((t[:, j] - t[:, j].mean()) ** 2).sum()
+            for j in (0, 1)
+        ]
+    )
+    for split in ("train", "val"):
+        assert row[f"{split}_mae"] == pytest.approx(mae, rel=1e-6)
+        assert row[f"{split}_rmse"] == pytest.approx(rmse, rel=1e-6)
+        assert row[f"{split}_r2"] == pytest.approx(r2, rel=1e-6, abs=1e-6)
+    assert "train_acc" not in row
+
+
+def test_metrics_from_the_config_and_as_monitor(capsys, tmp_path):
+    text = (
+        "name: r\nseed: 0\ndata: {dataset: sine, n: 80, val_split: 0.25}\n"
+        "model:\n  - {type: Linear, in_features: auto, out_features: 8}\n  - Tanh\n"
+        "  - {type: Linear, in_features: auto, out_features: 1}\n"
+        "loss: mse\noptimizer: {type: Adam, lr: 0.05}\nmetrics: [mae, rmse, r2]\n"
+        "hooks:\n  - {type: Checkpoint, monitor: val_r2}\ntrain: {epochs: 4, batch_size: 16}\n"
+    )
+    cfg = write(tmp_path / "r.yaml", text)
+    runs = str(tmp_path / "runs")
+    res = agrad_subprocess("train", cfg, "--runs-dir", runs, "--progress", "none")
+    assert res.returncode == 0, res.stderr
+    run = only_run(runs)
+    rows = jsonl(os.path.join(run, "metrics.jsonl"))
+    for key in ("train_mae", "train_rmse", "train_r2", "val_mae", "val_rmse", "val_r2"):
+        assert all(isinstance(r[key], float) for r in rows), key
+    assert all(r["val_rmse"] >= r["val_mae"] for r in rows)  # RMSE >= MAE always
+    r2 = [r["val_r2"] for r in rows]
+    best = read_json(os.path.join(run, "summary.json"))["best"]
+    assert best["mode"] == "max" and best["epoch"] == r2.index(max(r2)) + 1
+    # a regression run logs mae by default
+    from autogradcli.config import build_experiment, load_config
+
+    assert build_experiment(load_config(cfg, ["metrics=null", "hooks=[]"])).metrics == ["mae"]
+    # unknown metric, and a monitor that is never logged
+    bad = write(tmp_path / "b.yaml", text.replace("[mae, rmse, r2]", "[mae, rsme]"))
+    code, _, err = agrad(capsys, "train", bad, "--print-config")
+    assert code == 2 and "metrics.1: unknown metric 'rsme' (did you mean 'rmse'?)" in err
+    assert "hooks.0.monitor: val_r2 is not logged: add r2 to metrics" in err
+
+
+def test_lightning_event_names_are_refused_with_ours():
+    class Ported(Callback):
+        def on_train_epoch_end(self, trainer, pl_module=None):
+            pass
+
+    model, loss, opt, tl, vl = parts()
+    with pytest.raises(
+        TypeError, match=r"on_train_epoch_end is a PyTorch Lightning name.*on_epoch_end"
+    ):
+        Trainer(model, loss, opt, tl, vl, epochs=1, callbacks=[Ported()])

@@ -45,6 +45,19 @@ METRIC_MODES = {
     "r2": "max",
 }
 MODE_VALUES = ("auto", "min", "max", "min!", "max!")
+# The metrics a run can log (``metrics:``); ``accuracy`` is logged as ``train_acc``/``val_acc``.
+METRICS = ("accuracy", "top5", "f1_macro", "mae", "rmse", "r2")
+METRIC_KEYS = {"accuracy": "acc"}
+
+
+def default_metrics(task: str) -> list[str]:
+    """``accuracy`` for classification, ``mae`` for regression."""
+    return ["accuracy"] if task == "classification" else ["mae"]
+
+
+def metric_key(name: str) -> str:
+    """The logged name of a metric (``accuracy`` -> ``acc``)."""
+    return METRIC_KEYS.get(name, name)
 
 
 def metric_mode(monitor: str) -> str | None:

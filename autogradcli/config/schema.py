@@ -62,9 +62,12 @@ hooks:                    # optional list; Checkpoint and NonFiniteGuard are add
   - {type: forward, layer: "2", fn: my_hooks.py:log_stats}
                           # a module hook on a layer (its named_modules() name):
                           # forward_pre | forward | full_backward, `fn` the hook function
-  # monitor: train_loss | val_loss | train_acc | val_acc;  mode: auto (from the metric:
+  # monitor: train_ or val_ + loss | acc | top5 | f1_macro | mae | rmse | r2;  mode: auto (from the metric:
   #   *_acc max, *_loss min) | min | max; a mode against a known metric's direction is refused
   #   unless written with `!` (mode: min!)
+metrics: [accuracy]       # logged per epoch as train_<m> and val_<m> (accuracy: *_acc):
+                          # accuracy | top5 | f1_macro | mae | rmse | r2; default: accuracy for a
+                          # class loss, else mae
 train:
   epochs: 10              # >= 1
   batch_size: 64          # >= 1
@@ -163,6 +166,7 @@ TOP_KEYS = (
     "optimizer",
     "scheduler",
     "hooks",
+    "metrics",
     "train",
     "output",
 )
@@ -178,7 +182,11 @@ DATASETS: dict[str, dict[str, Any]] = {
 }
 PATH_KEYS = ("path", "images", "labels")  # dataset keys that are file paths
 
-MONITORS = ("train_loss", "val_loss", "train_acc", "val_acc")
+MONITORS = tuple(
+    f"{split}_{name}"
+    for split in ("train", "val")
+    for name in ("loss", "acc", "top5", "f1_macro", "mae", "rmse", "r2")
+)
 BUILTIN_HOOKS: dict[str, dict[str, Any]] = {
     "EarlyStopping": {"monitor": "val_loss", "patience": 5, "mode": "auto", "min_delta": 0.0},
     "Checkpoint": {
@@ -226,7 +234,10 @@ DATASET_CHECKS: dict[tuple[str, str], Check] = {
     ("idx", "labels"): OPT_STR,
 }
 HOOK_CHECKS: dict[str, Check] = {
-    "monitor": (f"one of {', '.join(MONITORS)}", lambda v: v in MONITORS),
+    "monitor": (
+        "train_ or val_ and loss, acc, top5, f1_macro, mae, rmse or r2",
+        lambda v: v in MONITORS,
+    ),
     "mode": ("auto, min, max, min! or max!", lambda v: v in ("auto", "min", "max", "min!", "max!")),
     "patience": NONNEG_INT,
     "min_delta": NONNEG_NUMBER,

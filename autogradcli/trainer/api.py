@@ -101,6 +101,7 @@ def trainer_from_experiment(
         eval_every=t.eval_every,
         grad_clip=t.grad_clip,
         task=exp.task,
+        metrics=exp.metrics,
         device=exp.device,
         run=run,
         seed=exp.seed,

@@ -28,9 +28,10 @@ from ..data.dataloader import default_collate
 from ..nn.utils.clip_grad import clip_grad_norm_, get_total_norm
 from ..optim.lr_scheduler import ReduceLROnPlateau
 from ..tensor.tensor import Tensor
+from .batches import model_device, safe_len, unpack
 from .callbacks import Checkpoint, event_table, is_better
 from .guards import NonFiniteGuard, NonFiniteLossError
-from .metrics import EpochSums, guess_task
+from .metrics import EpochSums, default_metrics, guess_task
 from .run_dir import RunDir
 from .run_logger import RunLogger
 from .signals import DeferredInterrupt
@@ -63,8 +64,10 @@ class Trainer:
 
     ``callbacks``: Callback objects (``trainer.callbacks``), reporters included; ``Checkpoint``
     and ``NonFiniteGuard`` are added when absent (``default_callbacks=False`` to not), and a
-    ``RunLogger`` when ``run`` is given. ``task`` is ``"classification"`` (adds
-    ``train_acc``/``val_acc``) or ``"regression"``; ``None`` guesses from the loss.
+    ``RunLogger`` when ``run`` is given. ``task`` is ``"classification"`` or ``"regression"``
+    (``None``: guessed from the loss); ``metrics`` (``trainer.metrics`` module: accuracy, top5,
+    f1_macro, mae, rmse, r2) are logged as ``train_<m>``/``val_<m>`` (default: accuracy, logged
+    as ``*_acc``, for classification; mae for regression).
     ``run``: a ``RunDir`` (or folder path) for checkpoints and files; without it nothing is
     written. ``seed``: when given, a fresh fit seeds the global RNG and the train loader's
     ``Generator``. ``monitor``/``mode``: the metric for ``best`` (default: that of the last
@@ -90,6 +93,7 @@ class Trainer:
         eval_every: int = 1,
         grad_clip: float | None = None,
         task: str | None = None,
+        metrics: Sequence[str] | None = None,
         device: str | None = None,
         run: RunDir | str | None = None,
         seed: int | None = None,
@@ -113,7 +117,7 @@ class Trainer:
         self.epochs, self.eval_every = int(epochs), int(eval_every)
         self.grad_clip = None if grad_clip is None else float(grad_clip)
         self.task = task if task is not None else guess_task(loss_fn)
-        self.device = str(device) if device is not None else _model_device(model)
+        self.device = str(device) if device is not None else model_device(model)
         self._move_batches = device is not None and self.device != "cpu"
         self.run = RunDir(run) if isinstance(run, str) else run
         self.seed = seed
@@ -135,7 +139,7 @@ class Trainer:
         # loop state
         self.epoch = 0  # the epoch in progress (1-based), or the last one finished
         self.epochs_done = self.batch_in_epoch = self.global_step = 0
-        self.batches_per_epoch = _safe_len(train_loader)
+        self.batches_per_epoch = safe_len(train_loader)
         self.metrics: dict[str, Any] = {}
         self.history: list[dict[str, Any]] = []
         self.best: dict[str, Any] = {"epoch": None, "monitor": self.monitor, "mode": self.mode}
@@ -146,7 +150,8 @@ class Trainer:
         self.should_stop, self.stop_reason = False, ""
         self.status, self.message = "created", ""
         self.traceback_text: str | None = None
-        self.epoch_sums = EpochSums(self.task, loss_fn)
+        self.metric_names = list(default_metrics(self.task) if metrics is None else metrics)
+        self.epoch_sums = EpochSums(self.task, loss_fn, self.metric_names)
         self.epoch_start_rng: dict[str, Any] | None = None  # to replay a partial epoch's order
         self.resume_rng: dict[str, Any] | None = None  # set by a loaded checkpoint
         self.clock = RunClock()
@@ -430,9 +435,9 @@ class Trainer:
             self.last_grad_norm = get_total_norm(grads, self._grad_norm_type)
 
     def validate(self) -> dict[str, Any]:
-        """``val_loss`` (and ``val_acc``) over ``val_loader``, in eval mode without a graph."""
+        """``val_loss`` and the metrics over ``val_loader``, in eval mode without a graph."""
         self.model.eval()
-        sums = EpochSums(self.task, self.loss_fn)
+        sums = EpochSums(self.task, self.loss_fn, self.metric_names)
         try:
             with no_grad():
                 for batch in self.val_loader:
@@ -466,31 +471,4 @@ class Trainer:
             }
 
     def _unpack(self, batch: Any) -> tuple[Any, Any]:
-        if isinstance(batch, dict):
-            x, y = batch.get("x", batch.get("input")), batch.get("y", batch.get("target"))
-        else:
-            x, y = batch[0], batch[1]
-        if self._move_batches:
-            x, y = _to(x, self.device), _to(y, self.device)
-        return x, y
-
-
-def _safe_len(loader: Any) -> int | None:
-    try:
-        return len(loader)
-    except TypeError:
-        return None
-
-
-def _model_device(model: Any) -> str:
-    for p in model.parameters():
-        return str(p.device)
-    return "cpu"
-
-
-def _to(x: Any, device: str) -> Any:
-    if isinstance(x, Tensor):
-        return x.to(device)
-    if isinstance(x, (list, tuple)):
-        return type(x)(_to(v, device) for v in x)
-    return x
+        return unpack(batch, self.device if self._move_batches else None)
