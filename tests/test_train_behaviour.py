@@ -409,3 +409,23 @@ def test_lightning_event_names_are_refused_with_ours():
         TypeError, match=r"on_train_epoch_end is a PyTorch Lightning name.*on_epoch_end"
     ):
         Trainer(model, loss, opt, tl, vl, epochs=1, callbacks=[Ported()])
+
+
+def test_lightning_named_user_callback_in_a_config_is_a_config_error(capsys, tmp_path):
+    (tmp_path / "pl_hooks.py").write_text(
+        "from autogradcli.trainer import Callback\n"
+        "class Ported(Callback):\n"
+        "    def on_train_batch_end(self, trainer, *args):\n"
+        "        pass\n"
+    )
+    text = SPIRALS.replace(
+        "  - {type: EarlyStopping", "  - {type: pl_hooks.py:Ported}\n  - {type: EarlyStopping"
+    )
+    cfg = write(tmp_path / "pl.yaml", text)
+    code, _, err = agrad(
+        capsys, "train", cfg, "--runs-dir", str(tmp_path / "r"), "--progress", "none"
+    )
+    assert code == 2
+    assert f"{cfg}:12:5  hooks.1: Ported.on_train_batch_end is a PyTorch Lightning name" in err
+    assert "calls on_batch_end(trainer)" in err and "Traceback" not in err
+    assert not os.listdir(tmp_path / "r")  # no run folder was left

@@ -7,10 +7,12 @@ configs, train, and return a ``RunResult`` (its ``status`` says how the run ende
 from __future__ import annotations
 
 import os
+import shutil
 from collections.abc import Callable
 from typing import Any
 
 from ..config import Config, build_experiment, load_config
+from ..config.errors import ConfigError, ConfigIssue
 from .callbacks import (
     Callback,
     Checkpoint,
@@ -19,6 +21,7 @@ from .callbacks import (
     GradNormLogger,
     LRLogger,
     ModuleHooks,
+    event_table,
 )
 from .guards import NonFiniteGuard
 from .progress import Reporter, make_reporter
@@ -44,6 +47,11 @@ BUILTIN_CALLBACKS: dict[str, type[Callback]] = {
 }
 
 
+def _hook_error(spec: Any, message: str) -> ConfigError:
+    """A problem with a user callback, at its hook's line (exit code 2)."""
+    return ConfigError([ConfigIssue(spec.where or "config", spec.path, message)])
+
+
 def callbacks_from_hooks(hooks: Any) -> list[Any]:
     """The callbacks for ``Experiment.hooks`` (``HookSpec`` list): built-in and user callbacks,
     and one ``ModuleHooks`` for the module hooks."""
@@ -54,14 +62,18 @@ def callbacks_from_hooks(hooks: Any) -> list[Any]:
             callbacks.append(BUILTIN_CALLBACKS[spec.target](**spec.kwargs))
         elif spec.kind == "callback":
             target = spec.target
-            if isinstance(target, type):
-                try:
-                    callbacks.append(target(**spec.kwargs))
-                except TypeError as err:
-                    where = f"{spec.where}  " if spec.where else ""
-                    raise TypeError(f"{where}{target.__name__}(...) failed: {err}") from err
-            else:
+            if not isinstance(target, type):
                 callbacks.append(FunctionCallback(target, **spec.kwargs))
+                continue
+            try:
+                callback = target(**spec.kwargs)
+            except Exception as err:
+                raise _hook_error(spec, f"{target.__name__}(...) failed: {err}") from err
+            try:
+                event_table([callback])  # a Lightning-named event is refused here
+            except TypeError as err:
+                raise _hook_error(spec, str(err)) from None
+            callbacks.append(callback)
         else:
             module_hooks.append((spec.layer, spec.kind, spec.target))
     if module_hooks:
@@ -148,8 +160,12 @@ def train_from_config(
     cfg = _as_config(config)
     exp = build_experiment(cfg)
     run = RunDir.create(_runs_dir(cfg, runs_dir), exp.name)
-    run.write_config(cfg.text, cfg.to_yaml(absolute_paths=True))
-    trainer = trainer_from_experiment(exp, run=run, reporter=reporter, epochs=epochs)
+    try:
+        run.write_config(cfg.text, cfg.to_yaml(absolute_paths=True))
+        trainer = trainer_from_experiment(exp, run=run, reporter=reporter, epochs=epochs)
+    except ConfigError:  # a user callback refused: no run started, leave no folder behind
+        shutil.rmtree(run.path, ignore_errors=True)
+        raise
     return trainer.fit(raise_errors=False)
 
 

@@ -119,16 +119,11 @@ class Trainer:
         self.task = task if task is not None else guess_task(loss_fn)
         self.device = str(device) if device is not None else model_device(model)
         self._move_batches = device is not None and self.device != "cpu"
+        if run is None and resume_from is not None and os.path.isdir(str(resume_from)):
+            run = str(resume_from)  # continue the run folder, writing there
         self.run = RunDir(run) if isinstance(run, str) else run
         self.seed = seed
-        cbs = list(callbacks)
-        if default_callbacks:
-            for default in (Checkpoint, NonFiniteGuard):
-                if not any(type(c) is default for c in cbs):
-                    cbs.append(default())
-        if self.run is not None and not any(isinstance(c, RunLogger) for c in cbs):
-            cbs.append(RunLogger(self.run))
-        self.callbacks = sorted(cbs, key=lambda c: getattr(c, "order", 0))
+        self.callbacks = _with_defaults(list(callbacks), default_callbacks, self.run)
         if monitor is None:  # the last callback to run that watches a metric (Checkpoint)
             watchers = [c for c in self.callbacks if isinstance(getattr(c, "monitor", None), str)]
             watcher = watchers[-1] if watchers else None
@@ -162,13 +157,9 @@ class Trainer:
         self._events = event_table(self.callbacks)
         if resume_from is not None:
             path = str(resume_from)
-            if os.path.isdir(path):
-                self.run = self.run or RunDir(path)
-                if not any(isinstance(c, RunLogger) for c in self.callbacks):
-                    self.callbacks.append(RunLogger(self.run))
-                    self.callbacks.sort(key=lambda c: getattr(c, "order", 0))
-                path = RunDir(path).checkpoint_path("last")
-            self.load_checkpoint(path)
+            self.load_checkpoint(
+                RunDir(path).checkpoint_path("last") if os.path.isdir(path) else path
+            )
 
     # ------------------------------------------------------------------ small API for callbacks
     def request_stop(self, reason: str = "") -> None:
@@ -472,3 +463,15 @@ class Trainer:
 
     def _unpack(self, batch: Any) -> tuple[Any, Any]:
         return unpack(batch, self.device if self._move_batches else None)
+
+
+def _with_defaults(callbacks: list[Any], defaults: bool, run: RunDir | None) -> list[Any]:
+    """``callbacks`` plus Checkpoint and NonFiniteGuard (when ``defaults`` and absent) and a
+    RunLogger (with a run folder and none given), sorted by ``order``."""
+    if defaults:
+        for default in (Checkpoint, NonFiniteGuard):
+            if not any(type(c) is default for c in callbacks):
+                callbacks.append(default())
+    if run is not None and not any(isinstance(c, RunLogger) for c in callbacks):
+        callbacks.append(RunLogger(run))
+    return sorted(callbacks, key=lambda c: getattr(c, "order", 0))
