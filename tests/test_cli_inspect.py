@@ -62,7 +62,7 @@ def test_inspect_run_folder(capsys, tmp_path):
 
     cfg = write(tmp_path / "tiny.yaml", TINY_CONFIG)
     result = train_from_config(cfg, progress="none", runs_dir=str(tmp_path / "runs"))
-    assert result.exit_code == 0
+    assert result.status == "completed"
     code, out, err = agrad(capsys, "inspect", str(result.run_dir))
     assert code == 0, err
     assert "status: completed" in out

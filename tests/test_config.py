@@ -62,7 +62,7 @@ def test_defaults_filled(cfg):
         {
             "type": "Checkpoint",
             "monitor": "val_loss",
-            "mode": "min",
+            "mode": "auto",
             "save_last": True,
             "save_best": True,
             "enabled": True,
@@ -450,9 +450,9 @@ def test_hook_errors(cfg):
         "expected one of EarlyStopping, Checkpoint, LRLogger, GradNormLogger, NonFiniteGuard, "
         "forward_pre, forward, full_backward or an import path",
         "c.yaml:5:27  hooks.1.patience: expected a non-negative integer, got -1 (int)",
-        "c.yaml:5:41  hooks.1.mode: expected min or max, got 'up' (str)",
-        "c.yaml:5:51  hooks.1.monitor: expected one of train_loss, val_loss, train_acc, val_acc, "
-        "got 'val_los' (str)",
+        "c.yaml:5:41  hooks.1.mode: expected auto, min, max, min! or max!, got 'up' (str)",
+        "c.yaml:5:51  hooks.1.monitor: expected train_ or val_ and loss, acc, top5, f1_macro, mae, "
+        "rmse or r2, got 'val_los' (str)",
         "c.yaml:6:27  hooks.2.monitor: val_acc needs validation data (val_split > 0 or val)",
         "c.yaml:7:5  hooks.3: a forward hook needs 'fn' (an import path to the hook function)",
         "c.yaml:8:31  hooks.4.fn: 'user_layers.py:NOT_A_CLASS' is an int, not a function",

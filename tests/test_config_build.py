@@ -428,7 +428,7 @@ def test_hook_specs(cfg):
         ("builtin", ("hooks", 5)),
     ]
     early, cb, fwd, bwd, ckpt, guard = exp.hooks
-    assert early.kwargs == {"monitor": "val_loss", "patience": 2, "mode": "min", "min_delta": 0.0}
+    assert early.kwargs == {"monitor": "val_loss", "patience": 2, "mode": "auto", "min_delta": 0.0}
     assert early.where.endswith("c.yaml:5:5")
     assert cb.target.__name__ == "PrintEpoch" and cb.kwargs == {"every": 2}
     assert cb.target(**cb.kwargs).every == 2

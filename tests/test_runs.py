@@ -62,7 +62,7 @@ def model_state(run_dir):
 def test_tiny_run_writes_every_file(tmp_path):
     cfg = write_config(tmp_path)
     res = train_from_config(cfg, progress="none", runs_dir=str(tmp_path / "runs"))
-    assert (res.status, res.exit_code) == ("completed", 0)
+    assert res.status == "completed"
     run = res.run_dir
     assert os.path.dirname(run) == str(tmp_path / "runs")
     assert os.path.basename(run).startswith("tiny-")
@@ -86,13 +86,14 @@ def test_tiny_run_writes_every_file(tmp_path):
 
     with open(os.path.join(run, "metrics.csv"), newline="") as f:
         table = list(csv.reader(f))
-    assert table[0][:8] == [
-        "epoch", "step", "train_loss", "train_acc", "val_loss", "val_acc", "lr", "time",
+    assert table[0] == [
+        "epoch", "step", "train_loss", "train_acc", "val_loss", "val_acc", "lr",
+        "grad_norm", "grad_norm_max", "time",
     ]  # fmt: skip
     assert len(table) == 4 and float(table[3][2]) == rows[2]["train_loss"]
 
     summary = read_json(os.path.join(run, "summary.json"))
-    assert summary["status"] == "completed" and summary["exit_code"] == 0
+    assert summary["status"] == "completed"
     assert summary["epochs_completed"] == 3 and summary["seed"] == 3
     assert summary["device"] == "cpu" and summary["task"] == "classification"
     assert set(summary["versions"]) >= {"python", "numpy", "autogradcli"}
@@ -139,7 +140,7 @@ def test_resume_from_run_folder_is_bit_identical(tmp_path):
     part = train_from_config(cfg, progress="none", runs_dir=runs, epochs=2)
     assert part.final["epoch"] == 2
     done = resume(part.run_dir, progress="none")  # the stored config says 4 epochs
-    assert (done.status, done.exit_code, done.run_dir) == ("completed", 0, part.run_dir)
+    assert (done.status, done.run_dir) == ("completed", part.run_dir)
     a, b = model_state(straight.run_dir), model_state(part.run_dir)
     for k in a:
         np.testing.assert_array_equal(a[k], b[k], err_msg=k)
@@ -216,9 +217,9 @@ def test_interrupted_config_run_exits_130_and_resumes(tmp_path):
     res = train_from_config(
         write_config(tmp_path, text), progress="none", runs_dir=str(tmp_path / "r")
     )
-    assert (res.status, res.exit_code) == ("interrupted", 130)
+    assert res.status == "interrupted"
     summary = read_json(os.path.join(res.run_dir, "summary.json"))
-    assert (summary["status"], summary["exit_code"]) == ("interrupted", 130)
+    assert summary["status"] == "interrupted"
     assert ag.load(os.path.join(res.run_dir, "checkpoints", "last"))["global_step"] == 8
 
 

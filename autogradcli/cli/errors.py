@@ -10,6 +10,13 @@ EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
+# a training run's status (``RunResult.status``) -> the process's exit code
+RUN_EXIT_CODES = {"completed": EXIT_OK, "failed": EXIT_FAILED, "interrupted": EXIT_INTERRUPTED}
+
+
+def run_exit_code(status: str) -> int:
+    """The exit code for a run that ended with ``status`` (anything unknown: failed)."""
+    return RUN_EXIT_CODES.get(status, EXIT_FAILED)
 
 
 class UserError(Exception):
@@ -53,4 +60,6 @@ def describe(err: BaseException) -> tuple[int, list[str]]:
         return EXIT_USAGE, [f"agrad: error: {what}: {name}" if name else f"agrad: error: {err}"]
     if isinstance(err, PermissionError):
         return EXIT_USAGE, [f"agrad: error: permission denied: {err.filename}"]
-    return EXIT_FAILED, [f"agrad: error: {type(err).__name__}: {err}"]
+    from ..trainer.user_code import user_error_text
+
+    return EXIT_FAILED, [f"agrad: error: {user_error_text(err)}"]

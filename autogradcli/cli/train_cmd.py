@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import math
 import sys
 
 from .console import console
-from .errors import EXIT_FAILED, EXIT_OK
+from .errors import EXIT_FAILED, EXIT_OK, run_exit_code
 
 
 def run_train(
@@ -53,41 +52,37 @@ def run_train(
 
 def _finish(result: object, progress: str) -> int:
     """The run's exit code; with --progress none, one line saying how it ended and where."""
-    code = int(getattr(result, "exit_code", 1))
+    code = run_exit_code(getattr(result, "status", "failed"))
     if progress == "none":
-        message = getattr(result, "message", "")
+        message = str(getattr(result, "message", "")).splitlines()
         line = f"run {getattr(result, 'status', '')}: {getattr(result, 'run_dir', '')}"
-        print(line + (f" ({message})" if message else ""), file=sys.stderr if code else sys.stdout)
+        if message:
+            line += f" ({message[0]})"
+        print("\n".join([line, *message[1:]]), file=sys.stderr if code else sys.stdout)
     return code
 
 
 def _dry_run(config: object) -> int:
+    """Build, run the Trainer's own step on one batch (no optimizer step), show the table."""
     from ..config import build_experiment
     from ..nn.utils.summary import summarize
+    from ..trainer import trainer_from_experiment
     from .inspect_cmd import render_summary
 
     exp = build_experiment(config)
     out = console()
-    batch = next(iter(exp.train_loader))
-    x, y = batch[0], batch[1]
-    exp.model.train()
-    exp.optimizer.zero_grad()
-    pred = exp.model(x)
-    loss = exp.loss_fn(pred, y)
-    loss.backward()
-    value = float(loss.item())
-    grads = [p.grad for p in exp.model.parameters() if p.requires_grad]
-    missing = sum(1 for g in grads if g is None)
-    finite = all(math.isfinite(float(g.abs().sum().item())) for g in grads if g is not None)
-    exp.optimizer.zero_grad()
+    trainer = trainer_from_experiment(exp)
+    step = trainer.dry_run()
+    x = trainer.batch[0] if trainer.batch is not None else None
     summary = summarize(exp.model, x, depth=3)
     render_summary(out, summary, title=f"{exp.name} (dry run)")
+    missing = step["missing_grads"]
     out.print(
-        f"dry run: one batch {tuple(x.shape)} -> {tuple(pred.shape)}, "
-        f"loss {value:.6g} ({type(exp.loss_fn).__name__}), backward ok"
+        f"dry run: one batch {step['input']} -> {step['output']}, "
+        f"loss {step['loss']:.6g} ({type(exp.loss_fn).__name__}), backward ok"
         + (f", {missing} parameters got no gradient" if missing else "")
     )
-    if not math.isfinite(value) or not finite:
+    if not step["finite"]:
         print(
             "agrad: error: the loss or a gradient is not finite on the first batch", file=sys.stderr
         )

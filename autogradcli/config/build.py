@@ -88,6 +88,7 @@ def build_experiment(config: Config) -> Experiment:
         input_shape=tuple(x.shape[1:]) if isinstance(x, Tensor) else (),
         output_shape=tuple(out.shape[1:]) if isinstance(out, Tensor) else (),
         param_group_names=group_names,
+        metrics=(d["metrics"] if d.get("metrics") is not None else registry.default_metrics(task)),
     )
 
 

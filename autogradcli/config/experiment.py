@@ -62,6 +62,7 @@ class Experiment:
     ``task`` is ``"classification"`` for class losses (CrossEntropyLoss, NLLLoss, BCE...), else
     ``"regression"``. ``output_dir`` is the run directory, ``<output.dir>/<name>``.
     ``input_shape``/``output_shape`` are one sample's shapes (no batch dim) from the dry run.
+    ``metrics``: the metric names to log (``registry.METRICS``; the task's default filled in).
     """
 
     name: str
@@ -83,3 +84,4 @@ class Experiment:
     input_shape: tuple[int, ...] = ()
     output_shape: tuple[int, ...] = ()
     param_group_names: list[list[str]] = field(default_factory=list)
+    metrics: list[str] = field(default_factory=list)

@@ -52,8 +52,8 @@ scheduler:                # optional (default null): any autogradcli.optim.lr_sc
   interval: epoch         # epoch | step: when scheduler.step() is called (OneCycleLR: step)
   # ReduceLROnPlateau takes `monitor: val_loss` (default); OneCycleLR's total_steps is filled in
 hooks:                    # optional list; Checkpoint and NonFiniteGuard are added when absent
-  - {type: EarlyStopping, monitor: val_loss, patience: 5, mode: min, min_delta: 0.0}
-  - {type: Checkpoint, monitor: val_loss, mode: min, save_last: true, save_best: true}
+  - {type: EarlyStopping, monitor: val_loss, patience: 5, mode: auto, min_delta: 0.0}
+  - {type: Checkpoint, monitor: val_loss, mode: auto, save_last: true, save_best: true}
   - LRLogger
   - {type: GradNormLogger, norm_type: 2.0}
   - {type: NonFiniteGuard}                   # `enabled: false` turns Checkpoint/NonFiniteGuard off
@@ -62,7 +62,12 @@ hooks:                    # optional list; Checkpoint and NonFiniteGuard are add
   - {type: forward, layer: "2", fn: my_hooks.py:log_stats}
                           # a module hook on a layer (its named_modules() name):
                           # forward_pre | forward | full_backward, `fn` the hook function
-  # monitor: train_loss | val_loss | train_acc | val_acc;  mode: min | max
+  # monitor: train_ or val_ + loss | acc | top5 | f1_macro | mae | rmse | r2;  mode: auto (from the metric:
+  #   *_acc max, *_loss min) | min | max; a mode against a known metric's direction is refused
+  #   unless written with `!` (mode: min!)
+metrics: [accuracy]       # logged per epoch as train_<m> and val_<m> (accuracy: *_acc):
+                          # accuracy | top5 | f1_macro | mae | rmse | r2; default: accuracy for a
+                          # class loss, else mae
 train:
   epochs: 10              # >= 1
   batch_size: 64          # >= 1
@@ -161,6 +166,7 @@ TOP_KEYS = (
     "optimizer",
     "scheduler",
     "hooks",
+    "metrics",
     "train",
     "output",
 )
@@ -176,12 +182,16 @@ DATASETS: dict[str, dict[str, Any]] = {
 }
 PATH_KEYS = ("path", "images", "labels")  # dataset keys that are file paths
 
-MONITORS = ("train_loss", "val_loss", "train_acc", "val_acc")
+MONITORS = tuple(
+    f"{split}_{name}"
+    for split in ("train", "val")
+    for name in ("loss", "acc", "top5", "f1_macro", "mae", "rmse", "r2")
+)
 BUILTIN_HOOKS: dict[str, dict[str, Any]] = {
-    "EarlyStopping": {"monitor": "val_loss", "patience": 5, "mode": "min", "min_delta": 0.0},
+    "EarlyStopping": {"monitor": "val_loss", "patience": 5, "mode": "auto", "min_delta": 0.0},
     "Checkpoint": {
         "monitor": "val_loss",
-        "mode": "min",
+        "mode": "auto",
         "save_last": True,
         "save_best": True,
         "enabled": True,
@@ -224,8 +234,11 @@ DATASET_CHECKS: dict[tuple[str, str], Check] = {
     ("idx", "labels"): OPT_STR,
 }
 HOOK_CHECKS: dict[str, Check] = {
-    "monitor": (f"one of {', '.join(MONITORS)}", lambda v: v in MONITORS),
-    "mode": ("min or max", lambda v: v in ("min", "max")),
+    "monitor": (
+        "train_ or val_ and loss, acc, top5, f1_macro, mae, rmse or r2",
+        lambda v: v in MONITORS,
+    ),
+    "mode": ("auto, min, max, min! or max!", lambda v: v in ("auto", "min", "max", "min!", "max!")),
     "patience": NONNEG_INT,
     "min_delta": NONNEG_NUMBER,
     "save_last": BOOL,

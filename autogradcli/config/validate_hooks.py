@@ -10,16 +10,55 @@ from typing import TYPE_CHECKING, Any
 from .checks import describe, is_int, show
 from .errors import Path, did_you_mean
 from .imports import is_import_path
+from .registry import METRICS, MODE_VALUES, metric_key, mode_problem
 from .schema import BUILTIN_HOOKS, DEFAULT_HOOKS, HOOK_CHECKS, MODULE_HOOKS, MONITORS
 
 if TYPE_CHECKING:
     from .validator import Validator
 
-__all__ = ["validate_hooks"]
+__all__ = ["validate_hooks", "validate_metrics"]
 
 
-def validate_hooks(v: Validator, value: Any, path: Path, has_val: bool) -> list[Any]:
-    """The hook specs, each ``{type, ...}``, with the default hooks appended."""
+def validate_metrics(v: Validator, value: Any, path: Path) -> list[str] | None:
+    """``metrics``: a list of metric names (``registry.METRICS``), or None for the task's
+    default (decided at build time from the loss)."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list):
+        v.error(path, f"expected a list of metric names ({', '.join(METRICS)}), got {show(value)}")
+        return None
+    out = []
+    for i, name in enumerate(value):
+        if name not in METRICS:
+            hint = did_you_mean(str(name), METRICS) if isinstance(name, str) else ""
+            hint = hint or f" (metrics: {', '.join(METRICS)})"
+            v.error(
+                path + (i,),
+                f"unknown metric {name!r}{hint}"
+                if isinstance(name, str)
+                else f"expected a metric name ({', '.join(METRICS)}), got {show(name)}",
+            )
+        elif name not in out:
+            out.append(name)
+    return out
+
+
+def _unlogged(monitor: str, metrics: list[str] | None) -> str | None:
+    """Why ``monitor`` will never be logged with ``metrics`` (None: it will, or may)."""
+    name = monitor.split("_", 1)[1]
+    if metrics is None or name == "loss" or name in [metric_key(m) for m in metrics]:
+        return None
+    wanted = next((m for m in METRICS if metric_key(m) == name), name)
+    return f"{monitor} is not logged: add {wanted} to metrics (metrics: {metrics})"
+
+
+def validate_hooks(
+    v: Validator, value: Any, path: Path, has_val: bool, metrics: list[str] | None = None
+) -> list[Any]:
+    """The hook specs, each ``{type, ...}``, with the default hooks appended; a monitored
+    metric must be among ``metrics`` (when given)."""
     if value is None:
         value = []
     if not isinstance(value, list):
@@ -38,6 +77,10 @@ def validate_hooks(v: Validator, value: Any, path: Path, has_val: bool) -> list[
             v.error(hpath + ("type",), f"expected a hook name or import path, got {show(kind)}")
         elif kind in BUILTIN_HOOKS:
             spec = _builtin_hook(v, spec, item, hpath, has_val)
+            monitor = spec.get("monitor")
+            problem = _unlogged(monitor, metrics) if monitor in MONITORS else None
+            if problem and spec.get("enabled", True):
+                v.error(hpath + ("monitor",) if "monitor" in item else hpath, problem)
         elif kind in MODULE_HOOKS:
             _module_hook(v, spec, hpath)
         elif is_import_path(kind):
@@ -65,13 +108,21 @@ def _builtin_hook(
     """A built-in hook's settings (``schema.BUILTIN_HOOKS``), checked and completed.
 
     Without validation data, Checkpoint's default ``val_loss`` monitor becomes ``train_loss``;
-    a ``val_`` monitor the user wrote is an error."""
+    a ``val_`` monitor the user wrote is an error. A ``mode`` against the direction of a known
+    metric (``val_acc`` with ``min``) is an error unless written ``min!``."""
     kind = spec["type"]
     settings = {k: x for k, x in spec.items() if k != "type"}
     spec = {
         "type": kind,
         **v.fields(settings, path, BUILTIN_HOOKS[kind], dict(HOOK_CHECKS), kind),
     }
+    problem = (
+        mode_problem(spec["monitor"], spec["mode"])
+        if spec.get("monitor") in MONITORS and spec.get("mode") in MODE_VALUES
+        else None
+    )
+    if problem:
+        v.error(path + ("mode",) if "mode" in item else path, problem)
     if (
         (spec.get("monitor") in MONITORS and spec.get("enabled", True))
         and spec["monitor"].startswith("val_")

@@ -26,7 +26,7 @@ from .schema import (
 )
 from .source import SourceMap
 from .validate_data import has_validation, validate_data
-from .validate_hooks import validate_hooks
+from .validate_hooks import validate_hooks, validate_metrics
 from .validate_model import validate_model
 from .validate_training import (
     validate_loss,
@@ -91,7 +91,10 @@ class Validator(IssueCollector):
             self, root.get("optimizer", dict(DEFAULT_OPTIMIZER)), ("optimizer",)
         )
         out["scheduler"] = validate_scheduler(self, root.get("scheduler"), ("scheduler",), has_val)
-        out["hooks"] = validate_hooks(self, root.get("hooks", []), ("hooks",), has_val)
+        out["metrics"] = validate_metrics(self, root.get("metrics"), ("metrics",))
+        out["hooks"] = validate_hooks(
+            self, root.get("hooks", []), ("hooks",), has_val, out["metrics"]
+        )
         out["train"] = validate_train(self, root.get("train", {}), ("train",))
         output = self.mapping(root.get("output", {}), ("output",), "'output'")
         out["output"] = self.fields(output or {}, ("output",), OUTPUT_DEFAULTS, {}, "'output'")

@@ -3,20 +3,24 @@
 Python users build a ``Trainer`` from objects; the CLI calls ``train_from_config`` / ``resume``.
 """
 
-from .api import resume, train_from_config, trainer_from_experiment
-from .callbacks import (
+from .api import (
     BUILTIN_CALLBACKS,
+    callbacks_from_hooks,
+    resume,
+    train_from_config,
+    trainer_from_experiment,
+)
+from .callbacks import (
+    EVENTS,
     Callback,
     Checkpoint,
     EarlyStopping,
     FunctionCallback,
     GradNormLogger,
     LRLogger,
-    NonFiniteGuard,
-    NonFiniteLossError,
-    callbacks_from_hooks,
-    find_nonfinite_layer,
+    ModuleHooks,
 )
+from .guards import NonFiniteGuard, NonFiniteLossError, find_nonfinite_layer
 from .plot import loss_svg
 from .progress import (
     NullReporter,
@@ -26,17 +30,21 @@ from .progress import (
     make_reporter,
 )
 from .run_dir import RunDir
-from .trainer import CHECKPOINT_FORMAT, RunResult, Trainer, model_text
+from .run_logger import RunLogger, model_text
+from .state import CHECKPOINT_FORMAT
+from .trainer import RunResult, Trainer
 
 __all__ = [
     "BUILTIN_CALLBACKS",
     "CHECKPOINT_FORMAT",
+    "EVENTS",
     "Callback",
     "Checkpoint",
     "EarlyStopping",
     "FunctionCallback",
     "GradNormLogger",
     "LRLogger",
+    "ModuleHooks",
     "NonFiniteGuard",
     "NonFiniteLossError",
     "NullReporter",
@@ -44,6 +52,7 @@ __all__ = [
     "Reporter",
     "RichReporter",
     "RunDir",
+    "RunLogger",
     "RunResult",
     "Trainer",
     "callbacks_from_hooks",

@@ -1,21 +1,84 @@
 """``train_from_config`` and ``resume``: a config (or a run folder) to a finished run.
 
 This is the glue the ``agrad`` CLI calls: build the experiment, make the run folder, write the
-configs, train, and return a ``RunResult`` whose ``exit_code`` the process should exit with.
+configs, train, and return a ``RunResult`` (its ``status`` says how the run ended).
 """
 
 from __future__ import annotations
 
 import os
+import shutil
+from collections.abc import Callable
 from typing import Any
 
 from ..config import Config, build_experiment, load_config
-from .callbacks import callbacks_from_hooks
+from ..config.errors import ConfigError, ConfigIssue
+from .callbacks import (
+    Callback,
+    Checkpoint,
+    EarlyStopping,
+    FunctionCallback,
+    GradNormLogger,
+    LRLogger,
+    ModuleHooks,
+    event_table,
+)
+from .guards import NonFiniteGuard
 from .progress import Reporter, make_reporter
 from .run_dir import RESOLVED_CONFIG, RunDir
+from .run_logger import RunLogger
 from .trainer import RunResult, Trainer
 
-__all__ = ["RunResult", "resume", "train_from_config", "trainer_from_experiment"]
+__all__ = [
+    "BUILTIN_CALLBACKS",
+    "RunResult",
+    "callbacks_from_hooks",
+    "resume",
+    "train_from_config",
+    "trainer_from_experiment",
+]
+
+BUILTIN_CALLBACKS: dict[str, type[Callback]] = {
+    "EarlyStopping": EarlyStopping,
+    "Checkpoint": Checkpoint,
+    "LRLogger": LRLogger,
+    "GradNormLogger": GradNormLogger,
+    "NonFiniteGuard": NonFiniteGuard,
+}
+
+
+def _hook_error(spec: Any, message: str) -> ConfigError:
+    """A problem with a user callback, at its hook's line (exit code 2)."""
+    return ConfigError([ConfigIssue(spec.where or "config", spec.path, message)])
+
+
+def callbacks_from_hooks(hooks: Any) -> list[Any]:
+    """The callbacks for ``Experiment.hooks`` (``HookSpec`` list): built-in and user callbacks,
+    and one ``ModuleHooks`` for the module hooks."""
+    callbacks: list[Any] = []
+    module_hooks: list[tuple[str, str, Callable]] = []
+    for spec in hooks:
+        if spec.kind == "builtin":
+            callbacks.append(BUILTIN_CALLBACKS[spec.target](**spec.kwargs))
+        elif spec.kind == "callback":
+            target = spec.target
+            if not isinstance(target, type):
+                callbacks.append(FunctionCallback(target, **spec.kwargs))
+                continue
+            try:
+                callback = target(**spec.kwargs)
+            except Exception as err:
+                raise _hook_error(spec, f"{target.__name__}(...) failed: {err}") from err
+            try:
+                event_table([callback])  # a Lightning-named event is refused here
+            except TypeError as err:
+                raise _hook_error(spec, str(err)) from None
+            callbacks.append(callback)
+        else:
+            module_hooks.append((spec.layer, spec.kind, spec.target))
+    if module_hooks:
+        callbacks.append(ModuleHooks(module_hooks))
+    return callbacks
 
 
 def trainer_from_experiment(
@@ -25,11 +88,17 @@ def trainer_from_experiment(
     reporter: Reporter | None = None,
     epochs: int | None = None,
 ) -> Trainer:
-    """A ``Trainer`` for an ``Experiment`` (``config.build_experiment``)."""
+    """A ``Trainer`` for an ``Experiment`` (``config.build_experiment``); ``run``: the folder
+    to write (with a ``RunLogger``), ``reporter``: the progress display."""
     exp = experiment
-    callbacks, module_hooks = callbacks_from_hooks(exp.hooks)
+    callbacks = callbacks_from_hooks(exp.hooks)
     t = exp.train
     config = getattr(exp, "config", None)
+    if run is not None:
+        extra = {"config": config.path if config is not None else None}
+        callbacks.append(RunLogger(run, exp.name, extra))
+    if reporter is not None:
+        callbacks.append(reporter)
     return Trainer(
         exp.model,
         exp.loss_fn,
@@ -40,18 +109,15 @@ def trainer_from_experiment(
         scheduler_interval=exp.scheduler_interval,
         scheduler_monitor=getattr(exp, "scheduler_monitor", None),
         callbacks=callbacks,
-        module_hooks=module_hooks,
         epochs=t.epochs if epochs is None else epochs,
         eval_every=t.eval_every,
         grad_clip=t.grad_clip,
         task=exp.task,
+        metrics=exp.metrics,
         device=exp.device,
         run=run,
-        reporter=reporter,
         seed=exp.seed,
         default_callbacks=False,  # the config's hooks already hold the defaults
-        name=exp.name,
-        summary_extra={"config": config.path if config is not None else None},
     )
 
 
@@ -84,7 +150,7 @@ def train_from_config(
 
     ``progress``: ``auto`` | ``bar`` | ``plain`` | ``none`` or a Reporter. ``epochs`` overrides
     ``train.epochs`` (to extend a finished run when resuming). Config errors
-    (``ConfigError``) propagate; training problems come back as the result's status/exit_code.
+    (``ConfigError``) propagate; training problems come back as the result's status.
     """
     reporter = progress if isinstance(progress, Reporter) else make_reporter(progress, console)
     if resume is not None:
@@ -94,8 +160,12 @@ def train_from_config(
     cfg = _as_config(config)
     exp = build_experiment(cfg)
     run = RunDir.create(_runs_dir(cfg, runs_dir), exp.name)
-    run.write_config(cfg.text, cfg.to_yaml(absolute_paths=True))
-    trainer = trainer_from_experiment(exp, run=run, reporter=reporter, epochs=epochs)
+    try:
+        run.write_config(cfg.text, cfg.to_yaml(absolute_paths=True))
+        trainer = trainer_from_experiment(exp, run=run, reporter=reporter, epochs=epochs)
+    except ConfigError:  # a user callback refused: no run started, leave no folder behind
+        shutil.rmtree(run.path, ignore_errors=True)
+        raise
     return trainer.fit(raise_errors=False)
 
 

@@ -1,20 +1,26 @@
 """Callbacks: code the ``Trainer`` calls at fixed points of the loop.
 
-Every hook receives the trainer (``trainer.epoch``, ``trainer.global_step``, ``trainer.metrics``
-(this epoch's dict, still writable in ``on_validation_end``/``on_epoch_end``),
-``trainer.history``, ``trainer.model``, ``trainer.optimizer``, ``trainer.should_stop``...).
-Order within an epoch::
+Every event receives the trainer (``trainer.epoch``, ``trainer.global_step``,
+``trainer.metrics`` (this epoch's dict, still writable in ``on_validation_end``/
+``on_epoch_end``), ``trainer.history``, ``trainer.model``, ``trainer.optimizer``,
+``trainer.batch``, ``trainer.batch_loss``...). The events, in order::
 
-    on_fit_start
-      on_epoch_start
-        on_batch_end            (after optimizer.step and a per-step scheduler.step)
-      on_validation_end         (after validation; also called on epochs without validation)
-      on_epoch_end              (after the per-epoch scheduler.step; Checkpoint runs last)
-    on_fit_end                  (always, also after a failure)
-    on_exception                (on KeyboardInterrupt or an error, before on_fit_end)
+    on_fit_start(trainer)
+      on_epoch_start(trainer)
+        on_batch_start(trainer)             (trainer.batch is the batch, before zero_grad)
+        on_before_backward(trainer, loss)   (the loss is read: trainer.batch_loss)
+        on_after_backward(trainer)          (gradients are complete, before clipping/step)
+        on_batch_end(trainer)               (after optimizer.step and a per-step scheduler.step)
+      on_validation_end(trainer)            (after validation; also on epochs without it)
+      on_epoch_end(trainer)                 (after the per-epoch scheduler.step)
+    on_exception(trainer, exception)        (KeyboardInterrupt or an error, before on_fit_end)
+    on_fit_end(trainer)                     (always, also after a failure)
 
-A callback that keeps state across epochs returns it from ``state_dict()`` (plain data) and takes
-it back in ``load_state_dict()``, so it is saved in checkpoints and restored on resume.
+Callbacks run in ``order`` (lower first, then in the order given): user callbacks 0,
+``Checkpoint`` 100 (so the state it saves includes everybody's), ``RunLogger`` 200, reporters
+1000. A callback that keeps state across epochs returns it from ``state_dict()`` (plain data)
+and takes it back in ``load_state_dict()``, so it is saved in checkpoints and restored on
+resume. PyTorch Lightning's event names (``on_train_epoch_end``...) are refused with ours named.
 """
 
 from __future__ import annotations
@@ -23,36 +29,69 @@ import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ..autograd.grad_mode import no_grad
+from ..config.registry import mode_problem, resolve_mode
 from ..tensor.tensor import Tensor
 
 if TYPE_CHECKING:
     from .trainer import Trainer
 
 __all__ = [
-    "BUILTIN_CALLBACKS",
+    "EVENTS",
+    "LIGHTNING_NAMES",
     "Callback",
     "Checkpoint",
     "EarlyStopping",
     "FunctionCallback",
     "GradNormLogger",
     "LRLogger",
-    "NonFiniteGuard",
-    "NonFiniteLossError",
-    "callbacks_from_hooks",
-    "find_nonfinite_layer",
+    "ModuleHooks",
+    "event_table",
+    "is_better",
 ]
 
-MODES = ("min", "max")
+EVENTS = (
+    "on_fit_start",
+    "on_epoch_start",
+    "on_batch_start",
+    "on_before_backward",
+    "on_after_backward",
+    "on_batch_end",
+    "on_validation_end",
+    "on_epoch_end",
+    "on_exception",
+    "on_fit_end",
+)
+# Lightning's names for the same points, so a ported callback is not silently ignored.
+LIGHTNING_NAMES = {
+    "on_train_start": "on_fit_start",
+    "on_train_end": "on_fit_end",
+    "on_train_epoch_start": "on_epoch_start",
+    "on_train_epoch_end": "on_epoch_end",
+    "on_train_batch_start": "on_batch_start",
+    "on_train_batch_end": "on_batch_end",
+    "on_validation_epoch_end": "on_validation_end",
+    "on_before_optimizer_step": "on_after_backward",
+}
 
 
 class Callback:
-    """Base class; override the hooks you need (each gets the trainer)."""
+    """Base class; override the events you need (each gets the trainer)."""
+
+    order = 0
 
     def on_fit_start(self, trainer: Trainer) -> None:
         pass
 
     def on_epoch_start(self, trainer: Trainer) -> None:
+        pass
+
+    def on_batch_start(self, trainer: Trainer) -> None:
+        pass
+
+    def on_before_backward(self, trainer: Trainer, loss: Tensor) -> None:
+        pass
+
+    def on_after_backward(self, trainer: Trainer) -> None:
         pass
 
     def on_batch_end(self, trainer: Trainer) -> None:
@@ -80,9 +119,33 @@ class Callback:
         return f"{type(self).__name__}()"
 
 
-def _check_mode(mode: str) -> None:
-    if mode not in MODES:
-        raise ValueError(f"mode must be 'min' or 'max', got {mode!r}")
+def event_table(callbacks: list[Any]) -> dict[str, list[Callable[..., Any]]]:
+    """For each event, the bound methods to call, in order (the base class's empty methods
+    left out). A method named as in Lightning is refused with our name for it."""
+    for cb in callbacks:
+        for name, ours in LIGHTNING_NAMES.items():
+            if callable(getattr(cb, name, None)):
+                raise TypeError(
+                    f"{type(cb).__name__}.{name} is a PyTorch Lightning name: autogradcli calls "
+                    f"{ours}(trainer{', loss' if ours == 'on_before_backward' else ''}) "
+                    "(see trainer.callbacks)"
+                )
+    table: dict[str, list[Callable[..., Any]]] = {}
+    for event in EVENTS:
+        base = getattr(Callback, event)
+        table[event] = [
+            getattr(cb, event)
+            for cb in callbacks
+            if callable(getattr(cb, event, None)) and getattr(type(cb), event, None) is not base
+        ]
+    return table
+
+
+def _mode(monitor: str, mode: str) -> str:
+    problem = mode_problem(monitor, mode)
+    if problem:
+        raise ValueError(problem)
+    return resolve_mode(monitor, mode)
 
 
 def is_better(value: float, best: float | None, mode: str, min_delta: float = 0.0) -> bool:
@@ -96,17 +159,18 @@ def is_better(value: float, best: float | None, mode: str, min_delta: float = 0.
 
 class EarlyStopping(Callback):
     """Stop when ``monitor`` has not improved by more than ``min_delta`` for ``patience``
-    validated epochs (epochs where the metric is missing do not count)."""
+    validated epochs (epochs where the metric is missing do not count). ``mode`` ``auto``
+    follows the metric (``val_acc``: max, losses: min)."""
 
     def __init__(
         self,
         monitor: str = "val_loss",
         patience: int = 5,
-        mode: str = "min",
+        mode: str = "auto",
         min_delta: float = 0.0,
     ) -> None:
-        _check_mode(mode)
-        self.monitor, self.patience, self.mode = monitor, int(patience), mode
+        self.monitor, self.patience = monitor, int(patience)
+        self.mode = _mode(monitor, mode)
         self.min_delta = abs(float(min_delta))
         self.best: float | None = None
         self.wait = 0
@@ -146,19 +210,21 @@ class EarlyStopping(Callback):
 
 class Checkpoint(Callback):
     """Save ``checkpoints/last`` every epoch and ``checkpoints/best`` whenever ``monitor``
-    improves (needs the trainer to have a run folder; does nothing otherwise). It runs after
-    every other callback's ``on_epoch_end``, so the saved state includes theirs."""
+    improves (needs the trainer to have a run folder; does nothing otherwise). ``mode``
+    ``auto`` follows the metric (``val_acc``: max). It runs after the other callbacks
+    (``order`` 100), so the saved state includes theirs."""
+
+    order = 100
 
     def __init__(
         self,
         monitor: str = "val_loss",
-        mode: str = "min",
+        mode: str = "auto",
         save_last: bool = True,
         save_best: bool = True,
         enabled: bool = True,
     ) -> None:
-        _check_mode(mode)
-        self.monitor, self.mode = monitor, mode
+        self.monitor, self.mode = monitor, _mode(monitor, mode)
         self.save_last, self.save_best, self.enabled = save_last, save_best, enabled
         self.best: float | None = None
         self.best_epoch: int | None = None
@@ -253,97 +319,6 @@ class GradNormLogger(Callback):
         return f"GradNormLogger(norm_type={self.norm_type})"
 
 
-class NonFiniteLossError(RuntimeError):
-    """The training loss became NaN/inf; the message says where (epoch, step, layer)."""
-
-    def __init__(self, message: str, epoch: int, step: int, layer: str | None) -> None:
-        super().__init__(message)
-        self.epoch, self.step, self.layer = epoch, step, layer
-
-
-class NonFiniteGuard(Callback):
-    """Stop the run (status failed, exit code 1) at the first non-finite training loss, before
-    that step's backward/optimizer step, naming the layer whose output first went non-finite.
-    The check is the loss value the trainer reads anyway; the layer search (a second forward of
-    that one batch with hooks on every module) runs only after a failure."""
-
-    def __init__(self, enabled: bool = True) -> None:
-        self.enabled = enabled
-
-    def on_fit_start(self, trainer: Trainer) -> None:
-        if self.enabled:
-            trainer.guard_nonfinite = True
-
-    def __repr__(self) -> str:
-        return f"NonFiniteGuard(enabled={self.enabled})"
-
-
-def _nonfinite_kind(arr: Any) -> str | None:
-    """``"nan"``/``"inf"``/``"-inf"`` for the first kind of non-finite value in ``arr``."""
-    from ..backend import array_module
-
-    xp = array_module(arr)
-    if arr.dtype.kind not in "fc":
-        return None
-    if bool(xp.isfinite(arr).all()):
-        return None
-    if bool(xp.isnan(arr).any()):
-        return "nan"
-    return "inf" if bool((arr == xp.inf).any()) else "-inf"
-
-
-def _first_nonfinite(value: Any) -> str | None:
-    if isinstance(value, Tensor):
-        return _nonfinite_kind(value._data)
-    if isinstance(value, (tuple, list)):
-        for v in value:
-            kind = _first_nonfinite(v)
-            if kind:
-                return kind
-    if isinstance(value, dict):
-        return _first_nonfinite(list(value.values()))
-    return None
-
-
-def find_nonfinite_layer(model: Any, inputs: Any) -> tuple[str, Any, str, str] | None:
-    """Run ``model(inputs)`` (no grad) with forward hooks on every module and return
-    ``(name, module, "input"|"output"|"weight", kind)`` for the first module (in completion
-    order, so the innermost) whose output is non-finite; ``("", None, "input", kind)`` when the
-    input itself is; None when every output is finite."""
-    kind = _first_nonfinite(inputs)
-    if kind:
-        return ("", None, "input", kind)
-    found: list[tuple[str, Any, str, str]] = []
-    handles = []
-
-    def make_hook(name: str) -> Callable:
-        def hook(module: Any, args: Any, output: Any) -> None:
-            if found:
-                return
-            bad = _first_nonfinite(output)
-            if bad:
-                where = "output"
-                for p in module.parameters(recurse=False):
-                    if _first_nonfinite(p):
-                        where, bad = "weight", _first_nonfinite(p)
-                        break
-                found.append((name, module, where, bad))
-
-        return hook
-
-    try:
-        for name, module in model.named_modules():
-            handles.append(module.register_forward_hook(make_hook(name)))
-        with no_grad():
-            model(*inputs) if isinstance(inputs, tuple) else model(inputs)
-    except Exception:
-        pass
-    finally:
-        for h in handles:
-            h.remove()
-    return found[0] if found else None
-
-
 class FunctionCallback(Callback):
     """A user function from ``hooks`` (``type: file.py:fn``), called as
     ``fn(trainer, **kwargs)`` at the end of every epoch."""
@@ -358,33 +333,35 @@ class FunctionCallback(Callback):
         return f"FunctionCallback({getattr(self.fn, '__name__', self.fn)!r})"
 
 
-BUILTIN_CALLBACKS: dict[str, type[Callback]] = {
-    "EarlyStopping": EarlyStopping,
-    "Checkpoint": Checkpoint,
-    "LRLogger": LRLogger,
-    "GradNormLogger": GradNormLogger,
-    "NonFiniteGuard": NonFiniteGuard,
-}
+class ModuleHooks(Callback):
+    """Module hooks for the fit: ``(layer name, "forward_pre"|"forward"|"full_backward", fn)``
+    installed on ``model.named_modules()[layer]`` at ``on_fit_start``, removed at the end."""
 
+    KINDS = ("forward_pre", "forward", "full_backward")
 
-def callbacks_from_hooks(hooks: Any) -> tuple[list[Any], list[tuple[str, str, Callable]]]:
-    """Turn ``Experiment.hooks`` (``HookSpec`` list) into ``(callbacks, module_hooks)``;
-    ``module_hooks`` are ``(layer name, kind, fn)`` for ``Trainer(module_hooks=...)``."""
-    callbacks: list[Any] = []
-    module_hooks: list[tuple[str, str, Callable]] = []
-    for spec in hooks:
-        if spec.kind == "builtin":
-            callbacks.append(BUILTIN_CALLBACKS[spec.target](**spec.kwargs))
-        elif spec.kind == "callback":
-            target = spec.target
-            if isinstance(target, type):
-                try:
-                    callbacks.append(target(**spec.kwargs))
-                except TypeError as err:
-                    where = f"{spec.where}  " if spec.where else ""
-                    raise TypeError(f"{where}{target.__name__}(...) failed: {err}") from err
-            else:
-                callbacks.append(FunctionCallback(target, **spec.kwargs))
-        else:
-            module_hooks.append((spec.layer, spec.kind, spec.target))
-    return callbacks, module_hooks
+    def __init__(self, hooks: list[tuple[str, str, Callable]]) -> None:
+        for _, kind, _ in hooks:
+            if kind not in self.KINDS:
+                raise ValueError(f"module hook kind must be one of {self.KINDS}, got {kind!r}")
+        self.hooks = list(hooks)
+        self._handles: list[Any] = []
+
+    def on_fit_start(self, trainer: Trainer) -> None:
+        modules = dict(trainer.model.named_modules())
+        for layer, kind, fn in self.hooks:
+            if layer not in modules:
+                names = ", ".join(n for n in modules if n)
+                raise ValueError(f"the model has no layer {layer!r} (layers: {names})")
+            register = getattr(modules[layer], f"register_{kind}_hook")
+            self._handles.append(register(fn))
+
+    def on_fit_end(self, trainer: Trainer) -> None:
+        for h in self._handles:
+            h.remove()
+        self._handles = []
+
+    def state_dict(self) -> dict[str, Any]:
+        return {}
+
+    def __repr__(self) -> str:
+        return f"ModuleHooks({[(layer, kind) for layer, kind, _ in self.hooks]})"

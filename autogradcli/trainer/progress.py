@@ -3,9 +3,9 @@
 A reporter is a ``Callback`` that the trainer calls after every other callback, plus ``log`` for
 one-off messages. ``make_reporter(mode)`` picks one:
 
-- ``"bar"``: rich; a progress bar for the epoch and a live table with one row per epoch
-  (``epoch  train_loss  val_loss  val_acc  lr  time``), then a summary panel.
-- ``"plain"``: one line per epoch and a few lines at the end, printable ASCII only (no colour,
+- ``"bar"``: rich; a progress bar for the epoch and a live table with one row per epoch and a
+  column per logged metric (the columns of ``metrics.csv``), then a summary panel.
+- ``"plain"``: one line per epoch (every logged metric, in ``metrics.csv``'s order) and a few lines at the end, printable ASCII only (no colour,
   no carriage returns, no escape sequences): for CI logs, pipes and ``nohup``.
 - ``"none"``: silent.
 - ``"auto"``: ``bar`` when stdout is a terminal, else ``plain``.
@@ -19,6 +19,7 @@ import sys
 from typing import IO, TYPE_CHECKING, Any
 
 from .callbacks import Callback
+from .run_dir import metric_columns
 
 if TYPE_CHECKING:
     from .trainer import Trainer
@@ -32,7 +33,6 @@ __all__ = [
     "make_reporter",
 ]
 
-TABLE_COLUMNS = ("train_loss", "val_loss", "val_acc", "lr")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 
@@ -53,7 +53,10 @@ def format_metric(key: str, value: Any) -> str:
 
 
 class Reporter(Callback):
-    """The interface: the Callback hooks plus ``log(message)``."""
+    """The interface: the Callback hooks plus ``log(message)``. Runs after every other
+    callback, so it shows what they logged."""
+
+    order = 1000
 
     def log(self, message: str) -> None:
         pass
@@ -63,13 +66,20 @@ class NullReporter(Reporter):
     """Shows nothing."""
 
 
+def shown_columns(history: list[dict[str, Any]]) -> list[str]:
+    """The metrics a reporter shows, in ``metrics.csv``'s order (without epoch and step)."""
+    return [c for c in metric_columns(history) if c not in ("epoch", "step")]
+
+
 def _final_lines(trainer: Trainer) -> list[str]:
     lines = []
     status = trainer.status
     line = f"run {status}"
-    if trainer.message:
-        line += f": {trainer.message}"
+    message = trainer.message.splitlines()
+    if message:
+        line += f": {message[0]}"
     lines.append(line)
+    lines += message[1:]  # where in the user's code an error came from
     best = trainer.best
     if best and best.get("epoch") is not None:
         metrics = "  ".join(
@@ -114,7 +124,7 @@ class PlainReporter(Reporter):
     def on_epoch_end(self, trainer: Trainer) -> None:
         m = trainer.metrics
         parts = [f"epoch {trainer.epoch}/{trainer.epochs}"]
-        for key in ("train_loss", "train_acc", "val_loss", "val_acc", "lr", "grad_norm", "time"):
+        for key in shown_columns([m]):
             if m.get(key) is not None:
                 parts.append(f"{key} {format_metric(key, m[key])}")
         self._print("  ".join(parts))
@@ -134,18 +144,18 @@ class RichReporter(Reporter):
         self._live: Any = None
         self._progress: Any = None
         self._task: Any = None
-        self._rows: list[tuple[str, ...]] = []
+        self._rows: list[dict[str, Any]] = []
 
     def _table(self) -> Any:
         from rich.table import Table
 
         table = Table(box=None, pad_edge=False, header_style="bold")
+        columns = shown_columns(self._rows)
         table.add_column("epoch", justify="right")
-        for key in TABLE_COLUMNS:
+        for key in columns:
             table.add_column(key, justify="right")
-        table.add_column("time", justify="right")
-        for row in self._rows[-50:]:
-            table.add_row(*row)
+        for m in self._rows[-50:]:
+            table.add_row(str(m.get("epoch")), *(format_metric(k, m.get(k)) for k in columns))
         return table
 
     def _render(self) -> Any:
@@ -193,7 +203,7 @@ class RichReporter(Reporter):
             self._task,
             total=trainer.batches_per_epoch or None,
             completed=trainer.batch_in_epoch,
-            epoch=f"{trainer.epoch + 1}/{trainer.epochs}",
+            epoch=f"{trainer.epoch}/{trainer.epochs}",
             loss="-",
         )
 
@@ -204,11 +214,7 @@ class RichReporter(Reporter):
             )
 
     def _add_row(self, m: dict[str, Any]) -> None:
-        self._rows.append(
-            (str(m.get("epoch")),)
-            + tuple(format_metric(k, m.get(k)) for k in TABLE_COLUMNS)
-            + (format_metric("time", m.get("time")),)
-        )
+        self._rows.append(dict(m))
 
     def on_epoch_end(self, trainer: Trainer) -> None:
         self._add_row(trainer.metrics)

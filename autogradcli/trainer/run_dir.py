@@ -18,6 +18,7 @@ Every whole-file write goes through a temporary file in the same folder, ``fsync
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import json
@@ -43,8 +44,9 @@ SUMMARY = "summary.json"
 MODEL_TXT = "model.txt"
 LOSS_SVG = "loss.svg"
 
-# the first columns of metrics.csv, in this order; any other metric follows, sorted
-BASE_COLUMNS = ("epoch", "step", "train_loss", "train_acc", "val_loss", "val_acc", "lr", "time")
+# the first columns of metrics.csv, in this order; any other metric follows, sorted; then time
+BASE_COLUMNS = ("epoch", "step", "train_loss", "train_acc", "val_loss", "val_acc", "lr")
+LAST_COLUMNS = ("time",)
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._+-]+")
 
@@ -76,11 +78,17 @@ def jsonable(value: Any) -> Any:
 
 
 def metric_columns(history: Iterable[dict[str, Any]]) -> list[str]:
-    """The CSV columns for ``history``: the base columns present, then the others sorted."""
+    """The CSV columns for ``history``: the base columns present, the others sorted, then
+    ``time``. Reporters show the same columns in the same order."""
     keys: set[str] = set()
     for row in history:
         keys.update(row)
-    return [c for c in BASE_COLUMNS if c in keys] + sorted(keys - set(BASE_COLUMNS))
+    fixed = set(BASE_COLUMNS) | set(LAST_COLUMNS)
+    return (
+        [c for c in BASE_COLUMNS if c in keys]
+        + sorted(keys - fixed)
+        + [c for c in LAST_COLUMNS if c in keys]
+    )
 
 
 def _safe_name(name: str) -> str:
@@ -192,13 +200,6 @@ class RunDir:
                 break
         return out
 
-    def read_summary(self) -> dict[str, Any] | None:
-        try:
-            with open(self.file(SUMMARY), encoding="utf-8") as f:
-                return json.load(f)
-        except (FileNotFoundError, json.JSONDecodeError):
-            return None
-
     # ------------------------------------------------------------------ lock
     def lock(self) -> None:
         """Take the folder's lock (``.lock``, an exclusive ``flock``) for this process, so a
@@ -227,10 +228,10 @@ class RunDir:
         self._lock_fd: int | None = fd
 
     def unlock(self) -> None:
+        """Release the lock and remove ``.lock`` (a finished run folder has none)."""
         fd = getattr(self, "_lock_fd", None)
         if fd is not None:
             self._lock_fd = None
+            with contextlib.suppress(OSError):
+                os.unlink(self.file(".lock"))  # while still holding it
             os.close(fd)  # closing drops the flock
-
-    def has_checkpoint(self, name: str) -> bool:
-        return os.path.isfile(self.checkpoint_path(name))

@@ -1,0 +1,159 @@
+"""``RunLogger``: the callback that writes a run folder's files while a run trains.
+
+``model.txt`` at the start; ``metrics.jsonl`` (appended, fsynced), ``metrics.csv``, ``loss.svg``
+and ``summary.json`` after every epoch and at the end, however the run ends; ``traceback.txt``
+after an unexpected error. The folder itself (paths, atomic writes, the lock) is ``RunDir``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import platform
+import sys
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from .._version import __version__
+from ..autograd.grad_mode import no_grad
+from ..tensor.random import get_rng_state, set_rng_state
+from .callbacks import Callback
+from .plot import loss_svg
+from .run_dir import LOSS_SVG, MODEL_TXT, RunDir, jsonable
+from .state import now_iso
+
+if TYPE_CHECKING:
+    from .trainer import Trainer
+
+__all__ = ["RunLogger", "model_text", "run_summary"]
+
+MODEL_DEPTH = 3  # as `agrad inspect`'s default --depth
+
+
+def _versions() -> dict[str, str]:
+    out = {"python": platform.python_version(), "numpy": np.__version__, "autogradcli": __version__}
+    cupy = sys.modules.get("cupy")  # only when cupy is already in use; never import it here
+    if cupy is not None:
+        out["cupy"] = getattr(cupy, "__version__", "?")
+    return out
+
+
+def _rows(x: Any) -> str:
+    first = x[0] if isinstance(x, (tuple, list)) and x else x
+    shape = getattr(first, "shape", None)
+    return str(int(shape[0])) if shape else "?"
+
+
+def model_text(model: Any, sample_input: Any = None, depth: int = MODEL_DEPTH) -> str:
+    """The ``agrad inspect`` table of ``model`` run on ``sample_input`` (a training batch: the
+    batch size is stated under the table), else ``repr(model)`` and parameter counts."""
+    if sample_input is not None:
+        try:
+            from ..nn.utils.summary import summarize
+
+            was_training = model.training
+            rng = get_rng_state()
+            try:
+                with no_grad():
+                    text = summarize(model, sample_input, depth=depth).to_text()
+            finally:
+                set_rng_state(rng)
+                model.train(was_training)
+            if text:
+                batch = _rows(sample_input)
+                head = f"{type(model).__name__} on a training batch of {batch} (as agrad inspect)\n"
+                return head + (text if text.endswith("\n") else text + "\n")
+        except Exception:
+            pass
+    params = list(model.parameters())
+    total = sum(int(p.numel()) for p in params)
+    trainable = sum(int(p.numel()) for p in params if p.requires_grad)
+    return (
+        f"{model!r}\n\n"
+        f"parameters: {total:,}\ntrainable: {trainable:,}\nnon-trainable: {total - trainable:,}\n"
+    )
+
+
+def run_summary(trainer: Trainer, name: str, extra: dict[str, Any]) -> dict[str, Any]:
+    """What ``summary.json`` holds."""
+    best = trainer.best
+    out = {
+        "name": name,
+        "status": trainer.status,
+        "message": trainer.message,
+        "run_dir": trainer.run.path if trainer.run is not None else None,
+        "started_at": trainer.clock.started_at,
+        "updated_at": now_iso(),
+        "wall_time_s": round(trainer.clock.elapsed(), 3),
+        "epochs": trainer.epochs,
+        "epochs_completed": trainer.epochs_done,
+        "global_step": trainer.global_step,
+        "stopped_early": bool(trainer.stop_reason),
+        "best": best if best.get("epoch") is not None else None,
+        "final": trainer.history[-1] if trainer.history else None,
+        "task": trainer.task,
+        "device": trainer.device,
+        "seed": trainer.seed,
+        "sessions": trainer.clock.sessions,
+        "versions": _versions(),
+    }
+    out.update(extra)
+    return jsonable(out)
+
+
+class RunLogger(Callback):
+    """Write the run folder ``run``'s files (see the module docstring). ``name`` is the run's
+    name in ``summary.json`` and the plot; ``extra`` is merged into ``summary.json``."""
+
+    order = 200  # after Checkpoint: the summary is written once the epoch's state is saved
+
+    def __init__(self, run: RunDir, name: str = "", extra: dict[str, Any] | None = None) -> None:
+        self.run, self.name, self.extra = run, name, dict(extra or {})
+        self._written = 0  # history rows already in metrics.jsonl
+
+    def on_fit_start(self, trainer: Trainer) -> None:
+        name = self.name or type(trainer.model).__name__
+        self.name = name
+        history = trainer.history
+        if history or trainer.batch_in_epoch:  # resumed
+            on_disk = [r.get("epoch") for r in self.run.read_metrics()]
+            if on_disk != [r.get("epoch") for r in history]:
+                self.run.write_metrics_jsonl(history)  # drop epochs after the checkpoint
+        else:
+            sample = trainer.sample_batch()
+            self.run.write_text(MODEL_TXT, model_text(trainer.model, sample))
+        self._written = len(history)
+        self._write_tables(trainer)
+        self._write_summary(trainer)
+
+    def on_epoch_end(self, trainer: Trainer) -> None:
+        self._sync(trainer)
+        self._write_summary(trainer)
+
+    def on_fit_end(self, trainer: Trainer) -> None:
+        with contextlib.suppress(Exception):
+            self._sync(trainer)
+        if trainer.traceback_text:
+            with contextlib.suppress(Exception):
+                self.run.write_text("traceback.txt", trainer.traceback_text)
+        self._write_summary(trainer)
+
+    def _sync(self, trainer: Trainer) -> None:
+        for row in trainer.history[self._written :]:
+            self.run.append_metrics(row)
+        if self._written != len(trainer.history):
+            self._written = len(trainer.history)
+            self._write_tables(trainer)
+
+    def _write_tables(self, trainer: Trainer) -> None:
+        self.run.write_metrics_csv(trainer.history)
+        self.run.write_text(LOSS_SVG, loss_svg(trainer.history, title=f"{self.name}: loss"))
+
+    def _write_summary(self, trainer: Trainer) -> None:
+        self.run.write_summary(run_summary(trainer, self.name, self.extra))
+
+    def state_dict(self) -> dict[str, Any]:
+        return {}
+
+    def __repr__(self) -> str:
+        return f"RunLogger({self.run.path!r})"

@@ -1,0 +1,169 @@
+"""Checkpoint state: everything that decides the numbers of a run, saved and restored.
+
+Weights, optimizer and scheduler state, the global RNG and the data-order ``Generator``,
+counters, callback state, best/history and the partial sums of an unfinished epoch: a resumed
+run ends with the same weights, bit for bit on the CPU, as one that never stopped.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import time
+from typing import TYPE_CHECKING, Any
+
+from ..data.generator import Generator
+from ..serialization import load, save
+from ..tensor.random import get_rng_state, set_rng_state
+from ..tensor.tensor import Tensor
+
+if TYPE_CHECKING:
+    from .trainer import Trainer
+
+__all__ = ["CHECKPOINT_FORMAT", "RunClock", "TrainingState"]
+
+CHECKPOINT_FORMAT = "autogradcli.trainer/1"
+
+
+def now_iso() -> str:
+    return _dt.datetime.now().astimezone().isoformat(timespec="seconds")
+
+
+class RunClock:
+    """Wall time over every session of a run (a resumed run adds to the saved total)."""
+
+    def __init__(self) -> None:
+        self.started_at = now_iso()
+        self.before = 0.0  # seconds of earlier sessions
+        self.sessions = 0
+        self._t0 = 0.0
+
+    def start(self) -> None:
+        self._t0 = time.perf_counter()
+        self.sessions += 1
+
+    def elapsed(self) -> float:
+        return self.before + (time.perf_counter() - self._t0 if self._t0 else 0.0)
+
+    def state_dict(self) -> dict[str, Any]:
+        return {
+            "wall_time": self.elapsed(),
+            "sessions": self.sessions,
+            "started_at": self.started_at,
+        }
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        self.before = float(state.get("wall_time", 0.0))
+        self.sessions = int(state.get("sessions", 0))
+        self.started_at = state.get("started_at", self.started_at)
+
+
+def _plain_state(state: dict[str, Any]) -> dict[str, Any]:
+    """A scheduler's state_dict without what cannot be saved (lambdas: they come from code)."""
+    return {k: v for k, v in state.items() if not callable(v) or isinstance(v, Tensor)}
+
+
+def _callback_key(callbacks: list[Any], index: int) -> str:
+    name = type(callbacks[index]).__name__
+    same = sum(1 for c in callbacks[:index] if type(c).__name__ == name)
+    return f"{name}#{same}" if same else name
+
+
+class TrainingState:
+    """Saves and restores a ``Trainer``'s checkpoint and its RNG states."""
+
+    def __init__(self, trainer: Trainer) -> None:
+        self.trainer = trainer
+
+    # ------------------------------------------------------------------ RNG
+    def _generator(self) -> Generator | None:
+        gen = getattr(self.trainer.train_loader, "generator", None)
+        return gen if isinstance(gen, Generator) else None
+
+    def rng(self) -> dict[str, Any]:
+        """The global RNG and the data-order generator, now."""
+        gen = self._generator()
+        return {"rng": get_rng_state(), "data_generator": gen.get_state() if gen else None}
+
+    def restore_rng(self, state: dict[str, Any] | None, data: bool = True) -> None:
+        if not state:
+            return
+        set_rng_state(state["rng"])
+        gen = self._generator()
+        if data and gen is not None and state.get("data_generator") is not None:
+            gen.set_state(state["data_generator"])
+
+    def seed(self, seed: int) -> None:
+        """Seed the global RNG and the data-order generator (a fresh run)."""
+        from ..tensor.random import manual_seed
+
+        manual_seed(seed)
+        gen = self._generator()
+        if gen is not None:
+            gen.manual_seed(seed)
+
+    # ------------------------------------------------------------------ checkpoints
+    def state_dict(self) -> dict[str, Any]:
+        """Everything needed to continue the run exactly."""
+        t = self.trainer
+        partial = t.batch_in_epoch > 0
+        sched = t.scheduler.state_dict() if t.scheduler is not None else None
+        cb_state = {}
+        for i, cb in enumerate(t.callbacks):
+            get = getattr(cb, "state_dict", None)
+            if callable(get):
+                cb_state[_callback_key(t.callbacks, i)] = get()
+        return {
+            "format": CHECKPOINT_FORMAT,
+            "model": t.model.state_dict(),
+            "optimizer": t.optimizer.state_dict(),
+            "scheduler": _plain_state(sched) if sched is not None else None,
+            "epoch": t.epochs_done,
+            "batch_in_epoch": t.batch_in_epoch,
+            "global_step": t.global_step,
+            "epochs": t.epochs,
+            **self.rng(),
+            "epoch_start": t.epoch_start_rng if partial else None,
+            "partial": t.epoch_sums.state_dict() if partial else None,
+            "best": t.best,
+            "history": t.history,
+            "callbacks": cb_state,
+            "should_stop": t.should_stop,
+            "stop_reason": t.stop_reason,
+            **t.clock.state_dict(),
+        }
+
+    def save(self, path: str) -> None:
+        save(self.state_dict(), path)
+
+    def load(self, path: str) -> None:
+        self.load_state_dict(load(path))
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        """Restore a ``state_dict()``; the trainer's next ``fit()`` continues from there."""
+        if state.get("format") != CHECKPOINT_FORMAT:
+            raise ValueError(
+                f"not a trainer checkpoint (format {state.get('format')!r}, "
+                f"expected {CHECKPOINT_FORMAT!r})"
+            )
+        t = self.trainer
+        t.model.load_state_dict(state["model"])
+        t.optimizer.load_state_dict(state["optimizer"])
+        if t.scheduler is not None and state.get("scheduler") is not None:
+            t.scheduler.load_state_dict(state["scheduler"])
+        t.epochs_done = t.epoch = int(state["epoch"])
+        t.batch_in_epoch = int(state["batch_in_epoch"])
+        t.global_step = int(state["global_step"])
+        t.best = dict(state["best"])
+        t.history = [dict(r) for r in state["history"]]
+        t.should_stop = bool(state.get("should_stop", False))
+        t.stop_reason = state.get("stop_reason", "")
+        t.clock.load_state_dict(state)
+        if t.batch_in_epoch:
+            t.epoch_sums.load_state_dict(state["partial"])
+            t.epoch_start_rng = state["epoch_start"]
+        saved = state.get("callbacks", {})
+        for i, cb in enumerate(t.callbacks):
+            key = _callback_key(t.callbacks, i)
+            if key in saved and callable(getattr(cb, "load_state_dict", None)):
+                cb.load_state_dict(saved[key])
+        t.resume_rng = {"rng": state["rng"], "data_generator": state["data_generator"]}
