@@ -51,6 +51,8 @@ def resolve_function(target: str) -> Any:
         obj = resolve_import(target, os.getcwd())
     except ImportPathError as err:
         raise UserError(str(err)) from err
+    except SystemExit as err:
+        raise UserError(f"importing {target} called sys.exit({err.code!r})") from None
     if not (inspect.isclass(obj) and issubclass(obj, Function)):
         what = f"the class {obj.__name__}" if inspect.isclass(obj) else type(obj).__name__
         raise UserError(f"{target} is {what}, not an autograd.Function subclass")
@@ -78,7 +80,15 @@ def _example_inputs(fn: Any) -> tuple[Any, ...] | None:
         return None
     value = fn.example_inputs
     if callable(value):
-        value = value()
+        try:
+            value = value()
+        except (Exception, SystemExit) as err:
+            what = (
+                f"called sys.exit({err.code!r})"
+                if isinstance(err, SystemExit)
+                else f"raised {type(err).__name__}: {err}"
+            )
+            raise UserError(f"{fn.__name__}.example_inputs() {what}", EXIT_FAILED) from err
     return tuple(value) if isinstance(value, (tuple, list)) else (value,)
 
 
@@ -311,7 +321,15 @@ def run_gradcheck(
             raise UserError("--input/--arg are for a Function target; a config gives the inputs")
         if not os.path.isfile(target):
             raise UserError(f"config file not found: {target}")
-        for layer, fn, inputs, names in config_functions(target, overrides or []):
+        try:
+            found = config_functions(target, overrides or [])
+        except SystemExit as err:
+            raise UserError(
+                f"{target}: the model's code called sys.exit({err.code!r}) while gradcheck "
+                "built it and ran one batch",
+                EXIT_FAILED,
+            ) from None
+        for layer, fn, inputs, names in found:
             rep = _run_one(fn, inputs, names, options, show)
             checked.append((f"{target} (model.{layer})", layer, rep))
     else:

@@ -249,3 +249,57 @@ def test_sys_exit_in_backward_fails_in_json_too(funcs):
     doc = json.loads(res.stdout)
     detail = doc["functions"][0]["checks"][0]["detail"]
     assert doc["ok"] is False and detail == "backward called sys.exit(0)"
+
+
+EXITING_MODULES = {
+    "exit_on_import.py": "import sys\nsys.exit(0)\n",
+    "exit_in_example.py": (
+        "import sys\n"
+        "from autogradcli.autograd import Function\n"
+        "class F(Function):\n"
+        "    @staticmethod\n"
+        "    def example_inputs():\n"
+        "        sys.exit(0)\n"
+        "    @staticmethod\n"
+        "    def forward(ctx, x):\n"
+        "        return x * 2\n"
+        "    @staticmethod\n"
+        "    def backward(ctx, g):\n"
+        "        return g * 2\n"
+    ),
+    "exit_layer.py": (
+        "import sys\n"
+        "from autogradcli.autograd import Function\n"
+        "class F(Function):\n"
+        "    @staticmethod\n"
+        "    def forward(ctx, x, weight, bias):\n"
+        "        sys.exit(0)\n"
+        "    @staticmethod\n"
+        "    def backward(ctx, g):\n"
+        "        return g, None, None\n"
+    ),
+    "exit.yaml": (
+        "data: {dataset: sine, n: 32, val_split: 0.25}\n"
+        "model:\n"
+        "  - {type: exit_layer.py:F, params: {weight: [4, auto], bias: [4]}}\n"
+        "  - {type: Linear, in_features: auto, out_features: 1}\n"
+        "loss: mse\n"
+    ),
+}
+
+
+@pytest.mark.parametrize(
+    "argv, code, words",
+    [
+        (["exit_on_import.py:F"], 2, "importing exit_on_import.py:F called sys.exit(0)"),
+        (["exit_in_example.py:F"], 1, "F.example_inputs() called sys.exit(0)"),
+        (["exit.yaml"], 1, "exit.yaml: the model's code called sys.exit(0)"),
+    ],
+)
+def test_sys_exit_outside_forward_and_backward_is_not_a_pass(tmp_path, argv, code, words):
+    for name, text in EXITING_MODULES.items():
+        (tmp_path / name).write_text(text)
+    res = gradcheck(tmp_path, *argv)
+    assert res.returncode == code, res.stdout + res.stderr
+    assert words in res.stderr
+    assert_clean(res)
