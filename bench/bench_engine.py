@@ -92,20 +92,27 @@ def run_fit(m: Any, iters: int) -> tuple[float, float, list[Any]]:
 
 def side_by_side(
     name: str, fn: Callable[[Any], float], repeats: int, unit: float, label: str
-) -> None:
+) -> float:
+    """Print and return the ratio of the medians (autogradcli / torch)."""
     ours, theirs = [], []
     for _ in range(repeats):  # alternate so both see the same machine state
         ours.append(fn(autogradcli))
         theirs.append(fn(torch))
     mo, mt = statistics.median(ours) * unit, statistics.median(theirs) * unit
     print(f"{name}: autogradcli {mo:9.2f} {label}  torch {mt:9.2f} {label}  ratio {mo / mt:5.2f}x")
+    return mo / mt
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="fewer repeats (a smoke run)")
     args = parser.parse_args()
-    repeats, chain_reps, iters = (3, 20, 100) if args.quick else (7, 100, 500)
+    measure(args.quick)
+
+
+def measure(quick: bool = False) -> dict[str, float]:
+    """Run (a) and (b), print them, return their ratios by name ("chain", "fit")."""
+    repeats, chain_reps, iters = (3, 20, 100) if quick else (7, 100, 500)
 
     torch.set_num_threads(1)
     with threadpool_limits(limits=1):
@@ -113,11 +120,11 @@ def main() -> None:
         print(f"threads: torch {torch.get_num_threads()}, numpy pools {blas}")
         print(f"torch {torch.__version__}, numpy {np.__version__}, repeats {repeats}")
         run_chain(autogradcli, 2), run_chain(torch, 2)  # warm up
-        side_by_side(
+        chain_ratio = side_by_side(
             f"(a) per-op overhead, {N_OPS}-op chain fwd+bwd, 16 x float32",
             lambda m: run_chain(m, chain_reps), repeats, 1e6 / (chain_reps * N_OPS), "us/op",
         )  # fmt: skip
-        side_by_side(
+        fit_ratio = side_by_side(
             f"(b) custom-Function sin(x) fit, 2000 points, {iters} iterations",
             lambda m: run_fit(m, iters)[0], repeats, 1e3, "ms   ",
         )  # fmt: skip
@@ -126,6 +133,7 @@ def main() -> None:
         ok = all(dt == autogradcli.float32 for dt in dtypes)
         print(f"(b) final loss autogradcli {loss_ours:.4f}  torch {loss_torch:.4f}")
         print(f"(b) parameters and grads float32: {'yes' if ok else 'NO: ' + str(dtypes)}")
+    return {"chain": chain_ratio, "fit": fit_ratio}
 
 
 if __name__ == "__main__":

@@ -153,26 +153,35 @@ def main() -> None:
     ap.add_argument("--no-mallopt", action="store_true")
     ap.add_argument("--only", choices=["mlp", "cnn"])
     args = ap.parse_args()
-    tuned = False if args.no_mallopt else tune_malloc()
+    kinds = [args.only] if args.only else ["mlp", "cnn"]
+    measure(kinds, args.steps, args.warmup, args.threads, not args.no_mallopt)
+
+
+def measure(
+    kinds: list[str], steps: int = 60, warmup: int = 10, threads: int = 1, mallopt: bool = True
+) -> dict[str, float]:
+    """Time each of ``kinds`` ("mlp", "cnn"), print them, return ratios ours/torch by kind."""
+    tuned = tune_malloc() if mallopt else False
 
     import torch
     from threadpoolctl import threadpool_info, threadpool_limits
 
-    torch.set_num_threads(args.threads)
-    with threadpool_limits(limits=args.threads):
+    ratios = {}
+    torch.set_num_threads(threads)
+    with threadpool_limits(limits=threads):
         blas = ", ".join(f"{i['internal_api']}={i['num_threads']}" for i in threadpool_info())
         print(
             f"threads: torch intra-op {torch.get_num_threads()}, threadpoolctl [{blas}]; "
             f"mallopt thresholds raised: {tuned}"
         )
-        for kind in ("mlp", "cnn"):
-            if args.only and kind != args.only:
-                continue
-            med_t, med_a, note = run(kind, args.steps, args.warmup)
+        for kind in kinds:
+            med_t, med_a, note = run(kind, steps, warmup)
+            ratios[kind] = med_a / med_t
             print(
                 f"{kind.upper():4s} step: torch {med_t * 1e3:7.3f} ms   ours {med_a * 1e3:7.3f} ms"
                 f"   ratio ours/torch {med_a / med_t:5.2f}x   ({note})"
             )
+    return ratios
 
 
 if __name__ == "__main__":

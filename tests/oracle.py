@@ -20,14 +20,11 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
-import pytest
+from lazy_torch import torch
+from strict_xp import strict_cuda
 
 import autogradcli as ag
 from autogradcli.backend import registry
-
-torch = pytest.importorskip("torch")
-
-from strict_xp import strict_cuda
 
 TOL = {"float64": (1e-9, 1e-7), "float32": (2e-5, 2e-4)}
 

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from lazy_torch import torch
 
 import autogradcli as ag
 from autogradcli.autograd import Function
-
-torch = pytest.importorskip("torch")
 
 
 def _pair(*shape, seed=0, dtype="float64"):

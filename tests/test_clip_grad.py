@@ -8,11 +8,10 @@ from typing import Any
 
 import numpy as np
 import pytest
+from lazy_torch import torch
 
 import autogradcli as ag
 from autogradcli.nn.utils import clip_grad_norm_, clip_grad_value_, get_total_norm
-
-torch = pytest.importorskip("torch")
 
 SHAPES = [(3, 4), (5,), (2, 2, 2)]
 

@@ -7,12 +7,11 @@ from typing import Any
 
 import numpy as np
 import pytest
+from lazy_torch import torch
 from oracle import check
 
 import autogradcli as ag
 import autogradcli.nn.functional as F
-
-torch = pytest.importorskip("torch")
 
 REDUCTIONS = ["mean", "sum", "none"]
 RNG = np.random.default_rng(7)

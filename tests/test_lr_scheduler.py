@@ -8,12 +8,12 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from lazy_torch import torch
 
 import autogradcli as ag
 from autogradcli import optim
 from autogradcli.optim import lr_scheduler as S
 
-torch = pytest.importorskip("torch")
 T = torch.optim.lr_scheduler
 
 STEPS = 40

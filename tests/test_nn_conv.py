@@ -3,8 +3,8 @@ the Conv/Pool modules (reprs, default init, parameters copied from torch)."""
 
 import numpy as np
 import pytest
+from lazy_torch import torch
 
-torch = pytest.importorskip("torch")
 TF = torch.nn.functional
 from oracle import check
 

@@ -7,14 +7,13 @@ from collections import OrderedDict
 
 import numpy as np
 import pytest
+from lazy_torch import torch
 from oracle import check
 
 import autogradcli as ag
 from autogradcli import nn
 from autogradcli.nn import functional as F
 from autogradcli.nn import init
-
-torch = pytest.importorskip("torch")
 
 
 def _np(t):

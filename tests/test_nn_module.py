@@ -7,11 +7,10 @@ from collections import OrderedDict
 
 import numpy as np
 import pytest
+from lazy_torch import torch
 
 import autogradcli as ag
 from autogradcli import nn
-
-torch = pytest.importorskip("torch")
 
 
 def _msg(exc_info: pytest.ExceptionInfo) -> str:

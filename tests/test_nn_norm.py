@@ -3,8 +3,8 @@ grad-of-grad), modules in train and eval mode, running statistics over several s
 
 import numpy as np
 import pytest
+from lazy_torch import torch
 
-torch = pytest.importorskip("torch")
 tnn = torch.nn
 TF = torch.nn.functional
 from oracle import check

@@ -3,8 +3,8 @@ states and every parameter's gradient, 1 and 2 layers, batch_first, given or def
 
 import numpy as np
 import pytest
+from lazy_torch import torch
 
-torch = pytest.importorskip("torch")
 tnn = torch.nn
 
 import autogradcli as ag

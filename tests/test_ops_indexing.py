@@ -3,11 +3,10 @@ against PyTorch: values, gradients, double backward, grad_fn names and error mes
 
 import numpy as np
 import pytest
+from lazy_torch import torch
 from oracle import check
 
 import autogradcli as ag
-
-torch = pytest.importorskip("torch")
 
 IDX = np.array([[0, 2, 1, 0], [1, 1, 0, 2]])  # shape (2, 4), values < 3
 

@@ -4,11 +4,10 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from lazy_torch import torch
 from oracle import check
 
 import autogradcli as ag
-
-torch = pytest.importorskip("torch")
 
 
 @pytest.mark.parametrize("dtype", ["float64", "float32"])

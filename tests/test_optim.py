@@ -9,11 +9,10 @@ from typing import Any
 
 import numpy as np
 import pytest
+from lazy_torch import torch
 
 import autogradcli as ag
 from autogradcli import optim
-
-torch = pytest.importorskip("torch")
 
 SHAPES = [(3, 4), (4,), (5,)]  # group 0: the first two; group 1: the last
 STEPS = 20

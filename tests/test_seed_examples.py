@@ -11,10 +11,9 @@ import math
 
 import numpy as np
 import pytest
+from lazy_torch import torch as real_torch
 
 import autogradcli
-
-real_torch = pytest.importorskip("torch")
 
 
 def make_functions(torch):

@@ -2,10 +2,9 @@
 
 import numpy as np
 import pytest
+from lazy_torch import torch
 
 import autogradcli as ag
-
-torch = pytest.importorskip("torch")
 
 DTYPES = ["float32", "float64", "int64", "int32", "bool"]
 

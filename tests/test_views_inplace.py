@@ -7,10 +7,9 @@ import os
 
 import numpy as np
 import pytest
+from lazy_torch import torch
 
 import autogradcli as ag
-
-torch = pytest.importorskip("torch")
 
 VIEWS = {
     "reshape": lambda t: t.reshape(4, 3),

@@ -349,7 +349,7 @@ def fast_projection(
     analytical ``v^T J`` by one vector-Jacobian product (run twice, for determinism)."""
     from ..tensor.factory import tensor
     from .engine import grad as autograd_grad
-    from .grad_mode import enable_grad, no_grad
+    from .grad_mode import enable_grad
 
     inputs = tuple(inputs)
     args = [i for i, x in enumerate(inputs) if isinstance(x, Tensor) and x.requires_grad]
@@ -372,12 +372,10 @@ def fast_projection(
         orig = arr.copy()
         delta = u.reshape(arr.shape).astype(arr.dtype) * eps
         try:
-            arr[...] = orig - delta
-            with no_grad():
-                lo = func(*inputs)
+            arr[...] = orig - delta  # with grad: a second-order func calls autograd.grad
+            lo = func(*inputs)
             arr[...] = orig + delta
-            with no_grad():
-                hi = func(*inputs)
+            hi = func(*inputs)
         finally:
             arr[...] = orig
         lo = lo if isinstance(lo, (tuple, list)) else (lo,)

@@ -26,6 +26,7 @@ __all__ = [
     "float_outputs",
     "numerical_jacobian",
     "numerical_jvp",
+    "numerical_vjp",
     "vjp",
 ]
 
@@ -157,3 +158,20 @@ def analytical_jacobian(output: Tensor, diff_inputs: list[Tensor]) -> list[np.nd
             if g is not None:
                 jac[j][:, r] = g.reshape(-1)
     return jac
+
+
+def numerical_vjp(
+    func: Callable, inputs: tuple[Any, ...], ref: list[Any], arg: int, eps: float, vs: list[Any]
+) -> list[np.ndarray]:
+    """``v^T J`` by central differences for input ``arg``, one flat float64 vector per ``v``
+    (``vs``: one flat vector per float output, None to skip it); the Jacobian is never stored."""
+    arr = inputs[arg]._data
+    result = [np.zeros(arr.size) for _ in vs]
+    for k, idx in enumerate(np.ndindex(arr.shape)):
+        orig = arr[idx].copy()
+        assign = partial(arr.__setitem__, idx)
+        columns = _central_difference(func, inputs, ref, eps, assign, orig - eps, orig + eps, orig)
+        for j, (v, column) in enumerate(zip(vs, columns)):
+            if v is not None:
+                result[j][k] = v @ column
+    return result

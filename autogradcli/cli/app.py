@@ -200,10 +200,21 @@ def gradcheck(
     ),
     json_: bool = typer.Option(False, "--json", help="Write the report as JSON to stdout."),
 ) -> None:
-    from .gradcheck_cmd import Settings, run_gradcheck
+    from ..autograd.function_check import CheckOptions
+    from .gradcheck_cmd import run_gradcheck
 
-    settings = Settings(eps, atol, rtol, nondet_tol, order, fast, seed, show)
-    code = run_gradcheck(target, list(input_), list(arg), list(domain), settings, list(set_), json_)
+    options = CheckOptions(eps, atol, rtol, nondet_tol, order, fast, seed)
+    code = run_gradcheck(
+        target,
+        list(input_),
+        list(arg),
+        list(domain),
+        options,
+        show=show,
+        overrides=list(set_),
+        as_json=json_,
+        debug=_STATE["debug"],
+    )
     raise typer.Exit(code)
 
 

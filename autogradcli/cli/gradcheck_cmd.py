@@ -11,29 +11,25 @@ from __future__ import annotations
 
 import inspect
 import json
+import math
+import os
 import sys
 import traceback
-from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .console import console
 from .errors import EXIT_FAILED, EXIT_OK, UserError
 
+if TYPE_CHECKING:
+    from ..autograd.function_check_report import (
+        CheckOptions,
+        FunctionCheckReport,
+        PairResult,
+    )
+
 DOMAINS = ("any", "positive", "nonzero", "unit")
 CONFIG_SUFFIXES = (".yaml", ".yml", ".json")
-KINK_LIMIT = 200  # failing elements examined for kinks per pair
-
-
-@dataclass
-class Settings:
-    eps: float = 1e-6
-    atol: float = 1e-5
-    rtol: float = 1e-3
-    nondet_tol: float = 0.0
-    order: int = 1
-    fast: bool = False
-    seed: int = 0
-    show: int = 5
+MAX_INPUT_NUMEL = 10_000_000  # elements of one --input tensor (80 MB in float64)
 
 
 # ----------------------------------------------------------------------------- targets
@@ -43,8 +39,6 @@ def _is_config(target: str) -> bool:
 
 def resolve_function(target: str) -> Any:
     """The Function class named by ``module:Name`` / ``file.py:Name`` (UserError otherwise)."""
-    import os
-
     from ..autograd.function import Function
     from ..config.imports import ImportPathError, resolve_import
 
@@ -57,6 +51,8 @@ def resolve_function(target: str) -> Any:
         obj = resolve_import(target, os.getcwd())
     except ImportPathError as err:
         raise UserError(str(err)) from err
+    except SystemExit as err:
+        raise UserError(f"importing {target} called sys.exit({err.code!r})") from None
     if not (inspect.isclass(obj) and issubclass(obj, Function)):
         what = f"the class {obj.__name__}" if inspect.isclass(obj) else type(obj).__name__
         raise UserError(f"{target} is {what}, not an autograd.Function subclass")
@@ -84,7 +80,15 @@ def _example_inputs(fn: Any) -> tuple[Any, ...] | None:
         return None
     value = fn.example_inputs
     if callable(value):
-        value = value()
+        try:
+            value = value()
+        except (Exception, SystemExit) as err:
+            what = (
+                f"called sys.exit({err.code!r})"
+                if isinstance(err, SystemExit)
+                else f"raised {type(err).__name__}: {err}"
+            )
+            raise UserError(f"{fn.__name__}.example_inputs() {what}", EXIT_FAILED) from err
     return tuple(value) if isinstance(value, (tuple, list)) else (value,)
 
 
@@ -115,6 +119,17 @@ def parse_shape(text: str, spec: str) -> tuple[int, ...]:
         ) from None
     if any(d < 0 for d in dims):
         raise UserError(f"--input {spec!r}: sizes must be >= 0")
+    numel = math.prod(dims)
+    if numel == 0:
+        raise UserError(
+            f"--input {spec!r}: a tensor of shape {dims} has no elements, so there is nothing "
+            "to check; give sizes >= 1"
+        )
+    if numel > MAX_INPUT_NUMEL:
+        raise UserError(
+            f"--input {spec!r}: {numel:,} elements is more than gradcheck draws for one input "
+            f"({MAX_INPUT_NUMEL:,} at most)"
+        )
     return dims
 
 
@@ -207,289 +222,6 @@ def build_inputs(
     return tuple(inputs), used
 
 
-# ----------------------------------------------------------------------------- the checks
-def _fmt_index(idx: tuple[int, ...]) -> str:
-    return "[" + ", ".join(str(i) for i in idx) + "]" if idx else ""
-
-
-def _num(v: float) -> float | str:
-    import math
-
-    return v if math.isfinite(v) else str(v)
-
-
-class Checker:
-    """Runs every check on one Function and collects a JSON-able report."""
-
-    def __init__(self, fn: Any, inputs: tuple[Any, ...], names: list[str], s: Settings):
-        self.fn, self.inputs, self.names, self.s = fn, inputs, names, s
-        self.checks: list[dict[str, Any]] = []
-        self.pairs: list[dict[str, Any]] = []
-
-    def check(self, name: str, status: str, detail: str = "") -> None:
-        self.checks.append({"name": name, "status": status, "detail": detail})
-
-    def func(self, *args: Any) -> Any:
-        return self.fn.apply(*args)
-
-    def diff_names(self) -> list[str]:
-        from ..tensor.tensor import Tensor
-
-        return [
-            n for n, x in zip(self.names, self.inputs) if isinstance(x, Tensor) and x.requires_grad
-        ]
-
-    def output_names(self, n: int) -> list[str]:
-        return ["y"] if n == 1 else [f"y{i}" for i in range(n)]
-
-    def run(self) -> dict[str, Any]:
-        from ..autograd.gradcheck_diagnosis import check_backward_outputs
-
-        s = self.s
-        name1 = "backward returns one gradient per input, with the input's shape and dtype"
-        try:
-            issues, _ = check_backward_outputs(self.fn, self.inputs, self.names)
-        except Exception as err:
-            self.check(name1, "fail", f"forward/backward raised {type(err).__name__}: {err}")
-            self._trace(err)
-            return self.result()
-        fatal = [i for i in issues if i.fatal]
-        notes = "; ".join(i.message for i in issues)
-        self.none_args = {i.arg_index for i in issues if i.kind == "missing"}
-        self.check(name1, "fail" if fatal or self.none_args else "pass", notes)
-        jac = "Jacobian matches finite differences" + (" (fast mode)" if s.fast else "")
-        det = f"backward is deterministic (nondet_tol {s.nondet_tol:g})"
-        if fatal:
-            self.check(jac, "skip", "backward's result has the wrong structure")
-            self.check(det, "skip", "")
-        else:
-            try:
-                self.first_order(jac, det)
-            except Exception as err:
-                self.check(jac, "fail", f"{type(err).__name__}: {err}")
-                self._trace(err)
-        so = "second-order gradients match (gradgradcheck)"
-        if s.order < 2:
-            self.check(so, "skip", "run with --order 2")
-        elif fatal:
-            self.check(so, "skip", "first order failed")
-        else:
-            try:
-                self.second_order(so)
-            except Exception as err:
-                self.check(so, "fail", f"{type(err).__name__}: {err}")
-                self._trace(err)
-        return self.result()
-
-    def _trace(self, err: BaseException) -> None:
-        from .app import _STATE
-
-        if _STATE["debug"]:
-            traceback.print_exception(type(err), err, err.__traceback__, file=sys.stderr)
-
-    def result(self) -> dict[str, Any]:
-        from ..tensor.tensor import Tensor
-
-        inputs = []
-        for n, x in zip(self.names, self.inputs):
-            if isinstance(x, Tensor):
-                inputs.append(
-                    {
-                        "name": n,
-                        "shape": list(x.shape),
-                        "dtype": x.dtype.name,
-                        "requires_grad": bool(x.requires_grad),
-                    }
-                )
-            else:
-                inputs.append({"name": n, "value": repr(x)})
-        ok = all(c["status"] != "fail" for c in self.checks)
-        return {
-            "function": getattr(self.fn, "__qualname__", str(self.fn)),
-            "ok": ok,
-            "inputs": inputs,
-            "settings": vars(self.s).copy(),
-            "checks": self.checks,
-            "pairs": self.pairs,
-        }
-
-    def _pair_dict(
-        self, order: int, p: Any, out_names: list[str], in_names: list[str], func: Any, inputs: Any
-    ) -> dict[str, Any]:
-        from ..autograd.gradcheck_diagnosis import diagnose, find_kinks
-
-        oname, iname = out_names[p.output_index], in_names[p.input_index]
-        kinks, failures = ([], [])
-        if p.failures:
-            if order == 1:
-                kinks, failures = find_kinks(func, inputs, p, self.s.eps, limit=KINK_LIMIT)
-            else:
-                failures = list(p.failures)
-        n_failed = p.n_failed - len(kinks)
-        diagnosis = None
-        if n_failed:
-            diagnosis = diagnose(
-                p, iname, oname, grad_was_none=order == 1 and p.arg_index in self.none_args
-            )
-
-        def elem(m: Any) -> dict[str, Any]:
-            return {
-                "output": list(m.output_element),
-                "input": list(m.input_element),
-                "where": f"{oname}{_fmt_index(m.output_element)} w.r.t. "
-                f"{iname}{_fmt_index(m.input_element)}",
-                "numerical": _num(m.numerical),
-                "analytical": _num(m.analytical),
-                "difference": _num(m.difference),
-                "allowed": _num(m.allowed),
-            }
-
-        return {
-            "order": order,
-            "output": oname,
-            "input": iname,
-            "output_shape": list(p.output_shape),
-            "input_shape": list(p.input_shape),
-            "max_abs_error": _num(p.max_abs_error),
-            "max_rel_error": _num(p.max_rel_error),
-            "n_elements": p.n_elements,
-            "n_failed": n_failed,
-            "n_kinks": len(kinks),
-            "ok": n_failed == 0,
-            "nondet_max_diff": _num(p.nondet_max_diff),
-            "diagnosis": diagnosis,
-            "worst": [elem(m) for m in failures[: max(self.s.show, 20)]],
-            "kinks": [
-                {**elem(k.mismatch), "left": _num(k.left), "right": _num(k.right)}
-                for k in kinks[:20]
-            ],
-        }
-
-    def _report(self, func: Any, inputs: Any) -> Any:
-        from ..autograd.gradcheck import gradcheck_report
-
-        s = self.s
-        return gradcheck_report(
-            func,
-            inputs,
-            eps=s.eps,
-            atol=s.atol,
-            rtol=s.rtol,
-            nondet_tol=s.nondet_tol,
-            max_failures=KINK_LIMIT + 50,
-        )
-
-    def first_order(self, jac: str, det: str) -> None:
-        from ..autograd.gradcheck_diagnosis import fast_projection
-
-        s = self.s
-        in_names = self.diff_names()
-        note = ""
-        if s.fast:
-            proj = fast_projection(
-                self.func, self.inputs, eps=s.eps, atol=s.atol, rtol=s.rtol, seed=s.seed
-            )
-            nondet = max((p.nondet_diff for p in proj), default=0.0)
-            if all(p.ok for p in proj):
-                n_out = 1 + max((p.output_index for p in proj), default=0)
-                outs = self.output_names(n_out)
-                for p in proj:
-                    self.pairs.append(
-                        {
-                            "order": 1,
-                            "output": outs[p.output_index],
-                            "input": in_names[p.input_index],
-                            "mode": "fast",
-                            "numerical": p.numerical,
-                            "analytical": p.analytical,
-                            "max_abs_error": abs(p.analytical - p.numerical),
-                            "allowed": p.allowed,
-                            "ok": True,
-                            "n_failed": 0,
-                            "n_kinks": 0,
-                        }
-                    )
-                self.check(jac, "pass", "v^T J u matches for random unit u, v")
-                self._det(det, nondet)
-                return
-            note = "the fast check failed; full Jacobians computed to locate the failure"
-        report = self._report(self.func, self.inputs)
-        outs = self.output_names(report.n_outputs)
-        pairs = [
-            self._pair_dict(1, p, outs, in_names, self.func, self.inputs) for p in report.pairs
-        ]
-        self.pairs.extend(pairs)
-        failed = [p for p in pairs if not p["ok"]]
-        kinks = sum(p["n_kinks"] for p in pairs)
-        detail = "; ".join(
-            f"{p['output']} w.r.t. {p['input']}: {p['n_failed']} of {p['n_elements']} elements"
-            for p in failed
-        )
-        if kinks:
-            detail = (detail + "; " if detail else "") + f"{kinks} kink(s), not failures"
-        if note:
-            detail = note + ("; " + detail if detail else "")
-        self.check(jac, "fail" if failed else "pass", detail)
-        self._det(det, max((p.nondet_max_diff for p in report.pairs), default=0.0))
-
-    def _det(self, name: str, diff: float) -> None:
-        ok = diff <= self.s.nondet_tol
-        self.check(name, "pass" if ok else "fail", f"max difference between two runs {diff:.3g}")
-
-    def second_order(self, name: str) -> None:
-        from ..autograd.engine import grad as autograd_grad
-        from ..tensor.factory import rand_like
-        from ..tensor.tensor import Tensor
-
-        with_grad = [
-            i for i, x in enumerate(self.inputs) if isinstance(x, Tensor) and x.requires_grad
-        ]
-        outs = self.func(*self.inputs)
-        outs = outs if isinstance(outs, tuple) else (outs,)
-        diff_outs = [o for o in outs if isinstance(o, Tensor) and o.requires_grad]
-        gos = tuple(
-            (rand_like(o.detach()) * 2.0 - 1.0).detach().requires_grad_(True) for o in diff_outs
-        )
-        n_in = len(self.inputs)
-
-        def f2(*all_args: Any) -> tuple[Any, ...]:
-            ins = all_args[:n_in]
-            o = self.func(*ins)
-            o = o if isinstance(o, tuple) else (o,)
-            d = [x for x in o if isinstance(x, Tensor) and x.requires_grad]
-            gs = autograd_grad(
-                d,
-                [ins[i] for i in with_grad],
-                list(all_args[n_in:]),
-                create_graph=True,
-                allow_unused=True,
-            )
-            return tuple(g for g in gs if g is not None)
-
-        diff_in = self.diff_names()
-        out_names = self.output_names(len(diff_outs))
-        go_names = [f"grad_{n}" for n in out_names]
-        all_inputs = self.inputs + gos
-        report = self._report(f2, all_inputs)
-        # the outputs of f2 are the gradients w.r.t. the inputs that got one
-        probe = f2(*all_inputs)
-        grads = autograd_grad(
-            diff_outs, [self.inputs[i] for i in with_grad], list(gos), allow_unused=True
-        )
-        got = [n for n, g in zip(diff_in, grads) if g is not None]
-        f2_outs = [f"grad_{n}" for n in got][: len(probe)]
-        pairs = [
-            self._pair_dict(2, p, f2_outs, diff_in + go_names, f2, all_inputs) for p in report.pairs
-        ]
-        self.pairs.extend(pairs)
-        failed = [p for p in pairs if not p["ok"]]
-        detail = "; ".join(
-            f"{p['output']} w.r.t. {p['input']}: {p['n_failed']} of {p['n_elements']} elements"
-            for p in failed
-        )
-        self.check(name, "fail" if failed else "pass", detail)
-
-
 # ----------------------------------------------------------------------------- config mode
 def config_functions(
     path: str, overrides: list[str]
@@ -545,46 +277,87 @@ def config_functions(
 
 
 # ----------------------------------------------------------------------------- entry
+def _check_number(flag: str, value: float, *, positive: bool = False) -> None:
+    if not (math.isfinite(value) and (value > 0 if positive else value >= 0)):
+        bound = "> 0" if positive else ">= 0"
+        raise UserError(f"{flag} {value!r}: must be a finite number {bound}")
+
+
+def check_options(options: CheckOptions) -> None:
+    """A UserError naming the flag for a tolerance or step that is nan, inf or out of range."""
+    _check_number("--eps", options.eps, positive=True)
+    _check_number("--atol", options.atol)
+    _check_number("--rtol", options.rtol)
+    _check_number("--nondet-tol", options.nondet_tol)
+
+
+def _run_one(fn: Any, inputs: tuple[Any, ...], names: list[str], options: CheckOptions, show: int):
+    from ..autograd.function_check import check_function, validate_inputs
+
+    try:
+        validate_inputs(inputs, names)
+    except ValueError as err:
+        raise UserError(f"{fn.__name__}: {err}") from None
+    return check_function(fn, inputs, names, options, max_worst=max(show, 20))
+
+
 def run_gradcheck(
     target: str,
     input_specs: list[str],
     arg_specs: list[str],
     domain_specs: list[str],
-    s: Settings,
-    overrides: list[str],
-    as_json: bool,
+    options: CheckOptions,
+    *,
+    show: int = 5,
+    overrides: list[str] | None = None,
+    as_json: bool = False,
+    debug: bool = False,
 ) -> int:
-    if s.eps <= 0 or s.atol < 0 or s.rtol < 0 or s.nondet_tol < 0:
-        raise UserError("--eps must be > 0 and --atol/--rtol/--nondet-tol >= 0")
-    reports: list[dict[str, Any]] = []
+    """Check the Function(s) named by ``target``, print the report(s), return the exit code."""
+    check_options(options)
+    checked: list[tuple[str, str | None, FunctionCheckReport]] = []  # (target, layer, report)
     if _is_config(target):
         if input_specs or arg_specs:
             raise UserError("--input/--arg are for a Function target; a config gives the inputs")
-        import os
-
         if not os.path.isfile(target):
             raise UserError(f"config file not found: {target}")
-        for layer, fn, inputs, names in config_functions(target, overrides):
-            rep = Checker(fn, inputs, names, s).run()
-            rep["layer"] = layer
-            rep["target"] = f"{target} (model.{layer})"
-            reports.append(rep)
+        try:
+            found = config_functions(target, overrides or [])
+        except SystemExit as err:
+            raise UserError(
+                f"{target}: the model's code called sys.exit({err.code!r}) while gradcheck "
+                "built it and ran one batch",
+                EXIT_FAILED,
+            ) from None
+        for layer, fn, inputs, names in found:
+            rep = _run_one(fn, inputs, names, options, show)
+            checked.append((f"{target} (model.{layer})", layer, rep))
     else:
         fn = resolve_function(target)
-        inputs, names = build_inputs(fn, input_specs, arg_specs, domain_specs, s.seed)
-        rep = Checker(fn, inputs, names, s).run()
-        rep["target"] = target
-        reports.append(rep)
-    ok = all(r["ok"] for r in reports)
+        inputs, names = build_inputs(fn, input_specs, arg_specs, domain_specs, options.seed)
+        checked.append((target, None, _run_one(fn, inputs, names, options, show)))
+    if debug:
+        for _, _, rep in checked:
+            for err in rep.errors:
+                traceback.print_exception(type(err), err, err.__traceback__, file=sys.stderr)
+    ok = all(rep.ok for _, _, rep in checked)
     if as_json:
-        doc: dict[str, Any] = {"target": target, "ok": ok, "functions": reports}
-        sys.stdout.write(json.dumps(doc, indent=2) + "\n")
+        functions = []
+        for where, layer, rep in checked:
+            doc = rep.to_dict()
+            doc["settings"]["show"] = show
+            doc["target"] = where
+            if layer is not None:
+                doc["layer"] = layer
+            functions.append(doc)
+        sys.stdout.write(json.dumps({"target": target, "ok": ok, "functions": functions}, indent=2))
+        sys.stdout.write("\n")
     else:
         out = console()
-        if not reports:
+        if not checked:
             out.print(f"{target}: the model uses no custom autograd Function; nothing to check")
-        for rep in reports:
-            render(out, rep, s)
+        for where, _, rep in checked:
+            render(out, rep, where, show)
     return EXIT_OK if ok else EXIT_FAILED
 
 
@@ -592,96 +365,108 @@ def run_gradcheck(
 _MARK = {"pass": "[green]PASS[/green]", "fail": "[red]FAIL[/red]", "skip": "[dim]SKIP[/dim]"}
 
 
-def _g(v: Any) -> str:
-    return f"{v:.3g}" if isinstance(v, float) else str(v)
+def _g(v: Any, spec: str = ".3g") -> str:
+    if v is None:
+        return "-"
+    return format(v, spec) if isinstance(v, float) else str(v)
 
 
-def render(out: Any, rep: dict[str, Any], s: Settings) -> None:
+def _pair_table(title: str, pairs: list[PairResult]) -> Any:
+    from rich import box
+    from rich.table import Table
+
+    table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD)
+    for col, just in (
+        ("output", "left"),
+        ("w.r.t.", "left"),
+        ("max abs err", "right"),
+        ("max rel err", "right"),
+        ("failed", "right"),
+        ("kinks", "right"),
+        ("result", "left"),
+    ):
+        table.add_column(col, justify=just, no_wrap=True)  # type: ignore[arg-type]
+    for p in pairs:
+        if p.mode == "fast":
+            failed, rel = "-", "-"
+        else:
+            failed, rel = f"{p.n_failed}/{p.n_elements}", _g(p.max_rel_error)
+        table.add_row(
+            p.output,
+            p.input,
+            _g(p.max_abs_error),
+            rel,
+            failed,
+            str(p.n_kinks),
+            "[green]pass[/green]" if p.ok else "[red]FAIL[/red]",
+        )
+    return table
+
+
+def _render_failure(out: Any, p: PairResult, show: int) -> None:
     from rich import box
     from rich.markup import escape
     from rich.table import Table
 
+    what = "elements of v^T J (v random)" if p.mode == "vjp" else "Jacobian elements"
+    out.print(f"[red]{p.output} w.r.t. {p.input}[/red]: {p.n_failed} of {p.n_elements} {what} fail")
+    if p.diagnosis:
+        out.print(f"  diagnosis: [bold]{escape(p.diagnosis)}[/bold]")
+    t = Table(box=box.SIMPLE_HEAD, title="worst elements", title_justify="left")
+    for col in ("element", "numerical", "analytical", "difference", "allowed"):
+        t.add_column(col, justify="left" if col == "element" else "right", no_wrap=True)
+    for w in p.worst[:show]:
+        t.add_row(
+            escape(w.where),
+            _g(w.numerical, ".6g"),
+            _g(w.analytical, ".6g"),
+            _g(w.difference),
+            _g(w.allowed),
+        )
+    out.print(t)
+
+
+def render(out: Any, rep: FunctionCheckReport, target: str, show: int) -> None:
+    """Draw one Function's report: the checklist, the pair tables, failures and kinks."""
+    from rich.markup import escape
+
+    o = rep.options
     out.print(
-        f"[bold]gradcheck {escape(rep['function'])}[/bold] ({escape(rep['target'])}) in float64: "
-        f"eps {s.eps:g}, atol {s.atol:g}, rtol {s.rtol:g}"
+        f"[bold]gradcheck {escape(rep.function)}[/bold] ({escape(target)}) in float64: "
+        f"eps {o.eps:g}, atol {o.atol:g}, rtol {o.rtol:g}"
     )
     parts = []
-    for i in rep["inputs"]:
-        if "shape" in i:
-            flag = "" if i["requires_grad"] else ", no grad"
-            parts.append(f"{i['name']} {tuple(i['shape'])}{flag}")
+    for i in rep.inputs:
+        if i.shape is not None:
+            parts.append(f"{i.name} {tuple(i.shape)}{'' if i.requires_grad else ', no grad'}")
         else:
-            parts.append(f"{i['name']}={i['value']}")
+            parts.append(f"{i.name}={i.value}")
     out.print("inputs: " + escape(", ".join(parts)))
-    for c in rep["checks"]:
-        detail = f"  [dim]{escape(c['detail'])}[/dim]" if c["detail"] else ""
-        out.print(f"  {_MARK[c['status']]}  {escape(c['name'])}{detail}")
+    for c in rep.checks:
+        detail = f"  [dim]{escape(c.detail)}[/dim]" if c.detail else ""
+        out.print(f"  {_MARK[c.status]}  {escape(c.name)}{detail}")
     for order in (1, 2):
-        pairs = [p for p in rep["pairs"] if p["order"] == order]
+        pairs = [p for p in rep.pairs if p.order == order]
         if not pairs:
             continue
         title = "first order" if order == 1 else "second order (gradients of the gradients)"
-        table = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD)
-        for col, just in (
-            ("output", "left"),
-            ("w.r.t.", "left"),
-            ("max abs err", "right"),
-            ("max rel err", "right"),
-            ("failed", "right"),
-            ("kinks", "right"),
-            ("result", "left"),
-        ):
-            table.add_column(col, justify=just, no_wrap=True)  # type: ignore[arg-type]
+        out.print(_pair_table(title, pairs))
         for p in pairs:
-            if p.get("mode") == "fast":
-                failed, rel = "-", "-"
-            else:
-                failed, rel = f"{p['n_failed']}/{p['n_elements']}", _g(p["max_rel_error"])
-            table.add_row(
-                p["output"],
-                p["input"],
-                _g(p["max_abs_error"]),
-                rel,
-                failed,
-                str(p.get("n_kinks", 0)),
-                "[green]pass[/green]" if p["ok"] else "[red]FAIL[/red]",
-            )
-        out.print(table)
-        for p in pairs:
-            if p.get("mode") == "fast":
+            if p.mode == "fast":
                 continue
-            if not p["ok"]:
-                head = f"[red]{p['output']} w.r.t. {p['input']}[/red]: {p['n_failed']} of {p['n_elements']} Jacobian elements fail"
-                out.print(head)
-                if p["diagnosis"]:
-                    out.print(f"  diagnosis: [bold]{escape(p['diagnosis'])}[/bold]")
-                t = Table(box=box.SIMPLE_HEAD, title="worst elements", title_justify="left")
-                for col in ("element", "numerical", "analytical", "difference", "allowed"):
-                    t.add_column(col, justify="left" if col == "element" else "right", no_wrap=True)
-                for w in p["worst"][: s.show]:
-                    t.add_row(
-                        escape(w["where"]),
-                        f"{w['numerical']:.6g}"
-                        if isinstance(w["numerical"], float)
-                        else str(w["numerical"]),
-                        f"{w['analytical']:.6g}"
-                        if isinstance(w["analytical"], float)
-                        else str(w["analytical"]),
-                        _g(w["difference"]),
-                        _g(w["allowed"]),
-                    )
-                out.print(t)
-            if p.get("kinks"):
+            if not p.ok:
+                _render_failure(out, p, show)
+            if p.kinks:
                 out.print(
-                    f"[yellow]{p['output']} w.r.t. {p['input']}[/yellow]: {p['n_kinks']} kink(s) "
+                    f"[yellow]{p.output} w.r.t. {p.input}[/yellow]: {p.n_kinks} kink(s) "
                     "(one-sided slopes differ; the function is not differentiable there; "
                     "not counted as failures):"
                 )
-                for k in p["kinks"][: s.show]:
+                for k in p.kinks[:show]:
                     out.print(
-                        f"  {escape(k['where'])}: left slope {_g(k['left'])}, right slope "
-                        f"{_g(k['right'])}, analytical {_g(k['analytical'])}"
+                        f"  {escape(k.where)}: left slope {_g(k.left)}, right slope "
+                        f"{_g(k.right)}, analytical {_g(k.analytical)}"
                     )
-    verdict = "[green]all checks passed[/green]" if rep["ok"] else "[red]gradcheck FAILED[/red]"
+    verdict = "[green]all checks passed[/green]" if rep.ok else "[red]gradcheck FAILED[/red]"
     out.print(verdict)
     out.print()
