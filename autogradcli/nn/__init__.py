@@ -2,8 +2,10 @@
 
 from . import functional, init, utils
 from .activation import *
+from .channel_dropout import *
 from .container import *
 from .conv import *
+from .conv_transpose import *
 from .dropout import *
 from .flatten import *
 from .function_layer import *

@@ -2,7 +2,9 @@
 
 from .activation import *
 from .conv import *
+from .dropout import *
 from .linear import *
 from .loss import *
 from .normalization import *
+from .padding import *
 from .pooling import *
