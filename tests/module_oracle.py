@@ -41,11 +41,10 @@ def _outputs(out: Any) -> list[Any]:
 
 
 def load_torch_state(ours: Any, theirs: Any, device: str = "cpu") -> None:
-    """Copy torch's state_dict into ``ours`` through ``load_state_dict`` (strict)."""
-    state = {
-        k: ag.tensor(v.detach().numpy().copy(), device=device)
-        for k, v in theirs.state_dict().items()
-    }
+    """Copy torch's state_dict (a module or a saved dict) into ``ours`` through
+    ``load_state_dict`` (strict: names and shapes must match)."""
+    items = theirs.items() if isinstance(theirs, dict) else theirs.state_dict().items()
+    state = {k: ag.tensor(v.detach().numpy().copy(), device=device) for k, v in items}
     ours.load_state_dict(state)
 
 
@@ -72,18 +71,19 @@ def compare_module(
     torch.manual_seed(seed)
     theirs = make(torch.nn).to(tdtype)
     theirs.train(train)
+    start = {k: v.detach().clone() for k, v in theirs.state_dict().items()}  # before forward
     t_in = [torch.tensor(a, requires_grad=a.dtype.kind == "f") for a in arrays]
     t_out = _outputs(call(theirs, *t_in))
     ups = [rng.standard_normal(tuple(o.shape)).astype(dtype) for o in t_out]
     t_live = [(o, u) for o, u in zip(t_out, ups) if o.requires_grad]
     torch.autograd.backward([o for o, _ in t_live], [torch.tensor(u) for _, u in t_live])
     ours = make(nn).to(getattr(ag, dtype))
-    atol, rtol = tol or TOL[dtype]
+    tol = tol or TOL[dtype]
     devices = ["cpu", "cuda"] if strict else ["cpu"]
     for device in devices:
         ctx = strict_cuda() if device == "cuda" else _null()
         with ctx:
-            _run_ours(ours, theirs, arrays, call, ups, t_in, t_out, train, device, atol, rtol)
+            _run_ours(ours, theirs, start, arrays, call, ups, t_in, t_out, train, device, tol)
     return ours, theirs
 
 
@@ -95,9 +95,10 @@ class _null:
         return None
 
 
-def _run_ours(ours, theirs, arrays, call, ups, t_in, t_out, train, device, atol, rtol) -> None:
+def _run_ours(ours, theirs, start, arrays, call, ups, t_in, t_out, train, device, tol) -> None:
+    atol, rtol = tol
     ours.to(device)
-    load_torch_state(ours, theirs, device)
+    load_torch_state(ours, start, device)
     ours.train(train)
     ours.zero_grad()
     a_in = [ag.tensor(a, device=device, requires_grad=a.dtype.kind == "f") for a in arrays]

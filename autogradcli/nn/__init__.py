@@ -9,6 +9,7 @@ from .conv_transpose import *
 from .dropout import *
 from .flatten import *
 from .function_layer import *
+from .instancenorm import *
 from .linear import *
 from .loss import *
 from .module import *
@@ -17,3 +18,4 @@ from .parameter import *
 from .pooling import *
 from .rnn import *
 from .sparse import *
+from .upsampling import *

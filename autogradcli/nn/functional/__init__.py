@@ -8,3 +8,4 @@ from .loss import *
 from .normalization import *
 from .padding import *
 from .pooling import *
+from .upsampling import *
