@@ -5,8 +5,8 @@ stand-in (``device='cuda'``), where numpy called on a device array fails.
 
     compare_module(lambda m: m.ConvTranspose2d(4, 6, 3), (2, 4, 5, 5))
 
-``make(nn)`` receives ``autogradcli.nn`` or ``torch.nn``. Inputs are shapes (random floats) or
-arrays (integer arrays are passed as they are and get no gradient). ``call(layer, *inputs)``
+``make(nn)`` receives ``autogradcli.nn`` or ``torch.nn``. Inputs are shapes (random floats),
+arrays (integer and bool arrays are passed as they are and get no gradient) or None. ``call(layer, *inputs)``
 overrides the forward call (for keyword arguments, masks, tuple outputs).
 """
 
@@ -62,7 +62,9 @@ def compare_module(
     rng = np.random.default_rng(seed)
     arrays = []
     for spec in inputs:
-        if isinstance(spec, np.ndarray):
+        if spec is None:
+            arrays.append(None)
+        elif isinstance(spec, np.ndarray):
             arrays.append(spec.astype(dtype) if spec.dtype.kind == "f" else spec)
         else:
             arrays.append(rng.standard_normal(tuple(spec)).astype(dtype))
@@ -72,7 +74,9 @@ def compare_module(
     theirs = make(torch.nn).to(tdtype)
     theirs.train(train)
     start = {k: v.detach().clone() for k, v in theirs.state_dict().items()}  # before forward
-    t_in = [torch.tensor(a, requires_grad=a.dtype.kind == "f") for a in arrays]
+    t_in = [
+        None if a is None else torch.tensor(a, requires_grad=a.dtype.kind == "f") for a in arrays
+    ]
     t_out = _outputs(call(theirs, *t_in))
     ups = [rng.standard_normal(tuple(o.shape)).astype(dtype) for o in t_out]
     t_live = [(o, u) for o, u in zip(t_out, ups) if o.requires_grad]
@@ -101,7 +105,10 @@ def _run_ours(ours, theirs, start, arrays, call, ups, t_in, t_out, train, device
     load_torch_state(ours, start, device)
     ours.train(train)
     ours.zero_grad()
-    a_in = [ag.tensor(a, device=device, requires_grad=a.dtype.kind == "f") for a in arrays]
+    a_in = [
+        None if a is None else ag.tensor(a, device=device, requires_grad=a.dtype.kind == "f")
+        for a in arrays
+    ]
     a_out = _outputs(call(ours, *a_in))
     assert len(a_out) == len(t_out)
     where = f" (on {device})"
@@ -114,7 +121,7 @@ def _run_ours(ours, theirs, start, arrays, call, ups, t_in, t_out, train, device
     live = [(a, u) for a, t, u in zip(a_out, t_out, ups) if t.requires_grad]
     ag.autograd.backward([a for a, _ in live], [ag.tensor(u, device=device) for _, u in live])
     for i, (a, t) in enumerate(zip(a_in, t_in)):
-        if t.grad is None:
+        if t is None or t.grad is None:
             continue
         assert a.grad is not None, f"input {i}: no gradient{where}"
         assert a.grad.dtype == a.dtype, f"input {i}: grad dtype {a.grad.dtype}{where}"
