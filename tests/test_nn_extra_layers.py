@@ -472,3 +472,39 @@ def test_deprecated_upsample_functions_warn():
             ref = getattr(TF, name)(torch.tensor(x), scale_factor=2)
         assert str(ours[0].message) == str(theirs[0].message)
         np.testing.assert_allclose(out.numpy(), ref.numpy(), atol=1e-6)
+
+
+PAD_LAYERS = [
+    (lambda m: m.ZeroPad2d(1), (2, 3, 4, 5)),
+    (lambda m: m.ZeroPad1d((1, 2)), (2, 3, 4)),
+    (lambda m: m.ConstantPad1d(2, 3.5), (2, 3, 4)),
+    (lambda m: m.ConstantPad3d((1, 0, 0, 1, 2, 0), -1.0), (1, 2, 2, 3, 2)),
+    (lambda m: m.ReflectionPad1d(2), (2, 3, 4)),
+    (lambda m: m.ReflectionPad2d((1, 2, 3, 0)), (2, 3, 4, 5)),
+    (lambda m: m.ReplicationPad2d(2), (3, 4, 5)),
+    (lambda m: m.ReplicationPad3d(1), (1, 2, 2, 3, 2)),
+    (lambda m: m.CircularPad1d(1), (2, 3, 4)),
+    (lambda m: m.CircularPad2d((1, 2, 0, 1)), (2, 3, 4, 5)),
+    (lambda m: m.ReflectionPad3d(1), (1, 2, 2, 3, 2)),
+]
+
+
+@pytest.mark.parametrize("make, shape", PAD_LAYERS)
+def test_padding_layers_match_torch(make, shape):
+    ours, theirs = compare_module(make, shape, dtype="float32")
+    assert repr(ours) == repr(theirs)
+
+
+def test_padding_layer_errors_match_torch():
+    torch = pytest.importorskip("torch")
+    for make, shape in [
+        (lambda m: m.ReflectionPad2d(2), (2, 2)),
+        (lambda m: m.ZeroPad2d(2), (2,)),
+        (lambda m: m.CircularPad2d(2), (2, 3)),
+    ]:
+        with pytest.raises(Exception) as theirs:
+            make(torch.nn)(torch.randn(*shape))
+        with pytest.raises(Exception) as ours:
+            make(nn)(ag.randn(*shape))
+        assert type(ours.value) is type(theirs.value)
+        assert str(ours.value) == str(theirs.value)

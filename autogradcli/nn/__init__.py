@@ -2,6 +2,7 @@
 
 from . import functional, init, utils
 from .activation import *
+from .attention import *
 from .channel_dropout import *
 from .container import *
 from .conv import *
@@ -14,8 +15,10 @@ from .linear import *
 from .loss import *
 from .module import *
 from .normalization import *
+from .padding import *
 from .parameter import *
 from .pooling import *
 from .rnn import *
 from .sparse import *
+from .transformer import *
 from .upsampling import *

@@ -13,7 +13,7 @@ from .linear import Linear
 from .module import Module
 from .parameter import Parameter
 
-__all__ = ["MultiheadAttention", "NonDynamicallyQuantizableLinear"]
+__all__ = ["MultiheadAttention"]
 
 
 class NonDynamicallyQuantizableLinear(Linear):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..tensor.tensor import Tensor
-from .functional.dropout import dropout1d, dropout2d, dropout3d
+from .functional.channel_dropout import dropout1d, dropout2d, dropout3d
 from .module import Module
 
 __all__ = ["Dropout1d", "Dropout2d", "Dropout3d"]

@@ -1,8 +1,9 @@
 """The functional forms of the layers and losses (``torch.nn.functional``)."""
 
 from .activation import *
+from .attention import *
+from .channel_dropout import *
 from .conv import *
-from .dropout import *
 from .linear import *
 from .loss import *
 from .normalization import *

@@ -9,7 +9,7 @@ import warnings
 from ...tensor.factory import rand, zeros
 from ...tensor.tensor import Tensor
 
-__all__ = ["dropout1d", "dropout2d", "dropout3d", "feature_dropout"]
+__all__ = ["dropout1d", "dropout2d", "dropout3d"]
 
 
 def _check_p(p: float) -> None:
