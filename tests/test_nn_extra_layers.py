@@ -508,3 +508,74 @@ def test_padding_layer_errors_match_torch():
             make(nn)(ag.randn(*shape))
         assert type(ours.value) is type(theirs.value)
         assert str(ours.value) == str(theirs.value)
+
+
+# ---- pixel shuffle, fold/unfold layers, distances, RMSNorm -----------------------------------
+
+
+@pytest.mark.parametrize("shape, r", [((2, 8, 3, 4), 2), ((18, 2, 3), 3), ((2, 1, 4, 3, 2), 2)])
+def test_pixel_shuffle_roundtrip(shape, r):
+    _check(_fn("pixel_shuffle", upscale_factor=r), shape)
+    out = (*shape[:-3], shape[-3] // (r * r), shape[-2] * r, shape[-1] * r)
+    _check(_fn("pixel_unshuffle", downscale_factor=r), out)
+
+
+def test_distances_and_normalize():
+    _check(_fn("normalize"), (4, 5))
+    _check(_fn("normalize", p=1.0, dim=-1), (3, 4, 5), dtype="float32")
+    _check(_fn("cosine_similarity"), (4, 5), (4, 5))
+    _check(_fn("cosine_similarity", dim=-1), (3, 1, 5), (4, 5))  # broadcasting
+    _check(_fn("pairwise_distance"), (4, 5), (4, 5))
+    _check(_fn("pairwise_distance", p=3.0, keepdim=True), (4, 5), (1, 5), dtype="float32")
+
+
+def test_rms_norm():
+    _check(_fn("rms_norm", normalized_shape=(5,)), (3, 5))
+    _check(
+        lambda m, x, w: (m.nn.functional if m.__name__ == "torch" else F).rms_norm(
+            x, (4, 5), w, eps=1e-3
+        ),
+        (2, 4, 5),
+        (4, 5),
+    )
+    # tiny inputs: mean(x^2) ~ 1e-8 is below the default eps, so the dtype's epsilon shows
+    tiny = np.random.default_rng(0).standard_normal((3, 5)) * 1e-4
+    _check(_fn("rms_norm", normalized_shape=(5,)), tiny, dtype="float32")
+    _check(_fn("rms_norm", normalized_shape=(5,)), tiny * 1e-4, dtype="float64")
+
+
+VISION_LAYERS = [
+    (lambda m: m.PixelShuffle(2), ((2, 8, 3, 3),)),
+    (lambda m: m.PixelUnshuffle(3), ((2, 1, 6, 3),)),
+    (lambda m: m.Unfold((2, 3), padding=1, stride=2), ((2, 3, 5, 6),)),
+    (lambda m: m.Fold((5, 6), (2, 3), padding=1, stride=(1, 2)), ((2, 18, 18),)),
+    (lambda m: m.CosineSimilarity(dim=-1, eps=1e-6), ((4, 5), (4, 5))),
+    (lambda m: m.PairwiseDistance(p=1.0, keepdim=True), ((4, 5), (4, 5))),
+    (lambda m: m.RMSNorm(5), ((3, 5),)),
+    (lambda m: m.RMSNorm((4, 5), eps=1e-4, elementwise_affine=False), ((2, 4, 5),)),
+]
+
+
+@pytest.mark.parametrize("make, shapes", VISION_LAYERS)
+def test_vision_layers_match_torch(make, shapes):
+    ours, theirs = compare_module(make, *shapes, dtype="float32")
+    assert repr(ours) == repr(theirs)
+    assert list(ours.state_dict()) == list(theirs.state_dict())
+
+
+def test_vision_errors_match_torch():
+    torch = pytest.importorskip("torch")
+    TF = torch.nn.functional
+    cases = [
+        ("pixel_shuffle", (1, 5, 2, 2), (2,)),
+        ("pixel_shuffle", (5, 2), (2,)),
+        ("pixel_unshuffle", (1, 1, 3, 4), (2,)),
+        ("pixel_unshuffle", (1, 1, 4, 3), (2,)),
+        ("rms_norm", (2, 3), ((4,),)),
+    ]
+    for name, shape, args in cases:
+        with pytest.raises(RuntimeError) as theirs:
+            getattr(TF, name)(torch.randn(*shape), *args)
+        with pytest.raises(RuntimeError) as ours:
+            getattr(F, name)(ag.randn(*shape), *args)
+        assert str(ours.value) == str(theirs.value)

@@ -22,3 +22,4 @@ from .rnn import *
 from .sparse import *
 from .transformer import *
 from .upsampling import *
+from .vision import *

@@ -10,3 +10,4 @@ from .normalization import *
 from .padding import *
 from .pooling import *
 from .upsampling import *
+from .vision import *
