@@ -14,6 +14,7 @@ from .builder import Builder, shape_text, tensor_arguments
 from .errors import Path, did_you_mean
 from .experiment import HookSpec
 from .schema import BUILTIN_HOOKS, MODULE_HOOKS
+from .target_checks import class_target_problem
 
 __all__ = ["build_hooks", "build_loss", "build_optimizer", "build_scheduler"]
 
@@ -42,6 +43,10 @@ def build_loss(b: Builder, out: Any, y: Any) -> Any:
                 f"{shape_text(y)} ({y.dtype if isinstance(y, Tensor) else type(y).__name__}): "
                 f"{err}",
             )
+            return loss_fn
+        problem = class_target_problem(kind, out, y)
+        if problem:
+            b.error(("loss",), problem)
     return loss_fn
 
 

@@ -115,13 +115,39 @@ def load_csv(
             data[r] = [float(c) for c in row]
         except ValueError as err:
             raise ValueError(f"{where}, line {line}: non-numeric value ({err})") from err
+    bad = ~np.isfinite(data)
+    if bad.any():
+        r, c = (int(i) for i in np.argwhere(bad)[0])
+        line = r + 1 + (names is not None)
+        raise ValueError(
+            f"{where}, line {line}, column {c + 1}: {data[r, c]} is not a finite number"
+        )
     if target_column is None:
-        return TensorDataset(_make(data.astype(np.float32)))
+        return TensorDataset(_make(_float32(data, where)))
     col = _column_index(target_column, names, width, where)
-    x = np.delete(data, col, axis=1).astype(np.float32)
+    if width == 1:
+        raise ValueError(
+            f"CSV file {where} has only the target column: there are no feature columns"
+        )
+    x = _float32(np.delete(data, col, axis=1), where)
     y = data[:, col]
-    y = y.astype(np.int64) if np.all(np.mod(y, 1) == 0) else y.astype(np.float32)
+    whole = np.all(np.mod(y, 1) == 0) and np.all(np.abs(y) <= _MAX_CLASS)
+    y = y.astype(np.int64) if whole else _float32(y, where)
     return TensorDataset(_make(x), _make(y))
+
+
+# Whole-number targets up to this are class indices (int64); larger ones are values (float32).
+_MAX_CLASS = 2**31 - 1
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
+
+
+def _float32(values: np.ndarray, where: str) -> np.ndarray:
+    """``values`` as float32, refusing numbers float32 cannot hold (they would become inf)."""
+    too_big = np.abs(values) > _FLOAT32_MAX
+    if too_big.any():
+        v = values[too_big].flat[0]
+        raise ValueError(f"{where}: {v:g} is too large for float32 (the largest is 3.4e38)")
+    return values.astype(np.float32)
 
 
 def _is_numeric_row(row: list[str]) -> bool:
