@@ -177,12 +177,12 @@ def _check_depth(text: str, file: str) -> None:
             depth -= 1
 
 
-def _yaml_error(err: yaml.YAMLError, file: str) -> ConfigError:
+def _yaml_error(err: yaml.YAMLError, text: str, file: str) -> ConfigError:
     if isinstance(err, yaml.reader.ReaderError):
         # a control character (YAML allows none but tab, CR and LF); locate it in the text
-        text = err.buffer if isinstance(err.buffer, str) else ""
-        line = text.count("\n", 0, err.position) + 1
-        col = err.position - (text.rfind("\n", 0, err.position) + 1) + 1
+        pos = err.position
+        line = text.count("\n", 0, pos) + 1
+        col = pos - (text.rfind("\n", 0, pos) + 1) + 1
         char = f"U+{err.character:04X}" if isinstance(err.character, int) else repr(err.character)
         return ConfigError(
             [ConfigIssue(f"{file}:{line}:{col}", (), f"invalid YAML: control character {char}")]
@@ -204,7 +204,7 @@ def load_yaml_text(text: str, file: str) -> tuple[Any, SourceMap]:
         builder = _Builder(source)
         data = builder.build(node, ())
     except yaml.YAMLError as err:
-        raise _yaml_error(err, file) from None
+        raise _yaml_error(err, text, file) from None
     if builder.issues:
         raise ConfigError(builder.issues)
     return data, source

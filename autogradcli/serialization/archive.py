@@ -24,6 +24,7 @@ writes into it directly (no atomicity).
 from __future__ import annotations
 
 import json
+import math
 import os
 import zipfile
 from typing import IO, Any
@@ -112,13 +113,10 @@ def _load_from(fh: IO[bytes], where: str, map_location: Any) -> Any:
     try:
         with zipfile.ZipFile(fh) as zf:
             header = _read_header(zf, where)
-            names = set(zf.namelist())
+            planned = _plan_arrays(zf, header["root"])
 
             def read_array(name: str) -> np.ndarray:
-                if name not in names:
-                    raise ValueError(f"the header refers to {name}, which is missing")
-                with zf.open(name) as member:
-                    return np.lib.format.read_array(member, allow_pickle=False)
+                return _read_array(zf, name, planned[name])
 
             return decode(header["root"], read_array, map_location)
     except SerializationError as err:
@@ -129,6 +127,97 @@ def _load_from(fh: IO[bytes], where: str, map_location: Any) -> Any:
         raise SerializationError(f"{where} is truncated or corrupted: {err}") from err
     except (ValueError, KeyError, TypeError, RecursionError, OSError) as err:
         raise SerializationError(f"{where} is corrupted: {type(err).__name__}: {err}") from err
+
+
+# Bytes an .npy member may hold beyond its array's data: the magic string and header (our writer's
+# are ~128 bytes; numpy's format caps a header at 4 GiB but a real one stays far below this).
+_NPY_OVERHEAD = 64 * 1024
+
+
+def _plan_arrays(zf: zipfile.ZipFile, root: Any) -> dict[str, tuple[np.dtype, tuple[int, ...]]]:
+    """The dtype and shape of every array the header refers to, checked against the sizes the
+    zip directory declares before anything is inflated: a member holding more than its array
+    (a zip bomb) or less (an array claiming more elements than the file has) is refused."""
+    planned: dict[str, tuple[np.dtype, tuple[int, ...]]] = {}
+    members = set(zf.namelist())
+    stack = [root]
+    while stack:  # iterative: a hostile header may nest deeply
+        node = stack.pop()
+        if isinstance(node, list):
+            stack.extend(node)
+        elif isinstance(node, dict):
+            if node.get("$") in ("tensor", "ndarray"):
+                if isinstance(node.get("file"), str) and node["file"] not in members:
+                    raise ValueError(f"the header refers to {node['file']}, which is missing")
+                name, dtype, shape = _array_node(node)
+                planned[name] = (dtype, shape)
+                _check_member_size(zf, name, dtype, shape)
+            else:
+                stack.extend(node.values())
+    return planned
+
+
+def _array_node(node: dict[str, Any]) -> tuple[str, np.dtype, tuple[int, ...]]:
+    name, dtype, shape = node.get("file"), node.get("dtype"), node.get("shape")
+    if not isinstance(name, str):
+        raise ValueError(f"an array reference has no file name: {str(node)[:80]}")
+    try:
+        dt = np.dtype(dtype)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} has an unknown dtype {dtype!r}") from None
+    if dt.hasobject or dt.itemsize == 0:
+        raise ValueError(f"{name} has dtype {dtype!r}, which would need pickle or holds nothing")
+    ok = isinstance(shape, list) and all(
+        isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in shape
+    )
+    if not ok:
+        raise ValueError(f"{name} has an invalid shape {shape!r}")
+    return name, dt, tuple(shape)
+
+
+def _check_member_size(zf: zipfile.ZipFile, name: str, dtype: np.dtype, shape: tuple) -> None:
+    info = zf.getinfo(name)
+    nbytes = dtype.itemsize * math.prod(shape)
+    if not nbytes <= info.file_size <= nbytes + _NPY_OVERHEAD:
+        raise ValueError(
+            f"{name} should hold {_size(nbytes)} ({dtype} {list(shape)}) but the zip directory "
+            f"says it holds {_size(info.file_size)}; refusing to read it"
+        )
+
+
+def _size(n: int) -> str:
+    for unit in ("bytes", "KiB", "MiB", "GiB", "TiB"):
+        if n < 1024 or unit == "TiB":
+            return f"{n} {unit}" if unit == "bytes" else f"{n:.1f} {unit}"
+        n /= 1024  # type: ignore[assignment]
+    return str(n)
+
+
+def _read_array(zf: zipfile.ZipFile, name: str, planned: tuple[np.dtype, tuple]) -> np.ndarray:
+    """The array of member ``name``, its own .npy header checked against the planned dtype and
+    shape before numpy allocates anything."""
+    dtype, shape = planned
+    with zf.open(name) as member:
+        version = np.lib.format.read_magic(member)
+        if version == (1, 0):
+            got_shape, fortran, got_dtype = np.lib.format.read_array_header_1_0(member)
+        elif version in ((2, 0), (3, 0)):
+            got_shape, fortran, got_dtype = np.lib.format.read_array_header_2_0(member)
+        else:
+            raise ValueError(f"{name} has an unsupported .npy version {version}")
+        if got_dtype != dtype or tuple(got_shape) != shape or fortran:
+            raise ValueError(
+                f"{name} holds {got_dtype.str} {list(got_shape)} but the header says "
+                f"{dtype.str} {list(shape)}"
+            )
+        data = bytearray(dtype.itemsize * math.prod(shape))
+        view, got = memoryview(data), 0
+        while got < len(data):
+            n = member.readinto(view[got:])
+            if not n:
+                raise EOFError(f"{name} is truncated")
+            got += n
+    return np.frombuffer(data, dtype=dtype).reshape(shape)
 
 
 def _read_header(zf: zipfile.ZipFile, where: str) -> dict[str, Any]:
