@@ -33,6 +33,10 @@ def build_loss(b: Builder, out: Any, y: Any) -> Any:
     if loss_fn is None:
         return None
     if out is not None:
+        problem = class_target_problem(kind, out, y)
+        if problem:
+            b.error(("loss",), problem)
+            return loss_fn
         try:
             with no_grad():
                 loss_fn(out, y)
@@ -43,10 +47,6 @@ def build_loss(b: Builder, out: Any, y: Any) -> Any:
                 f"{shape_text(y)} ({y.dtype if isinstance(y, Tensor) else type(y).__name__}): "
                 f"{err}",
             )
-            return loss_fn
-        problem = class_target_problem(kind, out, y)
-        if problem:
-            b.error(("loss",), problem)
     return loss_fn
 
 

@@ -24,7 +24,6 @@ writes into it directly (no atomicity).
 from __future__ import annotations
 
 import json
-import math
 import os
 import zipfile
 from typing import IO, Any
@@ -33,6 +32,7 @@ import numpy as np
 
 from ..utils.atomic import atomic_open
 from .format import SerializationError, decode, encode
+from .npy_member import check_member_size, read_npy_member
 
 FORMAT_NAME = "autogradcli"
 FORMAT_VERSION = 1
@@ -116,7 +116,7 @@ def _load_from(fh: IO[bytes], where: str, map_location: Any) -> Any:
             planned = _plan_arrays(zf, header["root"])
 
             def read_array(name: str) -> np.ndarray:
-                return _read_array(zf, name, planned[name])
+                return read_npy_member(zf, name, *planned[name])
 
             return decode(header["root"], read_array, map_location)
     except SerializationError as err:
@@ -127,11 +127,6 @@ def _load_from(fh: IO[bytes], where: str, map_location: Any) -> Any:
         raise SerializationError(f"{where} is truncated or corrupted: {err}") from err
     except (ValueError, KeyError, TypeError, RecursionError, OSError) as err:
         raise SerializationError(f"{where} is corrupted: {type(err).__name__}: {err}") from err
-
-
-# Bytes an .npy member may hold beyond its array's data: the magic string and header (our writer's
-# are ~128 bytes; numpy's format caps a header at 4 GiB but a real one stays far below this).
-_NPY_OVERHEAD = 64 * 1024
 
 
 def _plan_arrays(zf: zipfile.ZipFile, root: Any) -> dict[str, tuple[np.dtype, tuple[int, ...]]]:
@@ -151,7 +146,7 @@ def _plan_arrays(zf: zipfile.ZipFile, root: Any) -> dict[str, tuple[np.dtype, tu
                     raise ValueError(f"the header refers to {node['file']}, which is missing")
                 name, dtype, shape = _array_node(node)
                 planned[name] = (dtype, shape)
-                _check_member_size(zf, name, dtype, shape)
+                check_member_size(zf, name, dtype, shape)
             else:
                 stack.extend(node.values())
     return planned
@@ -173,51 +168,6 @@ def _array_node(node: dict[str, Any]) -> tuple[str, np.dtype, tuple[int, ...]]:
     if not ok:
         raise ValueError(f"{name} has an invalid shape {shape!r}")
     return name, dt, tuple(shape)
-
-
-def _check_member_size(zf: zipfile.ZipFile, name: str, dtype: np.dtype, shape: tuple) -> None:
-    info = zf.getinfo(name)
-    nbytes = dtype.itemsize * math.prod(shape)
-    if not nbytes <= info.file_size <= nbytes + _NPY_OVERHEAD:
-        raise ValueError(
-            f"{name} should hold {_size(nbytes)} ({dtype} {list(shape)}) but the zip directory "
-            f"says it holds {_size(info.file_size)}; refusing to read it"
-        )
-
-
-def _size(n: int) -> str:
-    for unit in ("bytes", "KiB", "MiB", "GiB", "TiB"):
-        if n < 1024 or unit == "TiB":
-            return f"{n} {unit}" if unit == "bytes" else f"{n:.1f} {unit}"
-        n /= 1024  # type: ignore[assignment]
-    return str(n)
-
-
-def _read_array(zf: zipfile.ZipFile, name: str, planned: tuple[np.dtype, tuple]) -> np.ndarray:
-    """The array of member ``name``, its own .npy header checked against the planned dtype and
-    shape before numpy allocates anything."""
-    dtype, shape = planned
-    with zf.open(name) as member:
-        version = np.lib.format.read_magic(member)
-        if version == (1, 0):
-            got_shape, fortran, got_dtype = np.lib.format.read_array_header_1_0(member)
-        elif version in ((2, 0), (3, 0)):
-            got_shape, fortran, got_dtype = np.lib.format.read_array_header_2_0(member)
-        else:
-            raise ValueError(f"{name} has an unsupported .npy version {version}")
-        if got_dtype != dtype or tuple(got_shape) != shape or fortran:
-            raise ValueError(
-                f"{name} holds {got_dtype.str} {list(got_shape)} but the header says "
-                f"{dtype.str} {list(shape)}"
-            )
-        data = bytearray(dtype.itemsize * math.prod(shape))
-        view, got = memoryview(data), 0
-        while got < len(data):
-            n = member.readinto(view[got:])
-            if not n:
-                raise EOFError(f"{name} is truncated")
-            got += n
-    return np.frombuffer(data, dtype=dtype).reshape(shape)
 
 
 def _read_header(zf: zipfile.ZipFile, where: str) -> dict[str, Any]:
