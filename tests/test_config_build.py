@@ -187,12 +187,12 @@ def test_constructor_failure_and_loss_mismatch(cfg):
         data: {dataset: sine}
         model:
           - {type: Linear, in_features: auto, out_features: 3}
-        loss: CrossEntropyLoss
+        loss: MSELoss
         """
     )
     (msg,) = build_issues(config)
     assert msg.startswith(
-        "c.yaml:4:1  loss: CrossEntropyLoss cannot compare the model's output (8, 3) with the "
+        "c.yaml:4:1  loss: MSELoss cannot compare the model's output (8, 3) with the "
         "targets (8, 1) (autogradcli.float32): "
     )
     config = cfg(
