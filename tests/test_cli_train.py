@@ -108,7 +108,7 @@ CONFIG_ERRORS = [
         10,
         "shape",
     ),
-    (TINY_CONFIG.replace("lr: 0.05", "lr: fast"), "optimizer", 12, "SGD failed"),
+    (TINY_CONFIG.replace("lr: 0.05", "lr: fast"), "optimizer.lr", 12, "a finite number >= 0"),
     (TINY_CONFIG.replace("type: SGD", "type: nowhere.py:Opt"), "optimizer.type", 12, "not found"),
 ]
 

@@ -246,7 +246,8 @@ def test_import_path_errors(cfg, tmp_path):
     )
     assert issues(path) == [
         "c.yaml:3:6  model.0.type: file 'nothere.py' not found (looked for nothere.py)",
-        "c.yaml:4:6  model.1.type: importing 'broken.py' failed: RuntimeError: boom",
+        "c.yaml:4:6  model.1.type: importing 'broken.py' failed: RuntimeError: boom\n"
+        "    at broken.py:1: raise RuntimeError('boom')",
         "c.yaml:5:6  model.2.type: 'user_layers.py' has no 'Scal' (did you mean 'Scale'?)",
         "c.yaml:6:6  model.3.type: 'user_layers.py:helper' is the function helper, not an "
         "nn.Module or autograd.Function subclass",

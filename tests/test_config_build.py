@@ -187,17 +187,21 @@ def test_constructor_failure_and_loss_mismatch(cfg):
         data: {dataset: sine}
         model:
           - {type: Linear, in_features: auto, out_features: 3}
-        loss: CrossEntropyLoss
+        loss: MSELoss
         """
     )
     (msg,) = build_issues(config)
     assert msg.startswith(
-        "c.yaml:4:1  loss: CrossEntropyLoss cannot compare the model's output (8, 3) with the "
+        "c.yaml:4:1  loss: MSELoss cannot compare the model's output (8, 3) with the "
         "targets (8, 1) (autogradcli.float32): "
     )
-    config = cfg("data: {dataset: digits}\nmodel:\n  - {type: Dropout, p: 2}\n")
+    config = cfg(
+        "data: {dataset: digits}\nmodel:\n  - {type: GroupNorm, num_groups: 3, num_channels: 4}\n"
+    )
     (msg,) = build_issues(config)
-    assert msg.startswith("c.yaml:3:5  model.0: Dropout(p=2) failed: ValueError: ")
+    assert msg.startswith(
+        "c.yaml:3:5  model.0: GroupNorm(num_groups=3, num_channels=4) failed: ValueError: "
+    )
 
 
 def test_auto_on_too_few_dims(cfg):

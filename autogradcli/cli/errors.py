@@ -52,6 +52,8 @@ def describe(err: BaseException) -> tuple[int, list[str]]:
         n = len(issues)
         head = f"agrad: error: {n} problem{'s' if n != 1 else ''} in the config:"
         return EXIT_USAGE, [head, *(f"  {issue}" for issue in issues)]
+    if _is(err, "SerializationError"):  # a checkpoint the user gave (or a run folder's)
+        return EXIT_USAGE, [f"agrad: error: {err}"]
     if _is(err, "ImportPathError"):
         return EXIT_USAGE, [f"agrad: error: {err}"]
     if isinstance(err, (FileNotFoundError, IsADirectoryError, NotADirectoryError)):

@@ -14,6 +14,7 @@ from .builder import Builder, shape_text, tensor_arguments
 from .errors import Path, did_you_mean
 from .experiment import HookSpec
 from .schema import BUILTIN_HOOKS, MODULE_HOOKS
+from .target_checks import class_target_problem
 
 __all__ = ["build_hooks", "build_loss", "build_optimizer", "build_scheduler"]
 
@@ -32,6 +33,10 @@ def build_loss(b: Builder, out: Any, y: Any) -> Any:
     if loss_fn is None:
         return None
     if out is not None:
+        problem = class_target_problem(kind, out, y)
+        if problem:
+            b.error(("loss",), problem)
+            return loss_fn
         try:
             with no_grad():
                 loss_fn(out, y)

@@ -12,6 +12,7 @@ import importlib
 import importlib.util
 import os
 import sys
+import traceback
 from typing import Any
 
 from .errors import did_you_mean
@@ -57,9 +58,9 @@ def _load_file(file: str, base_dir: str) -> Any:
     try:
         with _syspath(os.path.dirname(full)):
             spec.loader.exec_module(module)
-    except Exception as err:
+    except (Exception, SystemExit) as err:
         sys.modules.pop(mod_name, None)
-        raise ImportPathError(f"importing {file!r} failed: {type(err).__name__}: {err}") from err
+        raise ImportPathError(f"importing {file!r} failed: {_explain(err, full)}") from None
     _file_modules[full] = module
     return module
 
@@ -72,8 +73,26 @@ def _load_module(name: str, base_dir: str) -> Any:
         if err.name and (name == err.name or name.startswith(err.name + ".")):
             raise ImportPathError(f"module {name!r} not found") from err
         raise ImportPathError(f"importing {name!r} failed: {type(err).__name__}: {err}") from err
-    except Exception as err:
-        raise ImportPathError(f"importing {name!r} failed: {type(err).__name__}: {err}") from err
+    except (Exception, SystemExit) as err:
+        raise ImportPathError(f"importing {name!r} failed: {_explain(err)}") from None
+
+
+def _explain(err: BaseException, file: str | None = None) -> str:
+    """What went wrong while importing the user's module, with the user's file:line and line
+    of code (the last frame in ``file``, or the last frame of all)."""
+    if isinstance(err, SystemExit):
+        what = f"it called sys.exit({err.code!r}) while being imported"
+    else:
+        what = f"{type(err).__name__}: {err}"
+    if isinstance(err, SyntaxError) and err.filename:
+        return f"{what}" if str(err.lineno) in str(err) else f"{what} ({err.filename}:{err.lineno})"
+    frames = traceback.extract_tb(err.__traceback__)
+    mine = [f for f in frames if file is None or os.path.abspath(f.filename) == file]
+    if not mine:
+        return what
+    frame = mine[-1]
+    code = f": {frame.line.strip()}" if frame.line else ""
+    return f"{what}\n    at {frame.filename}:{frame.lineno}{code}"
 
 
 def resolve_import(text: str, base_dir: str) -> Any:

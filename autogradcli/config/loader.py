@@ -13,7 +13,7 @@ import yaml
 from .errors import ConfigError, ConfigIssue, Path, format_path
 from .imports import is_import_path
 from .schema import PATH_KEYS
-from .source import SourceMap, load_yaml_text, read_config_text
+from .source import SourceMap, load_yaml_text, parse_scalar_text, read_config_text
 from .validator import Validator
 
 
@@ -82,13 +82,6 @@ def _absolutize(config: Config, node: Any, path: Path) -> None:
 
 
 # ----------------------------------------------------------------------------- overrides
-def _parse_value(text: str) -> Any:
-    try:
-        return yaml.safe_load(text) if text.strip() else ""
-    except yaml.YAMLError:
-        return text
-
-
 def apply_override(data: Any, source: SourceMap, index: int, text: str) -> list[ConfigIssue]:
     """Apply ``--set key.path=value`` number ``index`` (0-based) to ``data`` in place."""
     where = f"--set #{index + 1}"
@@ -99,7 +92,7 @@ def apply_override(data: Any, source: SourceMap, index: int, text: str) -> list[
     parts = key.split(".")
     if any(p == "" for p in parts):
         return [ConfigIssue(where, (), f"bad key path {key!r}")]
-    value = _parse_value(raw)
+    value = parse_scalar_text(raw, where)
     node = data
     path: tuple[str | int, ...] = ()
     created: tuple[str | int, ...] = ()  # the first mapping this override creates

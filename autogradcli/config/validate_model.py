@@ -161,10 +161,26 @@ def _layer_target(v: Validator, kind: Any, path: Path) -> Any:
     return None
 
 
+def _defines(fn: Any, name: str) -> bool:
+    """Whether the Function class ``fn`` (or a base below ``autograd.Function``) defines
+    ``name``."""
+    from ..autograd.function import Function
+
+    return any(name in vars(c) for c in fn.__mro__ if c not in Function.__mro__)
+
+
 def _function_layer(v: Validator, spec: dict, rest: dict, path: Path, fn: Any) -> None:
     """An ``autograd.Function`` layer: ``params`` shapes, their ``init``, ``args``, and that
     ``fn.forward`` takes the input, the params and the args."""
     v.unknown_keys(rest, path, FUNCTION_KEYS, f"Function layer {fn.__name__}")
+    missing = [m for m in ("forward", "backward") if not _defines(fn, m)]
+    if missing:
+        v.error(
+            path + ("type",),
+            f"{fn.__name__} defines no {' and no '.join(missing)}: an autograd.Function needs "
+            "@staticmethod forward(ctx, *inputs) and backward(ctx, *grad_outputs)",
+        )
+        return
     params = spec.get("params", {})
     n_params = 0
     if v.mapping(params, path + ("params",), "'params'") is not None:

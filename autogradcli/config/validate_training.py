@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from . import registry
+from .arguments import NO_DEFAULT, argument_check
 from .checks import describe, show
 from .errors import Path, did_you_mean
 from .schema import TRAIN_CHECKS, TRAIN_DEFAULTS
@@ -77,6 +78,12 @@ def validate_optimizer(v: Validator, value: Any, path: Path) -> Any:
                         gpath + (key,),
                         f"{name} got an unexpected argument {key!r}"
                         f"{did_you_mean(str(key), sig.names)}",
+                    )
+                elif key != "params":
+                    v.check(
+                        group[key],
+                        gpath + (key,),
+                        argument_check(key, sig.defaults.get(key, NO_DEFAULT)),
                     )
     return spec
 

@@ -13,6 +13,7 @@ import re
 from typing import Any
 
 from . import registry
+from .arguments import NO_DEFAULT, argument_check
 from .checks import NONNEG_INT, STR, Check, check_for_default, describe, is_int, show
 from .errors import Path, did_you_mean
 from .imports import is_import_path
@@ -162,6 +163,11 @@ class Validator(IssueCollector):
                             f" (it takes {', '.join(accepted)})" if accepted else " (it takes none)"
                         )
                     self.error(path + (key,), f"{what} got an unexpected argument {key!r}{hint}")
+        for key in given:
+            if key in sig.names and spec[key] != "auto":
+                self.check(
+                    spec[key], path + (key,), argument_check(key, sig.defaults.get(key, NO_DEFAULT))
+                )
         missing = [n for n in sig.required if n not in spec]
         if missing:
             names = ", ".join(repr(n) for n in missing)

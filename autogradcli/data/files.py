@@ -7,13 +7,16 @@ names the file at fault in its errors.
 from __future__ import annotations
 
 import gzip
+import math
 import os
 import zipfile
+import zlib
 from importlib import resources
 from typing import Any
 
 import numpy as np
 
+from ..serialization.npy_member import read_npy_member
 from ..tensor.tensor import wrap
 from .dataset import TensorDataset
 
@@ -40,17 +43,20 @@ def load_npz(path: PathLike, x_key: str = "x", y_key: str | None = "y") -> Tenso
     """Arrays ``x_key`` (and ``y_key`` unless None) of an ``.npz`` file; float arrays become
     float32, integer labels int64."""
     where = repr(os.fspath(path))
+    keys: list[str] = []
     try:
         with open(path, "rb") as fh:
             if fh.read(4) != b"PK\x03\x04":
                 raise ValueError(f"{where} is not an .npz file (not a zip archive)")
             fh.seek(0)
-            with np.load(fh, allow_pickle=False) as npz:
-                keys = list(npz.keys())
+            with zipfile.ZipFile(fh) as zf:
+                members = {n[: -len(".npy")]: n for n in zf.namelist() if n.endswith(".npy")}
+                keys = list(members)
                 for k in (x_key, y_key):
-                    if k is not None and k not in keys:
+                    if k is not None and k not in members:
                         raise KeyError(k)
-                arrays = [npz[x_key]] + ([npz[y_key]] if y_key is not None else [])
+                wanted = [x_key] + ([y_key] if y_key is not None else [])
+                arrays = [read_npy_member(zf, members[k]) for k in wanted]
     except KeyError as err:
         raise ValueError(f"{where} has no array {err.args[0]!r} (it has {keys})") from None
     except (OSError, zipfile.BadZipFile, EOFError) as err:
@@ -64,7 +70,14 @@ def load_npz(path: PathLike, x_key: str = "x", y_key: str | None = "y") -> Tenso
 
 def _standard(arr: np.ndarray, path: PathLike, key: Any) -> np.ndarray:
     if arr.dtype.kind == "f":
-        return arr.astype(np.float32)
+        bad = ~np.isfinite(arr)
+        if bad.any():
+            at = tuple(int(i) for i in np.argwhere(bad)[0])
+            raise ValueError(
+                f"{os.fspath(path)!r}: array {key!r} holds {arr[at]} at index {list(at)}: the "
+                "data must be finite numbers"
+            )
+        return _float32(arr, repr(os.fspath(path)))
     if arr.dtype.kind in "iu":
         return arr.astype(np.int64)
     if arr.dtype.kind == "b":
@@ -115,13 +128,39 @@ def load_csv(
             data[r] = [float(c) for c in row]
         except ValueError as err:
             raise ValueError(f"{where}, line {line}: non-numeric value ({err})") from err
+    bad = ~np.isfinite(data)
+    if bad.any():
+        r, c = (int(i) for i in np.argwhere(bad)[0])
+        line = r + 1 + (names is not None)
+        raise ValueError(
+            f"{where}, line {line}, column {c + 1}: {data[r, c]} is not a finite number"
+        )
     if target_column is None:
-        return TensorDataset(wrap(data.astype(np.float32)))
+        return TensorDataset(wrap(_float32(data, where)))
     col = _column_index(target_column, names, width, where)
-    x = np.delete(data, col, axis=1).astype(np.float32)
+    if width == 1:
+        raise ValueError(
+            f"CSV file {where} has only the target column: there are no feature columns"
+        )
+    x = _float32(np.delete(data, col, axis=1), where)
     y = data[:, col]
-    y = y.astype(np.int64) if np.all(np.mod(y, 1) == 0) else y.astype(np.float32)
+    whole = np.all(np.mod(y, 1) == 0) and np.all(np.abs(y) <= _MAX_CLASS)
+    y = y.astype(np.int64) if whole else _float32(y, where)
     return TensorDataset(wrap(x), wrap(y))
+
+
+# Whole-number targets up to this are class indices (int64); larger ones are values (float32).
+_MAX_CLASS = 2**31 - 1
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
+
+
+def _float32(values: np.ndarray, where: str) -> np.ndarray:
+    """``values`` as float32, refusing numbers float32 cannot hold (they would become inf)."""
+    too_big = np.abs(values) > _FLOAT32_MAX
+    if too_big.any():
+        v = values[too_big].flat[0]
+        raise ValueError(f"{where}: {v:g} is too large for float32 (the largest is 3.4e38)")
+    return values.astype(np.float32)
 
 
 def _is_numeric_row(row: list[str]) -> bool:
@@ -152,29 +191,43 @@ _IDX_DTYPES = {
 }
 
 
+# An IDX file is read whole into memory: its header's claimed size is capped before reading.
+_MAX_IDX_BYTES = 8 * 2**30
+
+
 def read_idx(path: PathLike) -> np.ndarray:
     """The array in an IDX file (MNIST's format), plain or gzipped (``.gz``)."""
     where = repr(os.fspath(path))
     try:
         opener = gzip.open if os.fspath(path).endswith(".gz") else open
         with opener(path, "rb") as fh:
-            raw = fh.read()
-    except (OSError, EOFError) as err:
+            raw = fh.read(4)
+            if len(raw) < 4 or raw[0] != 0 or raw[1] != 0 or raw[2] not in _IDX_DTYPES:
+                raise ValueError(
+                    f"{where} is not an IDX file: bad magic number {raw[:4].hex() or '(empty)'} "
+                    "(expected 00 00 <type code 08/09/0b/0c/0d/0e> <number of dims>)"
+                )
+            dtype, ndim = _IDX_DTYPES[raw[2]], raw[3]
+            raw += fh.read(4 * ndim)
+            if len(raw) < 4 + 4 * ndim:
+                raise ValueError(f"{where} is truncated: its header names {ndim} dims")
+            shape = tuple(int.from_bytes(raw[4 + 4 * i : 8 + 4 * i], "big") for i in range(ndim))
+            expected = math.prod(shape) * dtype.itemsize
+            if expected > _MAX_IDX_BYTES:
+                raise ValueError(
+                    f"{where}: its header says shape {shape} of {dtype.name}, "
+                    f"{expected / 2**30:.1f} GiB: more than a data file this loader reads "
+                    f"({_MAX_IDX_BYTES // 2**30} GiB)"
+                )
+            raw += fh.read(expected + 1)  # one byte more tells a file longer than its header
+    except (OSError, EOFError, zlib.error) as err:
         raise ValueError(f"cannot read IDX file {where}: {err}") from err
-    if len(raw) < 4 or raw[0] != 0 or raw[1] != 0 or raw[2] not in _IDX_DTYPES:
-        raise ValueError(
-            f"{where} is not an IDX file: bad magic number {raw[:4].hex() or '(empty)'} (expected "
-            "00 00 <type code 08/09/0b/0c/0d/0e> <number of dims>)"
-        )
-    dtype, ndim = _IDX_DTYPES[raw[2]], raw[3]
-    if len(raw) < 4 + 4 * ndim:
-        raise ValueError(f"{where} is truncated: its header names {ndim} dims")
-    shape = tuple(int.from_bytes(raw[4 + 4 * i : 8 + 4 * i], "big") for i in range(ndim))
-    count = int(np.prod(shape, dtype=np.int64))
+    count = math.prod(shape)
     offset = 4 + 4 * ndim
     if len(raw) - offset != count * dtype.itemsize:
         raise ValueError(
-            f"{where} holds {len(raw) - offset} data bytes but its header says shape {shape} "
+            f"{where} holds {'more than ' * (len(raw) - offset > expected)}"
+            f"{min(len(raw) - offset, expected)} data bytes but its header says shape {shape} "
             f"of {dtype.name} ({count * dtype.itemsize} bytes): truncated or corrupted"
         )
     return (

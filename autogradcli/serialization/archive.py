@@ -32,6 +32,7 @@ import numpy as np
 
 from ..utils.atomic import atomic_open
 from .format import SerializationError, decode, encode
+from .npy_member import check_member_size, read_npy_member
 
 FORMAT_NAME = "autogradcli"
 FORMAT_VERSION = 1
@@ -112,13 +113,10 @@ def _load_from(fh: IO[bytes], where: str, map_location: Any) -> Any:
     try:
         with zipfile.ZipFile(fh) as zf:
             header = _read_header(zf, where)
-            names = set(zf.namelist())
+            planned = _plan_arrays(zf, header["root"])
 
             def read_array(name: str) -> np.ndarray:
-                if name not in names:
-                    raise ValueError(f"the header refers to {name}, which is missing")
-                with zf.open(name) as member:
-                    return np.lib.format.read_array(member, allow_pickle=False)
+                return read_npy_member(zf, name, *planned[name])
 
             return decode(header["root"], read_array, map_location)
     except SerializationError as err:
@@ -129,6 +127,47 @@ def _load_from(fh: IO[bytes], where: str, map_location: Any) -> Any:
         raise SerializationError(f"{where} is truncated or corrupted: {err}") from err
     except (ValueError, KeyError, TypeError, RecursionError, OSError) as err:
         raise SerializationError(f"{where} is corrupted: {type(err).__name__}: {err}") from err
+
+
+def _plan_arrays(zf: zipfile.ZipFile, root: Any) -> dict[str, tuple[np.dtype, tuple[int, ...]]]:
+    """The dtype and shape of every array the header refers to, checked against the sizes the
+    zip directory declares before anything is inflated: a member holding more than its array
+    (a zip bomb) or less (an array claiming more elements than the file has) is refused."""
+    planned: dict[str, tuple[np.dtype, tuple[int, ...]]] = {}
+    members = set(zf.namelist())
+    stack = [root]
+    while stack:  # iterative: a hostile header may nest deeply
+        node = stack.pop()
+        if isinstance(node, list):
+            stack.extend(node)
+        elif isinstance(node, dict):
+            if node.get("$") in ("tensor", "ndarray"):
+                if isinstance(node.get("file"), str) and node["file"] not in members:
+                    raise ValueError(f"the header refers to {node['file']}, which is missing")
+                name, dtype, shape = _array_node(node)
+                planned[name] = (dtype, shape)
+                check_member_size(zf, name, dtype, shape)
+            else:
+                stack.extend(node.values())
+    return planned
+
+
+def _array_node(node: dict[str, Any]) -> tuple[str, np.dtype, tuple[int, ...]]:
+    name, dtype, shape = node.get("file"), node.get("dtype"), node.get("shape")
+    if not isinstance(name, str):
+        raise ValueError(f"an array reference has no file name: {str(node)[:80]}")
+    try:
+        dt = np.dtype(dtype)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} has an unknown dtype {dtype!r}") from None
+    if dt.hasobject or dt.itemsize == 0:
+        raise ValueError(f"{name} has dtype {dtype!r}, which would need pickle or holds nothing")
+    ok = isinstance(shape, list) and all(
+        isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in shape
+    )
+    if not ok:
+        raise ValueError(f"{name} has an invalid shape {shape!r}")
+    return name, dt, tuple(shape)
 
 
 def _read_header(zf: zipfile.ZipFile, where: str) -> dict[str, Any]:

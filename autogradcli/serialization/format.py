@@ -154,7 +154,7 @@ def _decode(node: Any, read: ArrayReader, map_location: Any, memo: dict) -> Any:
     if tag == "dtype":
         return dtypes.to_dtype(node["name"])
     if tag == "device":
-        return backend.Device(node["name"])
+        return _target_device(node["name"], None)
     if tag in ("tensor", "ndarray"):
         name = node["file"]
         if name not in memo:
@@ -189,7 +189,10 @@ def _decode_array(node: dict, host: np.ndarray, map_location: Any) -> Any:
 
 def _target_device(saved: str, map_location: Any) -> backend.Device:
     if map_location is None:
-        return backend.Device(saved)
+        try:
+            return backend.Device(saved)
+        except (RuntimeError, TypeError, ValueError):
+            raise ValueError(f"a tensor names an unknown device {saved!r}") from None
     if isinstance(map_location, dict):
         return backend.as_device(map_location.get(saved, saved))
     if callable(map_location):

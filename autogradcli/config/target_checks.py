@@ -1,0 +1,42 @@
+"""Checks that the targets suit the loss, beyond what the loss itself refuses.
+
+``CrossEntropyLoss`` accepts float targets of the output's shape as class probabilities, so a
+regression data set given to it trains "successfully" on nonsense (with one output column its
+loss is exactly 0). A config run says so before training.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..tensor.tensor import Tensor
+
+__all__ = ["class_target_problem"]
+
+_CLASS_INDEX_LOSSES = ("CrossEntropyLoss", "NLLLoss")
+
+
+def class_target_problem(kind: str, out: Any, y: Any) -> str | None:
+    """Why the targets ``y`` cannot be meant for the classification loss ``kind`` given the
+    model's output ``out`` (None when they can): float targets that are not class
+    probabilities."""
+    if kind not in _CLASS_INDEX_LOSSES or not isinstance(y, Tensor) or not y.is_floating_point():
+        return None
+    values = y.detach().cpu().numpy()
+    probabilities = (
+        isinstance(out, Tensor)
+        and kind == "CrossEntropyLoss"
+        and tuple(y.shape) == tuple(out.shape)
+        and out.dim() >= 2
+        and out.shape[1] >= 2
+        and bool((values >= 0).all())
+        and bool(abs(values.sum(axis=1) - 1).max() < 1e-3)
+    )
+    if probabilities:
+        return None
+    sample = ", ".join(f"{v:g}" for v in values.reshape(-1)[:3])
+    return (
+        f"{kind} needs class indices (integers 0..C-1) as targets, or class probabilities "
+        f"of the output's shape, but the targets are floats ({sample}, ...): for regression "
+        "targets use MSELoss or L1Loss"
+    )
