@@ -15,8 +15,8 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
+from .._utils.hooks import RemovableHandle, add_hook
 from ..tensor.tensor import Tensor
-from ..utils.hooks import RemovableHandle, add_hook
 
 # creation order of nodes: the engine runs the latest first (a node's ``_key`` is -next(_seq))
 _seq = itertools.count()

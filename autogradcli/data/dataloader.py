@@ -15,6 +15,8 @@ from .dataset import Dataset, fast_batch
 from .generator import Generator
 from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler
 
+__all__ = ["DataLoader", "default_collate"]
+
 
 def default_collate(batch: list[Any]) -> Any:
     """Merge a list of samples into a batch, like PyTorch: tensors, numpy arrays and numbers are

@@ -13,6 +13,8 @@ from .. import backend
 from ..tensor.tensor import Tensor, _make
 from .generator import Generator, permutation
 
+__all__ = ["ConcatDataset", "Dataset", "Subset", "TensorDataset", "random_split"]
+
 
 class Dataset:
     """A map-style dataset: subclasses implement ``__getitem__(index)`` and ``__len__()``."""

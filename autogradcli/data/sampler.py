@@ -9,6 +9,8 @@ import numpy as np
 
 from .generator import Generator, permutation
 
+__all__ = ["BatchSampler", "RandomSampler", "Sampler", "SequentialSampler", "SubsetRandomSampler"]
+
 
 class Sampler:
     """Yields dataset indices; subclasses implement ``indices()`` (one epoch's order)."""
