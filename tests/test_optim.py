@@ -80,7 +80,24 @@ CASES = [
     ("Adagrad", dict(lr=0.1, lr_decay=0.05), dict(weight_decay=0.1)),
     ("Adagrad", dict(lr=0.1, initial_accumulator_value=0.5, eps=1e-6), dict(maximize=True)),
     ("Adagrad", dict(lr=0.1, weight_decay=0.2, maximize=True), dict(lr_decay=0.1)),
+    ("NAdam", dict(lr=0.01), dict(lr=0.05)),
+    ("NAdam", dict(lr=0.01, momentum_decay=0.1, weight_decay=0.1), dict(betas=(0.8, 0.99))),
+    ("NAdam", dict(lr=0.02, weight_decay=0.2, decoupled_weight_decay=True), dict(maximize=True)),
+    ("NAdam", dict(lr=0.02, maximize=True, weight_decay=0.1), dict(eps=1e-3, momentum_decay=0)),
+    ("RAdam", dict(lr=0.01), dict(lr=0.05)),
+    ("RAdam", dict(lr=0.01, betas=(0.9, 0.8)), dict(betas=(0.5, 0.7))),  # rho_t > 5 early
+    ("RAdam", dict(lr=0.02, weight_decay=0.2, decoupled_weight_decay=True), dict(maximize=True)),
+    ("RAdam", dict(lr=0.02, betas=(0.9, 0.7), weight_decay=0.1, maximize=True), dict(eps=1e-3)),
+    ("Adamax", dict(lr=0.01), dict(lr=0.05)),
+    ("Adamax", dict(lr=0.02, weight_decay=0.1), dict(betas=(0.5, 0.9), eps=1e-3)),
+    ("Adamax", dict(lr=0.02, maximize=True), dict(weight_decay=0.2)),
+    ("Adadelta", dict(), dict(lr=0.5)),
+    ("Adadelta", dict(lr=0.5, rho=0.5, weight_decay=0.1), dict(eps=1e-3)),
+    ("Adadelta", dict(lr=2.0, maximize=True), dict(rho=0.99, weight_decay=0.2)),
 ]
+
+
+ALL = ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "NAdam", "RAdam", "Adamax", "Adadelta"]
 
 
 def _ids(case: tuple[str, dict[str, Any], dict[str, Any]]) -> str:
@@ -138,7 +155,7 @@ def test_params_without_grad_are_skipped_and_version_bumps() -> None:
     assert len(opt.state) == 1
 
 
-@pytest.mark.parametrize("name", ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad"])
+@pytest.mark.parametrize("name", ALL)
 def test_state_dict_round_trip_continues_exactly(name: str, tmp_path: Any) -> None:
     kw = {
         "SGD": dict(lr=0.1, momentum=0.9, nesterov=True),
@@ -146,6 +163,10 @@ def test_state_dict_round_trip_continues_exactly(name: str, tmp_path: Any) -> No
         "AdamW": dict(lr=0.01),
         "RMSprop": dict(lr=0.01, centered=True, momentum=0.5),
         "Adagrad": dict(lr=0.1, lr_decay=0.01),
+        "NAdam": dict(lr=0.01, weight_decay=0.1, decoupled_weight_decay=True),
+        "RAdam": dict(lr=0.01, betas=(0.9, 0.8)),
+        "Adamax": dict(lr=0.01),
+        "Adadelta": dict(lr=0.5),
     }[name]
     over = {"lr": 0.03}
     ref, _, coefs = _make("float32")
@@ -305,6 +326,20 @@ BAD = [
         "Invalid initial_accumulator_value value: -0.1",
     ),
     ("Adagrad", dict(eps=-0.1), "Invalid epsilon value: -0.1"),
+    ("NAdam", dict(lr=-1), "Invalid learning rate: -1"),
+    ("NAdam", dict(momentum_decay=-0.1), "Invalid momentum_decay value: -0.1"),
+    ("NAdam", dict(betas=(0.9, 1.0)), "Invalid beta parameter at index 1: 1.0"),
+    ("RAdam", dict(lr=-1), "Invalid learning rate: -1"),
+    ("RAdam", dict(betas=(-0.1, 0.9)), "Invalid beta parameter at index 0: -0.1"),
+    ("RAdam", dict(weight_decay=-1e-3), "Invalid weight_decay value: -0.001"),
+    ("Adamax", dict(lr=-1), "Invalid learning rate: -1"),
+    ("Adamax", dict(eps=-1e-8), "Invalid epsilon value: -1e-08"),
+    ("Adadelta", dict(lr=-1), "Invalid learning rate: -1"),
+    ("Adadelta", dict(rho=1.5), "Invalid rho value: 1.5"),
+    ("Adadelta", dict(rho=-0.1), "Invalid rho value: -0.1"),
+    ("Adadelta", dict(eps=-1e-6), "Invalid epsilon value: -1e-06"),
+    ("Adadelta", dict(weight_decay=-1), "Invalid weight_decay value: -1"),
+    ("LBFGS", dict(lr=-1), "Invalid learning rate: -1"),
 ]
 
 
@@ -318,7 +353,7 @@ def test_bad_hyperparameters_match_torch(name: str, kw: dict[str, Any], msg: str
     assert str(ours.value) == str(theirs.value) == msg
 
 
-@pytest.mark.parametrize("name", ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad"])
+@pytest.mark.parametrize("name", [*ALL, "LBFGS"])
 def test_default_hyperparameters_match_torch(name: str) -> None:
     ours = getattr(optim, name)([ag.zeros(2, requires_grad=True)])
     theirs = getattr(torch.optim, name)([torch.zeros(2, requires_grad=True)])
@@ -345,6 +380,10 @@ def test_updates_leave_grad_untouched_and_keep_dtype() -> None:
         ("AdamW", dict(lr=0.01, maximize=True)),
         ("RMSprop", dict(lr=0.01, centered=True, momentum=0.5, weight_decay=0.1)),
         ("Adagrad", dict(lr=0.1, lr_decay=0.01, weight_decay=0.1)),
+        ("NAdam", dict(lr=0.01, weight_decay=0.1)),
+        ("RAdam", dict(lr=0.01, betas=(0.9, 0.8), weight_decay=0.1, decoupled_weight_decay=True)),
+        ("Adamax", dict(lr=0.01, weight_decay=0.1)),
+        ("Adadelta", dict(lr=0.5, weight_decay=0.1, maximize=True)),
     ],
 )
 def test_device_arrays_never_touch_numpy(name: str, kw: dict[str, Any], strict_cuda: Any) -> None:
@@ -364,10 +403,11 @@ def test_device_arrays_never_touch_numpy(name: str, kw: dict[str, Any], strict_c
     sd = dopt.state_dict()
     for st in sd["state"].values():
         for key, v in st.items():
-            assert v.is_cuda != (key == "step"), key
+            assert v.is_cuda != (key in ("step", "mu_product")), key  # host scalars as in torch
     fresh = getattr(optim, name)(dev, **kw)
     fresh.load_state_dict(opt.state_dict())  # CPU state onto device params
     assert all(v.is_cuda for k, v in fresh.state[dev[0]].items() if k != "step")
+    fresh.step()  # continues on the device from loaded state
 
 
 def test_trains_a_module_like_torch() -> None:
