@@ -451,3 +451,58 @@ def test_trains_a_module_like_torch() -> None:
         assert abs(loss.item() - tloss.item()) < 1e-5
     for p, tp in zip(net.parameters(), tnet.parameters()):
         np.testing.assert_allclose(_np(p), _np(tp), rtol=1e-4, atol=1e-5)
+
+
+def test_seed_style_optimizer_subclass_and_copies() -> None:
+    """An Optimizer subclass written as the seeds write SGD (``required``, ``__setstate__``
+    calling super, updates on ``p.data``) runs, and ``copy.deepcopy`` of an optimizer works."""
+    import copy
+
+    from autogradcli.optim.optimizer import Optimizer, required
+
+    class PlainSGD(Optimizer):
+        def __init__(self, params: Any, lr: Any = required, momentum: float = 0) -> None:
+            super().__init__(params, dict(lr=lr, momentum=momentum))
+
+        def __setstate__(self, state: dict[str, Any]) -> None:
+            super().__setstate__(state)
+            for group in self.param_groups:
+                group.setdefault("nesterov", False)
+
+        def step(self, closure: Any = None) -> Any:
+            for group in self.param_groups:
+                for p in group["params"]:
+                    if p.grad is None:
+                        continue
+                    d_p = p.grad.data
+                    if group["momentum"] != 0:
+                        st = self.state[p]
+                        if "momentum_buffer" not in st:
+                            buf = st["momentum_buffer"] = d_p.clone()
+                        else:
+                            buf = st["momentum_buffer"]
+                            buf.mul_(group["momentum"]).add_(d_p)
+                        d_p = buf
+                    p.data.add_(d_p, alpha=-group["lr"])
+            return None
+
+    ours, _, coefs = _make("float64")
+    ref, _, _ = _make("float64")
+    with pytest.raises(ValueError, match="didn't specify a value of required optimization"):
+        PlainSGD(ours)
+    opt, ref_opt = PlainSGD(ours, lr=0.1, momentum=0.9), optim.SGD(ref, lr=0.1, momentum=0.9)
+    for step in range(5):
+        _set_grads(ours, coefs, step, False)
+        _set_grads(ref, coefs, step, False)
+        opt.step()
+        ref_opt.step()
+    for a, b in zip(ours, ref):
+        np.testing.assert_allclose(_np(a), _np(b), rtol=1e-12)
+    twin = copy.deepcopy(opt)
+    assert twin.param_groups[0]["nesterov"] is False and "nesterov" not in opt.param_groups[0]
+    assert twin.state_dict()["state"].keys() == opt.state_dict()["state"].keys()
+    adam = optim.Adam(ours, lr=0.1)
+    adam_twin = copy.deepcopy(adam)
+    _set_grads(ours, coefs, 0, False)
+    adam.step()
+    assert adam_twin.state_dict()["param_groups"] == adam.state_dict()["param_groups"]

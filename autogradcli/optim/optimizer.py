@@ -321,6 +321,16 @@ class Optimizer:
         self.state = state
         self.param_groups = saved_groups
 
+    def __getstate__(self) -> dict[str, Any]:
+        """What copying an optimizer keeps (PyTorch's three attributes)."""
+        return {"defaults": self.defaults, "state": self.state, "param_groups": self.param_groups}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        """Restore ``__getstate__``'s attributes; subclasses fill defaults new since then here."""
+        self.__dict__.update(state)
+        self._work = _Workspace()
+        self.defaults.setdefault("differentiable", False)
+
     def __repr__(self) -> str:
         out = self.__class__.__name__ + " ("
         for i, group in enumerate(self.param_groups):
