@@ -184,7 +184,7 @@ def test_errors() -> None:
 def test_device_arrays_never_touch_numpy(line_search_fn: Any, strict_cuda: Any) -> None:
     """On the strict cupy stand-in the flat vectors stay on the device; results equal the CPU's."""
     init = _init("rosen", "float64")
-    runs = []
+    runs, opts = [], []
     for device in ("cpu", "cuda"):
         params = [ag.tensor(a.copy(), device=device, requires_grad=True) for a in init]
         opt = optim.LBFGS(params, line_search_fn=line_search_fn, lr=0.1, history_size=3)
@@ -199,5 +199,11 @@ def test_device_arrays_never_touch_numpy(line_search_fn: Any, strict_cuda: Any) 
             opt.step(closure)
         assert opt.state[params[0]]["d"].device.type == device
         runs.append([p.detach().cpu().numpy() for p in params])
+        opts.append((opt, params, closure))
     for a, b in zip(*runs):
         np.testing.assert_allclose(a, b, rtol=1e-12)
+    # CPU state loaded for device parameters continues on the device
+    (cpu_opt, _, _), (dev_opt, dev_params, dev_closure) = opts
+    dev_opt.load_state_dict(cpu_opt.state_dict())
+    dev_opt.step(dev_closure)
+    assert dev_opt.state[dev_params[0]]["d"].device.type == "cuda"

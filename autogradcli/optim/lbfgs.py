@@ -16,9 +16,7 @@ from .optimizer import Optimizer, to_scalar
 
 __all__ = ["LBFGS"]
 
-_ARRAY_STATE = ("d", "prev_flat_grad")
 _ARRAY_LISTS = ("old_dirs", "old_stps")
-_SCALAR_STATE = ("t", "H_diag", "prev_loss")
 
 
 class LBFGS(Optimizer):
@@ -233,7 +231,7 @@ class LBFGS(Optimizer):
             return v._data if isinstance(v, Tensor) else v
 
         def scalar(v: Any) -> Any:
-            return host_scalar(np.asarray(v._data)) if isinstance(v, Tensor) else v
+            return host_scalar(v._data) if isinstance(v, Tensor) else v
 
         lists = {
             k: None if state.get(k) is None else [arr(v) for v in state[k]] for k in _ARRAY_LISTS
