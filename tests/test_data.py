@@ -246,3 +246,18 @@ def test_synthetic_generators_are_deterministic_by_seed():
     assert np.bincount(s1.tensors[1].numpy()).tolist() == [40, 40, 40, 40]
     other = data.spirals(40, classes=4, seed=3).tensors[0].numpy()
     assert not np.array_equal(s1.tensors[0].numpy(), other)
+
+
+def test_utils_data_is_torch_module_path() -> None:
+    """``autogradcli.utils.data`` (and its submodules) hold the very objects of ``autogradcli.data``,
+    and the internal helpers moved to ``autogradcli._utils``."""
+    import autogradcli.utils.data as ud
+    from autogradcli._utils.hooks import RemovableHandle as Internal
+    from autogradcli.utils.data.dataloader import default_collate
+    from autogradcli.utils.data.sampler import Sampler
+    from autogradcli.utils.hooks import RemovableHandle
+
+    assert ag.utils.data is ud
+    assert ud.DataLoader is ag.data.DataLoader and ud.TensorDataset is ag.data.TensorDataset
+    assert default_collate is ag.data.default_collate and Sampler is ag.data.Sampler
+    assert RemovableHandle is Internal

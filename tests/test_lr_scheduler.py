@@ -102,6 +102,13 @@ CASES: list[tuple[str, Callable[[Any, Any], Any], dict[str, Any]]] = [
         lambda m, o: m.OneCycleLR(o, max_lr=0.3, total_steps=STEPS, cycle_momentum=False),
         {"opt": "Adagrad"},
     ),
+    ("CAWR", lambda m, o: m.CosineAnnealingWarmRestarts(o, T_0=7), {}),
+    ("CAWR-mult", lambda m, o: m.CosineAnnealingWarmRestarts(o, T_0=3, T_mult=2), {}),
+    (
+        "CAWR-mult-eta",
+        lambda m, o: m.CosineAnnealingWarmRestarts(o, T_0=2, T_mult=3, eta_min=0.01),
+        {"opt": "Adam"},
+    ),
     (
         "SequentialLR",
         lambda m, o: m.SequentialLR(
@@ -166,7 +173,7 @@ def test_reduce_on_plateau_matches_torch(kw: dict[str, Any]) -> None:
 
 
 RESUME = [c for c in CASES if c[0] in ("StepLR", "MultiStepLR", "CosineAnnealingLR", "LambdaLR")]
-RESUME += [c for c in CASES if c[0].startswith(("OneCycleLR-cos", "SequentialLR"))]
+RESUME += [c for c in CASES if c[0].startswith(("OneCycleLR-cos", "SequentialLR", "CAWR"))]
 
 
 @pytest.mark.parametrize("case", RESUME, ids=[c[0] for c in RESUME])
@@ -283,3 +290,56 @@ def test_warns_when_scheduler_steps_before_optimizer() -> None:
         sched.step()
     with pytest.warns(UserWarning, match="get_last_lr"):
         sched.get_lr()
+
+
+# fractional epochs as SGDR's docs use them (epoch + i / iters), jumps back and forth, restarts
+CAWR_EPOCHS = [0.0, 0.25, 0.5, 2.75, 3.0, 2.999, 8.9, 9.0, 21.0, 20.5, 5.0, 44.0, 1.0, 100.125]
+
+
+@pytest.mark.parametrize(
+    "kw", [dict(T_0=3), dict(T_0=3, T_mult=2, eta_min=0.05), dict(T_0=1, T_mult=3)]
+)
+def test_cosine_warm_restarts_fractional_epochs_match_torch(kw: dict[str, Any]) -> None:
+    ours, theirs = _opts()
+    sched = S.CosineAnnealingWarmRestarts(ours, **kw)
+    tsched = T.CosineAnnealingWarmRestarts(theirs, **kw)
+    for epoch in CAWR_EPOCHS:
+        ours.step()
+        theirs.step()
+        sched.step(epoch)
+        tsched.step(epoch)
+        assert sched.get_last_lr() == tsched.get_last_lr(), epoch
+        assert (sched.T_cur, sched.T_i, sched.last_epoch) == (
+            tsched.T_cur,
+            tsched.T_i,
+            tsched.last_epoch,
+        )
+        sched.step()  # and a plain step from there
+        tsched.step()
+        assert sched.get_last_lr() == tsched.get_last_lr(), epoch
+    assert sched.state_dict() == tsched.state_dict()
+
+
+@pytest.mark.parametrize(
+    "kw,msg",
+    [
+        (dict(T_0=0), "Expected positive integer T_0, but got 0"),
+        (dict(T_0=2.0), "Expected positive integer T_0, but got 2.0"),
+        (dict(T_0=2, T_mult=0), "Expected integer T_mult >= 1, but got 0"),
+        (dict(T_0=2, T_mult=1.5), "Expected integer T_mult >= 1, but got 1.5"),
+        (
+            dict(T_0=2, eta_min="0"),
+            "Expected float or int eta_min, but got 0 of type <class 'str'>",
+        ),
+    ],
+)
+def test_cosine_warm_restarts_errors_match_torch(kw: dict[str, Any], msg: str) -> None:
+    ours, theirs = _opts()
+    with pytest.raises(ValueError) as err:
+        S.CosineAnnealingWarmRestarts(ours, **kw)
+    with pytest.raises(ValueError) as terr:
+        T.CosineAnnealingWarmRestarts(theirs, **kw)
+    assert str(err.value) == str(terr.value) == msg
+    sched = S.CosineAnnealingWarmRestarts(ours, T_0=2)
+    with pytest.raises(ValueError, match="Expected non-negative epoch, but got -1"):
+        sched.step(-1)

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..tensor.tensor import Tensor, wrap
-from ..utils.hooks import RemovableHandle, add_hook
+from .._utils.hooks import RemovableHandle, add_hook
 
 # creation order of nodes: the engine runs the latest first (a node's ``_key`` is -next(_seq))
 _seq = itertools.count()

@@ -157,7 +157,7 @@ def optimizer_types() -> dict[str, type]:
         for name in dir(optim)
         if isinstance(obj := getattr(optim, name), type)
         and issubclass(obj, optim.Optimizer)
-        and obj is not optim.Optimizer
+        and obj not in (optim.Optimizer, optim.LBFGS)  # LBFGS needs a closure the Trainer lacks
     }
 
 

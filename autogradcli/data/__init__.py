@@ -1,7 +1,17 @@
-"""Datasets, samplers and the DataLoader, plus bundled, file-based and synthetic datasets."""
+"""Datasets, samplers and the DataLoader (PyTorch's ``torch.utils.data``, also importable as
+``autogradcli.utils.data``), plus bundled, file-based and synthetic datasets."""
 
-from .dataloader import DataLoader, default_collate
-from .dataset import ConcatDataset, Dataset, Subset, TensorDataset, random_split
+from .collate import default_collate, default_convert
+from .dataloader import DataLoader
+from .dataset import (
+    ChainDataset,
+    ConcatDataset,
+    Dataset,
+    IterableDataset,
+    Subset,
+    TensorDataset,
+    random_split,
+)
 from .files import load_csv, load_digits, load_idx, load_npz, read_idx
 from .generator import Generator
 from .sampler import (
@@ -10,22 +20,30 @@ from .sampler import (
     Sampler,
     SequentialSampler,
     SubsetRandomSampler,
+    WeightedRandomSampler,
 )
 from .synthetic import sine_regression, spirals
+from .worker import WorkerInfo, get_worker_info
 
 __all__ = [
     "BatchSampler",
+    "ChainDataset",
     "ConcatDataset",
     "DataLoader",
     "Dataset",
     "Generator",
+    "IterableDataset",
     "RandomSampler",
     "Sampler",
     "SequentialSampler",
     "Subset",
     "SubsetRandomSampler",
     "TensorDataset",
+    "WeightedRandomSampler",
+    "WorkerInfo",
     "default_collate",
+    "default_convert",
+    "get_worker_info",
     "load_csv",
     "load_digits",
     "load_idx",

@@ -66,6 +66,9 @@ def numpy_generator(generator: Generator | np.random.Generator | None) -> np.ran
         return generator._np
     if isinstance(generator, np.random.Generator):
         return generator
+    inner = getattr(generator, "_np", None)  # another Generator type built on the same idea
+    if isinstance(inner, np.random.Generator):
+        return inner
     raise TypeError(
         f"generator must be an autogradcli.data.Generator (or None for the global RNG), "
         f"got {type(generator).__name__}"

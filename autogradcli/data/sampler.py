@@ -1,4 +1,7 @@
-"""Samplers: the order in which a ``DataLoader`` visits a dataset, and how it groups batches."""
+"""Samplers: the order in which a ``DataLoader`` visits a dataset, and how it groups batches.
+
+Built-in samplers also give a whole epoch's order as one int64 array (``indices()``), which the
+loader batches by slicing; a user's sampler only needs ``__iter__`` (and ``__len__``)."""
 
 from __future__ import annotations
 
@@ -7,20 +10,40 @@ from typing import Any
 
 import numpy as np
 
-from .generator import Generator, permutation
+from .generator import Generator, numpy_generator, permutation
+
+__all__ = [
+    "BatchSampler",
+    "RandomSampler",
+    "Sampler",
+    "SequentialSampler",
+    "SubsetRandomSampler",
+    "WeightedRandomSampler",
+]
 
 
 class Sampler:
-    """Yields dataset indices; subclasses implement ``indices()`` (one epoch's order)."""
+    """Base class of samplers: subclasses implement ``__iter__`` over dataset indices (built-in
+    ones implement ``indices()``, one epoch's order as an array) and usually ``__len__``."""
+
+    def __init__(self, data_source: Sized | None = None) -> None:
+        pass
 
     def indices(self) -> np.ndarray:
-        raise NotImplementedError(f"{type(self).__name__} must implement indices()")
+        """One epoch's indices as an int64 array."""
+        return np.fromiter(iter(self), dtype=np.int64)
 
     def __iter__(self) -> Iterator[int]:
+        if type(self).indices is Sampler.indices:
+            raise NotImplementedError(f"{type(self).__name__} must implement __iter__")
         return iter(self.indices().tolist())
 
-    def __len__(self) -> int:
-        raise NotImplementedError
+
+def epoch_order(sampler: Any) -> np.ndarray:
+    """One epoch of ``sampler`` (any iterable of indices) as an int64 array."""
+    if isinstance(sampler, Sampler) and type(sampler).indices is not Sampler.indices:
+        return sampler.indices()
+    return np.fromiter(iter(sampler), dtype=np.int64)
 
 
 class SequentialSampler(Sampler):
@@ -36,19 +59,47 @@ class SequentialSampler(Sampler):
         return len(self.data_source)
 
 
-class RandomSampler(Sampler):
-    """A fresh random permutation each epoch, drawn from ``generator`` (or the global RNG, so
-    ``autogradcli.manual_seed`` makes the order repeat)."""
+def _check_positive(name: str, value: Any) -> None:
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise ValueError(f"{name} should be a positive integer value, but got {name}={value}")
 
-    def __init__(self, data_source: Sized, generator: Generator | None = None) -> None:
+
+class RandomSampler(Sampler):
+    """A fresh random order each epoch from ``generator`` (or the global RNG, so
+    ``autogradcli.manual_seed`` makes it repeat): a permutation, ``num_samples`` long (whole
+    permutations, then part of one), or with ``replacement`` independent draws."""
+
+    def __init__(
+        self,
+        data_source: Sized,
+        replacement: bool = False,
+        num_samples: int | None = None,
+        generator: Generator | None = None,
+    ) -> None:
         self.data_source = data_source
+        self.replacement = replacement
+        self._num_samples = num_samples
         self.generator = generator
+        if not isinstance(self.replacement, bool):
+            raise TypeError(
+                f"replacement should be a boolean value, but got replacement={self.replacement}"
+            )
+        _check_positive("num_samples", self.num_samples)
+
+    @property
+    def num_samples(self) -> int:
+        return len(self.data_source) if self._num_samples is None else self._num_samples
 
     def indices(self) -> np.ndarray:
-        return permutation(len(self.data_source), self.generator)
+        n, k = len(self.data_source), self.num_samples
+        if self.replacement:
+            return numpy_generator(self.generator).integers(0, n, size=k, dtype=np.int64)
+        parts = [permutation(n, self.generator) for _ in range(k // n)]
+        parts.append(permutation(n, self.generator)[: k % n])
+        return np.concatenate(parts)
 
     def __len__(self) -> int:
-        return len(self.data_source)
+        return self.num_samples
 
 
 class SubsetRandomSampler(Sampler):
@@ -65,25 +116,74 @@ class SubsetRandomSampler(Sampler):
         return len(self._indices)
 
 
-class BatchSampler:
+class WeightedRandomSampler(Sampler):
+    """``num_samples`` indices drawn with probabilities proportional to ``weights`` (with
+    replacement by default; without it, each index at most once, zero weights last)."""
+
+    def __init__(
+        self,
+        weights: Any,
+        num_samples: int,
+        replacement: bool = True,
+        generator: Generator | None = None,
+    ) -> None:
+        _check_positive("num_samples", num_samples)
+        if not isinstance(replacement, bool):
+            raise ValueError(
+                f"replacement should be a boolean value, but got replacement={replacement}"
+            )
+        w = np.asarray(
+            weights.tolist() if hasattr(weights, "tolist") else weights, dtype=np.float64
+        )
+        if w.ndim != 1:
+            raise ValueError(
+                f"weights should be a 1d sequence but given weights have shape {tuple(w.shape)}"
+            )
+        # PyTorch finds these when sampling; here the sampler refuses them when it is made
+        if np.any(w < 0) or not np.all(np.isfinite(w)):
+            raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+        if w.sum() <= 0:
+            raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+        if not replacement and num_samples > w.size:
+            raise RuntimeError(
+                "cannot sample n_sample > prob_dist.size(-1) samples without replacement"
+            )
+        self.weights = w
+        self.num_samples = num_samples
+        self.replacement = replacement
+        self.generator = generator
+
+    def indices(self) -> np.ndarray:
+        gen = numpy_generator(self.generator)
+        w = self.weights
+        if self.replacement:
+            out = gen.choice(len(w), size=self.num_samples, replace=True, p=w / w.sum())
+            return out.astype(np.int64, copy=False)
+        # without replacement: sort exponential keys scaled by 1 / weight (zero weights last, in
+        # index order, once the others are used up, as PyTorch's multinomial gives them)
+        keys = np.full(len(w), np.inf)
+        np.divide(gen.exponential(size=len(w)), w, out=keys, where=w > 0)
+        return np.argsort(keys, kind="stable")[: self.num_samples].astype(np.int64)
+
+    def __len__(self) -> int:
+        return self.num_samples
+
+
+class BatchSampler(Sampler):
     """Groups a sampler's indices into lists of ``batch_size`` (the last one shorter unless
     ``drop_last``)."""
 
     def __init__(self, sampler: Sampler | Any, batch_size: int, drop_last: bool) -> None:
-        if isinstance(batch_size, bool) or not isinstance(batch_size, int) or batch_size <= 0:
-            raise ValueError(
-                f"batch_size should be a positive integer value, but got batch_size={batch_size}"
-            )
+        _check_positive("batch_size", batch_size)
+        if not isinstance(drop_last, bool):
+            raise ValueError(f"drop_last should be a boolean value, but got drop_last={drop_last}")
         self.sampler = sampler
         self.batch_size = batch_size
         self.drop_last = drop_last
 
     def index_batches(self) -> Iterator[np.ndarray]:
         """One epoch's batches as int64 arrays."""
-        if isinstance(self.sampler, Sampler):
-            order = self.sampler.indices()
-        else:
-            order = np.fromiter(iter(self.sampler), dtype=np.int64)
+        order = epoch_order(self.sampler)
         n, bs = len(order), self.batch_size
         stop = n - n % bs if self.drop_last else n
         for start in range(0, stop, bs):

@@ -15,10 +15,10 @@ from collections import OrderedDict, namedtuple
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from .._utils.hooks import RemovableHandle, add_hook
 from ..autograd.function import Function
 from ..autograd.grad_mode import STATE, no_grad
 from ..tensor.tensor import Tensor
-from ..utils.hooks import RemovableHandle, add_hook
 from .parameter import Parameter
 
 _EXTRA_STATE_KEY_SUFFIX = "_extra_state"

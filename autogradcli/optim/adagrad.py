@@ -10,7 +10,6 @@ from ..tensor.tensor import Tensor, wrap
 from .optimizer import (
     Optimizer,
     bump_step,
-    check_fused,
     new_step,
     params_with_grad,
     step_grad,
@@ -62,7 +61,6 @@ class Adagrad(Optimizer):
             "fused": fused,
         }
         super().__init__(params, defaults)
-        check_fused(fused, foreach, differentiable)
         for group in self.param_groups:
             for p in group["params"]:
                 self._init_state(p, group)

@@ -8,7 +8,7 @@ from typing import Any
 from .optimizer import (
     Optimizer,
     bump_step,
-    check_fused,
+    check_adam_args,
     init_state,
     params_with_grad,
     step_grad,
@@ -48,17 +48,7 @@ class Adam(Optimizer):
         fused: bool | None = None,
         decoupled_weight_decay: bool = False,
     ) -> None:
-        lr = to_scalar(lr)
-        if not lr >= 0.0:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not eps >= 0.0:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= betas[0] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
-        if not 0.0 <= betas[1] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
-        if not weight_decay >= 0.0:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        lr = check_adam_args(lr, betas, eps, weight_decay)
         defaults = {
             "lr": lr,
             "betas": (to_scalar(betas[0]), to_scalar(betas[1])),
@@ -73,7 +63,6 @@ class Adam(Optimizer):
             "decoupled_weight_decay": decoupled_weight_decay,
         }
         super().__init__(params, defaults)
-        check_fused(fused, foreach, differentiable)
 
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """Perform a single optimization step; returns the closure's loss if one is given."""

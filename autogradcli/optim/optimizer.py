@@ -19,7 +19,7 @@ from ..autograd.grad_mode import enable_grad
 from ..backend import array_module, device_of, to_device
 from ..tensor.tensor import Tensor, wrap
 
-__all__ = ["Optimizer", "required"]
+__all__ = ["Optimizer", "check_flags", "required"]
 
 
 class _RequiredParameter:
@@ -82,13 +82,41 @@ def init_state(state: dict[str, Any], xp: Any, w: Any, *buffers: str | None) -> 
             state[name] = wrap(xp.zeros_like(w))
 
 
-def check_fused(fused: bool | None, foreach: bool | None, differentiable: bool) -> None:
-    """PyTorch's constructor checks on ``fused`` against ``differentiable`` and ``foreach``."""
-    if fused:
-        if differentiable:
-            raise RuntimeError("`fused` does not support `differentiable`")
-        if foreach:
-            raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+def check_adam_args(lr: Any, betas: tuple[float, float], eps: float, weight_decay: float) -> Any:
+    """The Adam family's constructor checks, in PyTorch's order and words; ``lr`` as a number."""
+    lr = to_scalar(lr)
+    if not lr >= 0.0:
+        raise ValueError(f"Invalid learning rate: {lr}")
+    if not eps >= 0.0:
+        raise ValueError(f"Invalid epsilon value: {eps}")
+    if not 0.0 <= betas[0] < 1.0:
+        raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+    if not 0.0 <= betas[1] < 1.0:
+        raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+    if not weight_decay >= 0.0:
+        raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+    return lr
+
+
+_UNSUPPORTED_FLAGS = {
+    "fused": "autogradcli has no fused optimizer kernels; every step already updates each "
+    "parameter with whole-array operations (the foreach path). Leave fused unset",
+    "differentiable": "optimizer steps update parameter arrays in place outside autograd, so a "
+    "step cannot be differentiated through. Leave differentiable=False",
+    "capturable": "it prepares a step for CUDA-graph capture, which autogradcli does not have. "
+    "Leave capturable=False",
+}
+
+
+def check_flags(group: dict[str, Any]) -> None:
+    """Refuse the implementation flags autogradcli cannot honour (``fused``, ``differentiable``,
+    ``capturable`` set to True) with a clear error; ``foreach`` is accepted (see ``Optimizer``)."""
+    for flag, why in _UNSUPPORTED_FLAGS.items():
+        if group.get(flag):
+            raise ValueError(f"{flag}=True is not supported: {why}.")
+    foreach = group.get("foreach")
+    if foreach is not None and not isinstance(foreach, bool):
+        raise TypeError(f"foreach must be None, True or False, got {foreach!r}")
 
 
 def step_grad(xp: Any, w: Any, g: Any, weight_decay: float, maximize: bool, work: Any) -> Any:
@@ -128,6 +156,11 @@ class Optimizer:
 
     ``params`` is an iterable of tensors, or of dicts (param groups) each with a ``"params"`` entry
     and optional per-group overrides of ``defaults``.
+
+    ``foreach`` (None, True or False) is accepted and changes nothing: the one update path is
+    PyTorch's foreach idea already, each parameter updated by a few whole-array operations into
+    reused buffers, and its results equal PyTorch's foreach and for-loop paths to rounding.
+    ``fused``, ``differentiable`` and ``capturable`` set to True are refused with a ValueError.
     """
 
     def __init__(self, params: Iterable[Any], defaults: dict[str, Any]) -> None:
@@ -190,6 +223,7 @@ class Optimizer:
                     f"parameter {name}"
                 )
             param_group.setdefault(name, default)
+        check_flags(param_group)
 
         ids = {id(p) for p in tensors}
         if len(ids) != len(tensors):
@@ -286,6 +320,16 @@ class Optimizer:
                 s["param_names"] = g["param_names"]
         self.state = state
         self.param_groups = saved_groups
+
+    def __getstate__(self) -> dict[str, Any]:
+        """What copying an optimizer keeps (PyTorch's three attributes)."""
+        return {"defaults": self.defaults, "state": self.state, "param_groups": self.param_groups}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        """Restore ``__getstate__``'s attributes; subclasses fill defaults new since then here."""
+        self.__dict__.update(state)
+        self._work = _Workspace()
+        self.defaults.setdefault("differentiable", False)
 
     def __repr__(self) -> str:
         out = self.__class__.__name__ + " ("

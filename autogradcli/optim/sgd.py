@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from ..tensor.tensor import wrap
-from .optimizer import Optimizer, check_fused, params_with_grad, step_grad, to_scalar
+from .optimizer import Optimizer, params_with_grad, step_grad, to_scalar
 
 __all__ = ["SGD"]
 
@@ -50,7 +50,6 @@ class SGD(Optimizer):
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
         super().__init__(params, defaults)
-        check_fused(fused, foreach, differentiable)
 
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """Perform a single optimization step; returns the closure's loss if one is given."""

@@ -30,7 +30,7 @@ from typing import IO, Any
 
 import numpy as np
 
-from ..utils.atomic import atomic_open
+from .._utils.atomic import atomic_open
 from .format import SerializationError, decode, encode
 from .npy_member import check_member_size, read_npy_member
 

@@ -12,8 +12,8 @@ from typing import Any
 import numpy as np
 
 from .. import backend
+from .._utils.hooks import RemovableHandle, add_hook
 from ..autograd import grad_mode
-from ..utils.hooks import RemovableHandle, add_hook
 from . import dtype as dtypes
 from .printing import format_tensor
 

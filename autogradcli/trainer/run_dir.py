@@ -30,8 +30,8 @@ import time
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from ..utils.atomic import atomic_write_text as _atomic_write_text
-from ..utils.atomic import fsync_directory
+from .._utils.atomic import atomic_write_text as _atomic_write_text
+from .._utils.atomic import fsync_directory
 
 __all__ = ["CHECKPOINTS", "RunDir", "atomic_write_text", "jsonable", "metric_columns"]
 

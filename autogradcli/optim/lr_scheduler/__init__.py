@@ -12,11 +12,13 @@ from .schedules import (
     StepLR,
 )
 from .sequential import SequentialLR
+from .warm_restarts import CosineAnnealingWarmRestarts
 
 _LRScheduler = LRScheduler
 
 __all__ = [
     "CosineAnnealingLR",
+    "CosineAnnealingWarmRestarts",
     "ExponentialLR",
     "LRScheduler",
     "LambdaLR",
