@@ -13,8 +13,8 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
-from ..tensor.tensor import Tensor, wrap
 from .._utils.hooks import RemovableHandle, add_hook
+from ..tensor.tensor import Tensor, wrap
 
 # creation order of nodes: the engine runs the latest first (a node's ``_key`` is -next(_seq))
 _seq = itertools.count()
