@@ -2,6 +2,7 @@
 
 from .dataloader import DataLoader, default_collate
 from .dataset import ConcatDataset, Dataset, Subset, TensorDataset, random_split
+from .distributed import DistributedSampler
 from .files import load_csv, load_digits, load_idx, load_npz, read_idx
 from .generator import Generator
 from .sampler import (
@@ -18,6 +19,7 @@ __all__ = [
     "ConcatDataset",
     "DataLoader",
     "Dataset",
+    "DistributedSampler",
     "Generator",
     "RandomSampler",
     "Sampler",

@@ -1,6 +1,6 @@
 """Neural-network building blocks with PyTorch's ``torch.nn`` API."""
 
-from . import functional, init, utils
+from . import functional, init, parallel, utils
 from .activation import *
 from .container import *
 from .conv import *
@@ -15,3 +15,4 @@ from .parameter import *
 from .pooling import *
 from .rnn import *
 from .sparse import *
+from .sync_batchnorm import *
