@@ -144,6 +144,14 @@ class MPIBackend(Backend):
         """A small Python object from ``src`` to every rank (the NCCL id exchange uses it)."""
         return self.comm.bcast(obj, root=src)
 
+    def local_rank(self) -> int:
+        """This process's index among the ranks on its node (picks its GPU)."""
+        node = self.comm.Split_type(self.MPI.COMM_TYPE_SHARED)
+        try:
+            return node.Get_rank()
+        finally:
+            node.Free()
+
     def abort(self, code: int = 1) -> None:
         self.MPI.COMM_WORLD.Abort(code)
 

@@ -4,7 +4,8 @@ The communicator is created from a unique id made on rank 0 and handed to the ot
 (the bootstrap backend); with one process no MPI is needed. Each collective is enqueued on the
 current CUDA stream and waited for by polling that stream with the process group's deadline;
 past it the communicator is aborted and every rank ends (MPI abort), with a message naming the
-collective. Rank r uses GPU ``r % device_count``.
+collective. A rank uses GPU ``local_rank % device_count`` (its index among the ranks on its
+node; the global rank where no local rank is given).
 
 cupy is reached through the backend seam (``backend.cuda_module()``), so tests run this code on
 the strict cupy stand-in with a fake communicator.
@@ -39,7 +40,13 @@ class NCCLBackend(Backend):
     name = "nccl"
 
     def __init__(
-        self, rank: int, size: int, timeout: float, bootstrap: Any = None, xp: Any = None
+        self,
+        rank: int,
+        size: int,
+        timeout: float,
+        bootstrap: Any = None,
+        xp: Any = None,
+        local_rank: int | None = None,
     ) -> None:
         from ..backend import cuda_module
 
@@ -49,7 +56,7 @@ class NCCLBackend(Backend):
         self.rank, self.size, self.timeout = rank, size, timeout
         self.bootstrap = bootstrap
         count = self.cuda.runtime.getDeviceCount()
-        self.device = self.cuda.Device(rank % count)
+        self.device = self.cuda.Device((rank if local_rank is None else local_rank) % count)
         if hasattr(self.device, "use"):
             self.device.use()
         uid = self.nccl.get_unique_id() if rank == 0 else None

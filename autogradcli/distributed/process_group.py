@@ -161,7 +161,9 @@ def init_process_group(
         if name == "nccl":
             from .nccl_backend import NCCLBackend
 
-            pg: Backend = NCCLBackend(mpi.rank, mpi.size, seconds, bootstrap=mpi)
+            pg: Backend = NCCLBackend(
+                mpi.rank, mpi.size, seconds, bootstrap=mpi, local_rank=mpi.local_rank()
+            )
         else:
             pg = mpi
     except BaseException:

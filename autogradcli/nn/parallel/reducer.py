@@ -188,6 +188,10 @@ class Reducer:
             b.flat[off : off + n] = local.reshape(-1)
         self.ready[i] = True
         b.waiting -= 1
+        for k in range(self.next_launch):  # MPI progresses requests only inside MPI calls
+            pending = self.buckets[k].pending
+            if pending is not None:
+                pending.is_completed()
         while self.next_launch < len(self.buckets) and self.buckets[self.next_launch].waiting == 0:
             nb = self.buckets[self.next_launch]
             nb.pending = self.pg.all_reduce(
