@@ -1,7 +1,7 @@
 """autogradcli: a PyTorch-compatible tensor/autograd engine (numpy on CPU, cupy on CUDA) with a
 config-driven training CLI, ``agrad``."""
 
-from . import autograd, cuda, data, nn, ops, optim, utils
+from . import autograd, cuda, data, distributed, nn, ops, optim, utils
 from ._version import __version__
 from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .backend import Device as device

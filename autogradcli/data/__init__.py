@@ -12,6 +12,7 @@ from .dataset import (
     TensorDataset,
     random_split,
 )
+from .distributed import DistributedSampler
 from .files import load_csv, load_digits, load_idx, load_npz, read_idx
 from .generator import Generator
 from .sampler import (
@@ -31,6 +32,7 @@ __all__ = [
     "ConcatDataset",
     "DataLoader",
     "Dataset",
+    "DistributedSampler",
     "Generator",
     "IterableDataset",
     "RandomSampler",

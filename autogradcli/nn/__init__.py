@@ -1,6 +1,6 @@
 """Neural-network building blocks with PyTorch's ``torch.nn`` API."""
 
-from . import functional, init, utils
+from . import functional, init, parallel, utils
 from .activation import *
 from .attention import *
 from .channel_dropout import *
@@ -20,6 +20,7 @@ from .parameter import *
 from .pooling import *
 from .rnn import *
 from .sparse import *
+from .sync_batchnorm import *
 from .transformer import *
 from .upsampling import *
 from .vision import *
