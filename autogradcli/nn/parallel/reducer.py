@@ -17,7 +17,7 @@ from ...autograd.node import AccumulateGrad
 from ...backend import array_module
 from ...distributed.backend_base import Backend, Pending
 from ...distributed.reduce_op import ReduceOp
-from ...tensor.tensor import Tensor, _make
+from ...tensor.tensor import Tensor, wrap
 
 FIRST_BUCKET_BYTES = 1024 * 1024
 
@@ -222,9 +222,9 @@ class Reducer:
                 avg = b.flat[off : off + n].reshape(p._data.shape)
                 if i == current:
                     p._grad = None  # the engine now adopts (a copy of) the returned average
-                    result = _make(avg.copy())
+                    result = wrap(avg.copy())
                 elif p._grad is None:
-                    p._grad = _make(avg.copy())
+                    p._grad = wrap(avg.copy())
                 else:
                     p._grad._data[...] = avg
                     p._grad._bump_version()
