@@ -1,6 +1,6 @@
 """The package's layers, read from every module's imports: a lower layer never imports an upper.
 
-utils < backend < tensor, autograd < ops < nn, optim, data, serialization, distributed
+_utils < backend < tensor, autograd < ops < nn, optim, data, serialization, distributed, utils
 < config, trainer < cli. Imports inside functions and ``TYPE_CHECKING`` blocks count too.
 """
 
@@ -14,7 +14,7 @@ import autogradcli
 PACKAGE_DIR = os.path.dirname(os.path.abspath(autogradcli.__file__))
 LAYERS = {
     "_version": 0,
-    "utils": 0,
+    "_utils": 0,  # internal helpers: atomic writes, hook handles
     "backend": 1,
     "tensor": 2,
     "autograd": 2,
@@ -25,6 +25,7 @@ LAYERS = {
     "data": 4,
     "serialization": 4,
     "distributed": 4,
+    "utils": 4,  # PyTorch's public torch.utils namespace (utils.data over autogradcli.data)
     "config": 5,
     "trainer": 5,
     "cli": 6,
