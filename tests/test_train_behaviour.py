@@ -429,3 +429,30 @@ def test_lightning_named_user_callback_in_a_config_is_a_config_error(capsys, tmp
     assert f"{cfg}:12:5  hooks.1: Ported.on_train_batch_end is a PyTorch Lightning name" in err
     assert "calls on_batch_end(trainer)" in err and "Traceback" not in err
     assert not os.listdir(tmp_path / "r")  # no run folder was left
+
+
+def test_resume_extends_a_finished_run_with_set(tmp_path):
+    cfg = write(tmp_path / "s.yaml", SPIRALS.replace("epochs: 6", "epochs: 2"))
+    straight_runs, runs = str(tmp_path / "a"), str(tmp_path / "b")
+    res = agrad_subprocess(
+        "train", cfg, "--runs-dir", straight_runs, "--progress", "none", "--set", "train.epochs=4"
+    )
+    assert res.returncode == 0, res.stderr
+    res = agrad_subprocess("train", cfg, "--runs-dir", runs, "--progress", "none")
+    assert res.returncode == 0, res.stderr
+    run = only_run(runs)
+    # a key that would make it another run is refused by name, and nothing changes
+    res = agrad_subprocess("train", "--resume", run, "--set", "optimizer.lr=0.5")
+    assert res.returncode == 2 and "cannot change optimizer.lr when resuming" in res.stderr
+    assert len(jsonl(os.path.join(run, "metrics.jsonl"))) == 2
+    res = agrad_subprocess(
+        "train", "--resume", run, "--set", "train.epochs=4", "--progress", "none"
+    )
+    assert res.returncode == 0, res.stderr
+    rows = jsonl(os.path.join(run, "metrics.jsonl"))
+    ref = jsonl(os.path.join(only_run(straight_runs), "metrics.jsonl"))
+    assert [r["epoch"] for r in rows] == [1, 2, 3, 4]
+    key = ("train_loss", "val_loss", "val_acc")
+    assert [[r[k] for k in key] for r in rows] == [[r[k] for k in key] for r in ref]
+    with open(os.path.join(run, "config.resolved.yaml"), encoding="utf-8") as f:
+        assert "epochs: 4" in f.read()
