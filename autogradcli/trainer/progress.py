@@ -149,11 +149,11 @@ class RichReporter(Reporter):
     def _table(self) -> Any:
         from rich.table import Table
 
-        table = Table(box=None, pad_edge=False, header_style="bold")
+        table = Table(box=None, pad_edge=False, collapse_padding=True, header_style="bold")
         columns = shown_columns(self._rows)
-        table.add_column("epoch", justify="right")
-        for key in columns:
-            table.add_column(key, justify="right")
+        table.add_column("epoch", justify="right", no_wrap=True, min_width=5)
+        for key in columns:  # whole names: a metric is never shown as "train_lo…"
+            table.add_column(key, justify="right", no_wrap=True, min_width=len(key))
         for m in self._rows[-50:]:
             table.add_row(str(m.get("epoch")), *(format_metric(k, m.get(k)) for k in columns))
         return table
