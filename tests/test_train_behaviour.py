@@ -150,17 +150,19 @@ def test_every_logged_metric_shown_in_csv_order(tmp_path):
 def test_progress_bar_shows_the_epoch_in_progress():
     from rich.console import Console
 
-    seen = []
+    seen, rates = [], []
     rep = make_reporter("bar", Console(file=io.StringIO(), force_terminal=True))
 
     class Probe(Callback):
         def on_batch_end(self, trainer):
             seen.append((rep._progress.tasks[0].fields["epoch"], trainer.epoch))
+            rates.append(rep._progress.tasks[0].fields["rate"])
 
     model, loss, opt, tl, vl = parts()
     Trainer(model, loss, opt, tl, vl, epochs=3, callbacks=[Probe(), rep]).fit()
     assert {shown for shown, _ in seen} == {"1/3", "2/3", "3/3"}
     assert all(shown == f"{epoch}/3" for shown, epoch in seen)
+    assert any(re.fullmatch(r"\d+\.\d steps/s", r) for r in rates)  # the speed is shown
 
 
 # ---------------------------------------------------------------------------- times, model.txt
@@ -180,6 +182,7 @@ def test_epoch_times_add_up_to_at_most_the_wall_time(tmp_path):
     wall = read_json(os.path.join(run, "summary.json"))["wall_time_s"]
     assert len(times) == 3 and all(t > 0 for t in times)
     assert sum(times) <= wall + 0.0005  # wall_time_s is rounded to ms
+    assert not os.path.exists(os.path.join(run, "acc.svg"))  # regression: no accuracy plot
 
 
 def test_model_txt_is_the_inspect_table_at_the_training_batch(tmp_path):

@@ -174,6 +174,7 @@ class RichReporter(Reporter):
             Progress,
             TextColumn,
             TimeElapsedColumn,
+            TimeRemainingColumn,
         )
 
         where = f" -> {trainer.run.path}" if trainer.run is not None else ""
@@ -189,10 +190,13 @@ class RichReporter(Reporter):
             BarColumn(),
             MofNCompleteColumn(),
             TextColumn("loss {task.fields[loss]}"),
+            TextColumn("{task.fields[rate]}"),
             TimeElapsedColumn(),
+            TextColumn("eta"),
+            TimeRemainingColumn(),
             console=self.console,
         )
-        self._task = self._progress.add_task("train", total=1, epoch="", loss="-")
+        self._task = self._progress.add_task("train", total=1, epoch="", loss="-", rate="")
         self._live = Live(self._render(), console=self.console, refresh_per_second=8)
         self._live.start()
 
@@ -205,6 +209,7 @@ class RichReporter(Reporter):
             completed=trainer.batch_in_epoch,
             epoch=f"{trainer.epoch}/{trainer.epochs}",
             loss="-",
+            rate="",
         )
 
     def on_batch_end(self, trainer: Trainer) -> None:
@@ -212,6 +217,9 @@ class RichReporter(Reporter):
             self._progress.update(
                 self._task, advance=1, loss=format_metric("loss", trainer.batch_loss)
             )
+            speed = self._progress.tasks[0].speed
+            if speed:
+                self._progress.update(self._task, rate=f"{speed:.1f} steps/s")
 
     def _add_row(self, m: dict[str, Any]) -> None:
         self._rows.append(dict(m))
