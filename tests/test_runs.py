@@ -119,6 +119,9 @@ def test_tiny_run_writes_every_file(tmp_path):
     assert len(svg.findall(f"{ns}polyline")) == 2  # train and val
     texts = [t.text for t in svg.iter(f"{ns}text")]
     assert "train loss" in texts and "val loss" in texts and "epoch" in texts
+    acc = ET.parse(os.path.join(run, "acc.svg")).getroot()  # a class loss: accuracy plotted
+    assert len(acc.findall(f"{ns}polyline")) == 2
+    assert {"train acc", "val acc", "accuracy"} <= {t.text for t in acc.iter(f"{ns}text")}
 
 
 def test_same_config_same_losses(tmp_path):

@@ -150,17 +150,19 @@ def test_every_logged_metric_shown_in_csv_order(tmp_path):
 def test_progress_bar_shows_the_epoch_in_progress():
     from rich.console import Console
 
-    seen = []
+    seen, rates = [], []
     rep = make_reporter("bar", Console(file=io.StringIO(), force_terminal=True))
 
     class Probe(Callback):
         def on_batch_end(self, trainer):
             seen.append((rep._progress.tasks[0].fields["epoch"], trainer.epoch))
+            rates.append(rep._progress.tasks[0].fields["rate"])
 
     model, loss, opt, tl, vl = parts()
     Trainer(model, loss, opt, tl, vl, epochs=3, callbacks=[Probe(), rep]).fit()
     assert {shown for shown, _ in seen} == {"1/3", "2/3", "3/3"}
     assert all(shown == f"{epoch}/3" for shown, epoch in seen)
+    assert any(re.fullmatch(r"\d+\.\d steps/s", r) for r in rates)  # the speed is shown
 
 
 # ---------------------------------------------------------------------------- times, model.txt
@@ -180,6 +182,7 @@ def test_epoch_times_add_up_to_at_most_the_wall_time(tmp_path):
     wall = read_json(os.path.join(run, "summary.json"))["wall_time_s"]
     assert len(times) == 3 and all(t > 0 for t in times)
     assert sum(times) <= wall + 0.0005  # wall_time_s is rounded to ms
+    assert not os.path.exists(os.path.join(run, "acc.svg"))  # regression: no accuracy plot
 
 
 def test_model_txt_is_the_inspect_table_at_the_training_batch(tmp_path):
@@ -429,3 +432,30 @@ def test_lightning_named_user_callback_in_a_config_is_a_config_error(capsys, tmp
     assert f"{cfg}:12:5  hooks.1: Ported.on_train_batch_end is a PyTorch Lightning name" in err
     assert "calls on_batch_end(trainer)" in err and "Traceback" not in err
     assert not os.listdir(tmp_path / "r")  # no run folder was left
+
+
+def test_resume_extends_a_finished_run_with_set(tmp_path):
+    cfg = write(tmp_path / "s.yaml", SPIRALS.replace("epochs: 6", "epochs: 2"))
+    straight_runs, runs = str(tmp_path / "a"), str(tmp_path / "b")
+    res = agrad_subprocess(
+        "train", cfg, "--runs-dir", straight_runs, "--progress", "none", "--set", "train.epochs=4"
+    )
+    assert res.returncode == 0, res.stderr
+    res = agrad_subprocess("train", cfg, "--runs-dir", runs, "--progress", "none")
+    assert res.returncode == 0, res.stderr
+    run = only_run(runs)
+    # a key that would make it another run is refused by name, and nothing changes
+    res = agrad_subprocess("train", "--resume", run, "--set", "optimizer.lr=0.5")
+    assert res.returncode == 2 and "cannot change optimizer.lr when resuming" in res.stderr
+    assert len(jsonl(os.path.join(run, "metrics.jsonl"))) == 2
+    res = agrad_subprocess(
+        "train", "--resume", run, "--set", "train.epochs=4", "--progress", "none"
+    )
+    assert res.returncode == 0, res.stderr
+    rows = jsonl(os.path.join(run, "metrics.jsonl"))
+    ref = jsonl(os.path.join(only_run(straight_runs), "metrics.jsonl"))
+    assert [r["epoch"] for r in rows] == [1, 2, 3, 4]
+    key = ("train_loss", "val_loss", "val_acc")
+    assert [[r[k] for k in key] for r in rows] == [[r[k] for k in key] for r in ref]
+    with open(os.path.join(run, "config.resolved.yaml"), encoding="utf-8") as f:
+        assert "epochs: 4" in f.read()

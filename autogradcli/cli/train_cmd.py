@@ -21,10 +21,9 @@ def run_train(
     from .errors import UserError
 
     if resume is not None:
-        if print_config or dry_run or overrides:
+        if print_config or dry_run:
             raise UserError(
-                "--resume continues a run with its stored config: drop "
-                "--print-config/--dry-run/--set"
+                "--resume continues a run with its stored config: drop --print-config/--dry-run"
             )
         import os
 
@@ -32,7 +31,7 @@ def run_train(
             raise UserError(f"--resume {resume}: no such run folder")
         from ..trainer import train_from_config
 
-        result = train_from_config(None, resume=resume, progress=progress)
+        result = train_from_config(None, resume=resume, progress=progress, overrides=overrides)
         return _finish(result, progress)
     if config_path is None:
         raise UserError("missing CONFIG (or --resume RUN_DIR); see agrad train --help")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..config import Config, build_experiment, load_config
@@ -143,18 +143,20 @@ def train_from_config(
     runs_dir: str | None = None,
     console: Any = None,
     epochs: int | None = None,
+    overrides: Sequence[str] = (),
 ) -> RunResult:
     """Train the run ``config`` describes (a ``Config`` or a YAML path) in a new run folder
     under ``runs_dir`` (default: the config's ``output.dir``), or continue the run folder
     ``resume`` (then its stored config is used and ``config`` may be None).
 
     ``progress``: ``auto`` | ``bar`` | ``plain`` | ``none`` or a Reporter. ``epochs`` overrides
-    ``train.epochs`` (to extend a finished run when resuming). Config errors
+    ``train.epochs`` (to extend a finished run when resuming). ``overrides`` (``--set``
+    strings) may change, on resume, only ``RESUMABLE_KEYS``. Config errors
     (``ConfigError``) propagate; training problems come back as the result's status.
     """
     reporter = progress if isinstance(progress, Reporter) else make_reporter(progress, console)
     if resume is not None:
-        return _resume(os.fspath(resume), reporter, epochs)
+        return _resume(os.fspath(resume), reporter, epochs, list(overrides))
     if config is None:
         raise ValueError("train_from_config needs a config (or resume=<run folder>)")
     cfg = _as_config(config)
@@ -169,7 +171,48 @@ def train_from_config(
     return trainer.fit(raise_errors=False)
 
 
-def _resume(folder: str, reporter: Reporter, epochs: int | None) -> RunResult:
+# What may change when a run is resumed (``--resume RUN --set ...``): the length, validation
+# frequency and early stopping; anything else would make the run a different run.
+RESUMABLE_KEYS = ("train.epochs", "train.eval_every", "hooks.*.patience", "hooks.*.min_delta")
+
+
+def _changed(old: Any, new: Any, path: tuple = ()) -> list[tuple]:
+    """The key paths where two resolved configs differ."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        out = []
+        for key in sorted(set(old) | set(new), key=str):
+            out += _changed(old.get(key), new.get(key), (*path, key))
+        return out
+    if isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
+        return [p for i, (a, b) in enumerate(zip(old, new)) for p in _changed(a, b, (*path, i))]
+    return [] if old == new else [path]
+
+
+def _resume_config(run: RunDir, overrides: list[str]) -> Config:
+    """The stored config, with ``overrides`` applied when they only touch ``RESUMABLE_KEYS``
+    (then written back, so a later resume keeps them); ConfigError naming any other key."""
+    import fnmatch
+
+    stored = load_config(run.file(RESOLVED_CONFIG))
+    if not overrides:
+        return stored
+    cfg = load_config(run.file(RESOLVED_CONFIG), overrides)
+    refused = [
+        ".".join(map(str, p))
+        for p in _changed(stored.data, cfg.data)
+        if not any(fnmatch.fnmatchcase(".".join(map(str, p)), k) for k in RESUMABLE_KEYS)
+    ]
+    if refused:
+        message = (
+            f"cannot change {', '.join(refused)} when resuming (the run would no longer be the "
+            f"same run); only {', '.join(RESUMABLE_KEYS)} can change: start a new run instead"
+        )
+        raise ConfigError([ConfigIssue("--set", (), message)])
+    run.write_text(RESOLVED_CONFIG, cfg.to_yaml(absolute_paths=True))
+    return cfg
+
+
+def _resume(folder: str, reporter: Reporter, epochs: int | None, overrides: list[str]) -> RunResult:
     run = RunDir(folder)
     ckpt = run.checkpoint_path("last")
     if not os.path.isfile(ckpt):
@@ -177,10 +220,12 @@ def _resume(folder: str, reporter: Reporter, epochs: int | None) -> RunResult:
             f"cannot resume {folder!r}: it has no checkpoints/last (the run stopped before "
             "finishing its first epoch, or checkpoints were disabled)"
         )
-    cfg = load_config(run.file(RESOLVED_CONFIG))
+    cfg = _resume_config(run, overrides)
     exp = build_experiment(cfg)  # the checkpoint then replaces weights and RNG states
     trainer = trainer_from_experiment(exp, run=run, reporter=reporter, epochs=epochs)
     trainer.load_checkpoint(ckpt)
+    if overrides and trainer.epochs_done < trainer.epochs:
+        trainer.should_stop, trainer.stop_reason = False, ""  # extended: train on
     reporter.log(
         f"resuming {run.path} after epoch {trainer.epochs_done}"
         + (f", step {trainer.global_step}" if trainer.batch_in_epoch else "")

@@ -1,4 +1,4 @@
-"""A hand-written SVG line plot of the loss curves (no plotting library needed)."""
+"""Hand-written SVG line plots of the loss and accuracy curves (no plotting library needed)."""
 
 from __future__ import annotations
 
@@ -7,11 +7,12 @@ from collections.abc import Sequence
 from typing import Any
 from xml.sax.saxutils import escape
 
-__all__ = ["loss_svg", "nice_ticks"]
+__all__ = ["acc_svg", "loss_svg", "metric_svg", "nice_ticks"]
 
 WIDTH, HEIGHT = 640, 400
 LEFT, RIGHT, TOP, BOTTOM = 70, 20, 40, 50
 SERIES = (("train_loss", "train loss", "#1f77b4"), ("val_loss", "val loss", "#ff7f0e"))
+ACC_SERIES = (("train_acc", "train acc", "#1f77b4"), ("val_acc", "val acc", "#ff7f0e"))
 
 
 def nice_ticks(lo: float, hi: float, n: int = 5) -> list[float]:
@@ -40,8 +41,23 @@ def _fmt(v: float) -> str:
 
 def loss_svg(history: Sequence[dict[str, Any]], title: str = "loss") -> str:
     """An SVG document plotting ``train_loss`` and ``val_loss`` against ``epoch``."""
+    return metric_svg(history, SERIES, title, "loss")
+
+
+def acc_svg(history: Sequence[dict[str, Any]], title: str = "accuracy") -> str:
+    """An SVG document plotting ``train_acc`` and ``val_acc`` against ``epoch``."""
+    return metric_svg(history, ACC_SERIES, title, "accuracy")
+
+
+def metric_svg(
+    history: Sequence[dict[str, Any]],
+    series: Sequence[tuple[str, str, str]],
+    title: str,
+    y_label: str,
+) -> str:
+    """An SVG line plot of ``series`` (``(key, label, colour)``) against ``epoch``."""
     points: dict[str, list[tuple[float, float]]] = {}
-    for key, _, _ in SERIES:
+    for key, _, _ in series:
         pts = []
         for row in history:
             v, e = row.get(key), row.get("epoch")
@@ -91,7 +107,7 @@ def loss_svg(history: Sequence[dict[str, Any]], title: str = "loss") -> str:
             )
             out.append(f'<text x="{x:.2f}" y="{TOP + ph + 18}" text-anchor="middle">{e}</text>')
         # series
-        for key, label, color in SERIES:
+        for key, label, color in series:
             pts = points[key]
             if not pts:
                 continue
@@ -115,12 +131,12 @@ def loss_svg(history: Sequence[dict[str, Any]], title: str = "loss") -> str:
     out.append(
         f'<text x="{LEFT + pw / 2}" y="{HEIGHT - 10}" text-anchor="middle">epoch</text>'
         f'<text x="16" y="{TOP + ph / 2}" text-anchor="middle" '
-        f'transform="rotate(-90 16 {TOP + ph / 2})">loss</text>'
+        f'transform="rotate(-90 16 {TOP + ph / 2})">{escape(y_label)}</text>'
     )
     # legend
     lx, ly = LEFT + pw - 110, TOP + 8
     out.append(f'<rect x="{lx}" y="{ly}" width="104" height="44" fill="white" stroke="#999"/>')
-    for i, (_, label, color) in enumerate(SERIES):
+    for i, (_, label, color) in enumerate(series):
         y = ly + 15 + i * 18
         out.append(
             f'<line x1="{lx + 8}" y1="{y - 4}" x2="{lx + 30}" y2="{y - 4}" stroke="{color}" '

@@ -149,11 +149,11 @@ class RichReporter(Reporter):
     def _table(self) -> Any:
         from rich.table import Table
 
-        table = Table(box=None, pad_edge=False, header_style="bold")
+        table = Table(box=None, pad_edge=False, collapse_padding=True, header_style="bold")
         columns = shown_columns(self._rows)
-        table.add_column("epoch", justify="right")
-        for key in columns:
-            table.add_column(key, justify="right")
+        table.add_column("epoch", justify="right", no_wrap=True, min_width=5)
+        for key in columns:  # whole names: a metric is never shown as "train_lo…"
+            table.add_column(key, justify="right", no_wrap=True, min_width=len(key))
         for m in self._rows[-50:]:
             table.add_row(str(m.get("epoch")), *(format_metric(k, m.get(k)) for k in columns))
         return table
@@ -174,6 +174,7 @@ class RichReporter(Reporter):
             Progress,
             TextColumn,
             TimeElapsedColumn,
+            TimeRemainingColumn,
         )
 
         where = f" -> {trainer.run.path}" if trainer.run is not None else ""
@@ -189,10 +190,13 @@ class RichReporter(Reporter):
             BarColumn(),
             MofNCompleteColumn(),
             TextColumn("loss {task.fields[loss]}"),
+            TextColumn("{task.fields[rate]}"),
             TimeElapsedColumn(),
+            TextColumn("eta"),
+            TimeRemainingColumn(),
             console=self.console,
         )
-        self._task = self._progress.add_task("train", total=1, epoch="", loss="-")
+        self._task = self._progress.add_task("train", total=1, epoch="", loss="-", rate="")
         self._live = Live(self._render(), console=self.console, refresh_per_second=8)
         self._live.start()
 
@@ -205,6 +209,7 @@ class RichReporter(Reporter):
             completed=trainer.batch_in_epoch,
             epoch=f"{trainer.epoch}/{trainer.epochs}",
             loss="-",
+            rate="",
         )
 
     def on_batch_end(self, trainer: Trainer) -> None:
@@ -212,6 +217,9 @@ class RichReporter(Reporter):
             self._progress.update(
                 self._task, advance=1, loss=format_metric("loss", trainer.batch_loss)
             )
+            speed = self._progress.tasks[0].speed
+            if speed:
+                self._progress.update(self._task, rate=f"{speed:.1f} steps/s")
 
     def _add_row(self, m: dict[str, Any]) -> None:
         self._rows.append(dict(m))

@@ -9,6 +9,7 @@ Layout::
     summary.json           status, exit code, best/final metrics, versions... (atomic)
     model.txt              the model table (``nn.utils.summary``) or repr + parameter counts
     loss.svg               train/val loss per epoch
+    acc.svg                train/val accuracy per epoch (when accuracy is logged)
     checkpoints/last       the latest state (``autogradcli.save``, atomic)
     checkpoints/best       the state at the best monitored metric
 
@@ -43,6 +44,7 @@ METRICS_CSV = "metrics.csv"
 SUMMARY = "summary.json"
 MODEL_TXT = "model.txt"
 LOSS_SVG = "loss.svg"
+ACC_SVG = "acc.svg"
 
 # the first columns of metrics.csv, in this order; any other metric follows, sorted; then time
 BASE_COLUMNS = ("epoch", "step", "train_loss", "train_acc", "val_loss", "val_acc", "lr")

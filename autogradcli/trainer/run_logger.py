@@ -1,7 +1,7 @@
 """``RunLogger``: the callback that writes a run folder's files while a run trains.
 
 ``model.txt`` at the start; ``metrics.jsonl`` (appended, fsynced), ``metrics.csv``, ``loss.svg``
-and ``summary.json`` after every epoch and at the end, however the run ends; ``traceback.txt``
+(and ``acc.svg`` when accuracy is logged) and ``summary.json`` after every epoch and at the end, however the run ends; ``traceback.txt``
 after an unexpected error. The folder itself (paths, atomic writes, the lock) is ``RunDir``.
 """
 
@@ -18,8 +18,8 @@ from .._version import __version__
 from ..autograd.grad_mode import no_grad
 from ..tensor.random import get_rng_state, set_rng_state
 from .callbacks import Callback
-from .plot import loss_svg
-from .run_dir import LOSS_SVG, MODEL_TXT, RunDir, jsonable
+from .plot import acc_svg, loss_svg
+from .run_dir import ACC_SVG, LOSS_SVG, MODEL_TXT, RunDir, jsonable
 from .state import now_iso
 
 if TYPE_CHECKING:
@@ -148,6 +148,8 @@ class RunLogger(Callback):
     def _write_tables(self, trainer: Trainer) -> None:
         self.run.write_metrics_csv(trainer.history)
         self.run.write_text(LOSS_SVG, loss_svg(trainer.history, title=f"{self.name}: loss"))
+        if any("train_acc" in r or "val_acc" in r for r in trainer.history):
+            self.run.write_text(ACC_SVG, acc_svg(trainer.history, title=f"{self.name}: accuracy"))
 
     def _write_summary(self, trainer: Trainer) -> None:
         self.run.write_summary(run_summary(trainer, self.name, self.extra))
