@@ -21,5 +21,6 @@ from .pooling import *
 from .rnn import *
 from .sparse import *
 from .transformer import *
+from .transformer_layers import *
 from .upsampling import *
 from .vision import *
