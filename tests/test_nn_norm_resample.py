@@ -3,6 +3,8 @@ RMSNorm against PyTorch: functional forms (forward, grads, grad-of-grad, also on
 stand-in), the layers (reprs, state_dict, outputs and gradients with torch's weights) and torch's
 errors."""
 
+import warnings
+
 import numpy as np
 import pytest
 from module_oracle import compare_module, state_shapes
@@ -266,3 +268,91 @@ def test_vision_errors_match_torch():
         with pytest.raises(RuntimeError) as ours:
             getattr(F, name)(ag.randn(*shape), *args)
         assert str(ours.value) == str(theirs.value)
+
+
+# ---- affine_grid / grid_sample ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("align", [False, True])
+def test_affine_grid(align):
+    _check(_fn("affine_grid", size=(2, 3, 4, 5), align_corners=align), (2, 2, 3))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        _check(
+            _fn("affine_grid", size=(1, 1, 1, 3), align_corners=align), (1, 2, 3), dtype="float32"
+        )
+    with warnings.catch_warnings(record=True) as seen:  # unit-size grid: torch warns if aligned
+        warnings.simplefilter("always")
+        F.affine_grid(ag.randn(1, 2, 3), (1, 1, 1, 3), align_corners=align)
+        F.affine_grid(ag.randn(1, 2, 3), (1, 1, 2, 3), align_corners=align)  # no unit size
+    assert [str(w.message)[:40] for w in seen] == (
+        ["Since version 1.3.0, affine_grid behavio"] if align else []
+    )
+
+
+@pytest.mark.parametrize("mode", ["bilinear", "nearest"])
+@pytest.mark.parametrize("padding", ["zeros", "border", "reflection"])
+@pytest.mark.parametrize("align", [False, True])
+def test_grid_sample(mode, padding, align):
+    rng = np.random.default_rng(1)
+    grid = rng.uniform(-1.4, 1.4, (2, 3, 4, 2))  # some points outside [-1, 1]
+    kw = {"mode": mode, "padding_mode": padding, "align_corners": align}
+    # nearest: no gradient for the grid (torch gives zeros), bilinear: both
+    _check(
+        _fn("grid_sample", **kw), (2, 3, 5, 6), grid, grad_inputs=[0] if mode == "nearest" else None
+    )
+
+
+def test_grid_sample_float32_and_spatial_transformer():
+    _check(
+        _fn("grid_sample", align_corners=False),
+        (2, 3, 5, 6),
+        np.random.default_rng(2).uniform(-1, 1, (2, 4, 4, 2)),
+        dtype="float32",
+    )
+
+    def stn(m, x, theta):  # the spatial transformer tutorial's transform
+        f = m.nn.functional if m.__name__ == "torch" else F
+        grid = f.affine_grid(theta, x.shape, align_corners=False)
+        return f.grid_sample(x, grid, align_corners=False)
+
+    theta = np.array([[[0.9, 0.1, 0.05], [-0.1, 1.1, 0.0]], [[1.0, 0.0, 0.2], [0.0, 0.8, -0.1]]])
+    _check(stn, (2, 1, 6, 6), theta)
+
+
+def test_grid_sample_errors_and_warnings_match_torch():
+    torch = pytest.importorskip("torch")
+    TF = torch.nn.functional
+    cases = [
+        ("affine_grid", lambda m: (m.randn(1, 3, 3), (1, 1, 2, 2)), {"align_corners": False}),
+        ("affine_grid", lambda m: (m.randn(1, 2, 3), (1, 1, 2)), {"align_corners": False}),
+        ("affine_grid", lambda m: (m.randn(2, 2, 3), (1, 1, 2, 2)), {"align_corners": False}),
+        ("grid_sample", lambda m: (m.randn(1, 1, 2, 2), m.randn(1, 2, 2, 2)), {"mode": "foo"}),
+        (
+            "grid_sample",
+            lambda m: (m.randn(1, 1, 2, 2), m.randn(1, 2, 2, 2)),
+            {"padding_mode": "foo"},
+        ),
+        (
+            "grid_sample",
+            lambda m: (m.randn(1, 1, 2, 2), m.randn(2, 2, 2, 2)),
+            {"align_corners": False},
+        ),
+        (
+            "grid_sample",
+            lambda m: (m.randn(1, 1, 2, 2), m.randn(1, 2, 2, 3)),
+            {"align_corners": False},
+        ),
+    ]
+    for name, args, kw in cases:
+        with pytest.raises(Exception) as theirs:
+            getattr(TF, name)(*args(torch), **kw)
+        with pytest.raises(Exception) as ours:
+            getattr(F, name)(*args(ag), **kw)
+        assert type(ours.value) is type(theirs.value)
+        assert str(ours.value) == str(theirs.value).replace("torch.", "autogradcli.")
+    with pytest.warns(UserWarning) as theirs:
+        TF.grid_sample(torch.randn(1, 1, 2, 2), torch.zeros(1, 2, 2, 2))
+    with pytest.warns(UserWarning) as ours:
+        F.grid_sample(ag.randn(1, 1, 2, 2), ag.zeros(1, 2, 2, 2))
+    assert str(ours[0].message) == str(theirs[0].message)
