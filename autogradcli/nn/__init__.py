@@ -22,5 +22,6 @@ from .rnn import *
 from .sparse import *
 from .sync_batchnorm import *
 from .transformer import *
+from .transformer_layers import *
 from .upsampling import *
 from .vision import *

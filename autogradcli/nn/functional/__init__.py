@@ -9,5 +9,6 @@ from .loss import *
 from .normalization import *
 from .padding import *
 from .pooling import *
+from .sampling import *
 from .upsampling import *
 from .vision import *
