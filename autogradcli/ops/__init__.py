@@ -94,10 +94,15 @@ __all__ = [
     "where",
 ]
 
-from . import activation, indexing_extra, join, reduction_extra  # noqa: E402
+from . import activation, closeness, einstein, fused, indexing_extra, join, reduction_extra, sorting  # noqa: E402
 from .activation import *  # noqa: E402
+from .closeness import *  # noqa: E402
+from .einstein import *  # noqa: E402
+from .fused import *  # noqa: E402
 from .indexing_extra import *  # noqa: E402
 from .join import *  # noqa: E402
 from .reduction_extra import *  # noqa: E402
+from .sorting import *  # noqa: E402
 
 __all__ += activation.__all__ + indexing_extra.__all__ + join.__all__ + reduction_extra.__all__
+__all__ += closeness.__all__ + einstein.__all__ + fused.__all__ + sorting.__all__

@@ -6,7 +6,7 @@ from typing import Any
 
 from ..autograd.function import fixed_apply
 from ..tensor.tensor import Tensor
-from . import activation, indexing_extra, join, reduction_extra
+from . import activation, closeness, indexing_extra, join, legacy, reduction_extra, sorting
 from . import arithmetic as A
 from . import comparison as C
 from . import conversion as V
@@ -193,5 +193,5 @@ def bind(methods: dict[str, Any]) -> None:
 
 bind(METHODS)
 # Op modules added later keep their own ``TENSOR_METHODS`` table beside their Functions.
-for _module in (activation, join, reduction_extra, indexing_extra):
+for _module in (activation, join, reduction_extra, indexing_extra, legacy, closeness, sorting):
     bind(_module.TENSOR_METHODS)
