@@ -52,7 +52,10 @@ def as_array(data: Any, dtype: Any = None, device: Any = None, copy: bool = Fals
     elif isinstance(data, (bool, int, float)):
         arr = np.asarray(data, dtype=np_dtype or _infer_dtype(data))
     elif isinstance(data, (list, tuple, np.generic)):
-        arr = _nested_to_numpy(data)
+        if np_dtype is not None and np_dtype.kind == "f" and not _contains_tensor(data):
+            arr = np.asarray(data, dtype=np_dtype)  # no detour through the default float dtype
+        else:
+            arr = _nested_to_numpy(data)
     else:
         try:
             backend.array_module(data)

@@ -84,6 +84,8 @@ def legacy_array(args: tuple[Any, ...], dtype: Any, device: Any, strict: bool) -
     from .factory import as_array, empty
 
     dt = dtypes.to_dtype(dtype) if dtype is not None else dtypes.get_default_dtype()
+    if not args:
+        args = (0,)  # Tensor(): an empty 1-d tensor
     if len(args) == 1 and isinstance(args[0], Size):
         args = tuple(args[0])
     elif len(args) == 1 and not isinstance(args[0], int):
