@@ -70,6 +70,9 @@ from .tensor.legacy_types import (
 from .tensor.random import get_rng_state, initial_seed, manual_seed, set_rng_state
 from .tensor.tensor import Size, Tensor
 
+# as torch.Tensor prints <class 'torch.Tensor'>: the public names, not the defining modules
+Tensor.__module__ = Size.__module__ = __name__
+
 
 def is_tensor(obj: object) -> "builtins.bool":
     return isinstance(obj, Tensor)
