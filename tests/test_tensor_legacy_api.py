@@ -243,3 +243,23 @@ def test_range_index_like_torch(torch):
     x = ag.tensor(data, requires_grad=True)
     x[range(1, 3)].sum().backward()
     assert x.grad.sum(1).tolist() == [0.0, 3.0, 3.0, 0.0]
+
+
+def test_new_api_on_the_strict_cupy_stand_in(strict_cuda):
+    x = ag.arange(6.0, device="cuda")
+    assert ag.Tensor(2, 3, device="cuda").device.type == "cuda"
+    assert ag.FloatTensor([1, 2], device="cuda").device.type == "cuda"
+    assert x.new(2).device.type == "cuda" and x.new_zeros(2, 2).device.type == "cuda"
+    assert x.new_full((2,), 3.0).cpu().tolist() == [3.0, 3.0]
+    assert x.new_tensor([1.0]).device.type == "cuda"
+    y = x.clone().resize_(2, 2)
+    assert y.shape == (2, 2) and y.cpu().tolist() == [[0.0, 1.0], [2.0, 3.0]]
+    assert x.clone().resize_(8).cpu().tolist()[:6] == x.cpu().tolist()
+    assert x.type() == "torch.cuda.FloatTensor" and not isinstance(x, ag.FloatTensor)
+    assert ag.equal(x, x.clone()) and ag.allclose(x, x + 1e-9)
+    assert ag.isclose(x, x + 1).cpu().tolist() == [False] * 6
+    with pytest.warns(UserWarning, match="This overload of add_"):
+        z = x.clone().add_(2, x)
+    assert z.cpu().tolist() == [3 * v for v in range(6)]
+    assert x[range(1, 3)].cpu().tolist() == [1.0, 2.0]
+    ag.testing.assert_close(x, x.clone())
