@@ -263,3 +263,17 @@ def test_new_api_on_the_strict_cupy_stand_in(strict_cuda):
     assert z.cpu().tolist() == [3 * v for v in range(6)]
     assert x[range(1, 3)].cpu().tolist() == [1.0, 2.0]
     ag.testing.assert_close(x, x.clone())
+
+
+def test_cuda_legacy_types_on_the_strict_stand_in(strict_cuda):
+    x = ag.cuda.FloatTensor([1, 2])
+    assert x.device.type == "cuda" and x.dtype == ag.float32
+    assert isinstance(x, ag.cuda.FloatTensor) and not isinstance(x, ag.FloatTensor)
+    assert repr(ag.cuda.LongTensor) == "<class 'torch.cuda.LongTensor'>"
+    y = ag.ones(2).type(ag.cuda.DoubleTensor)
+    assert (
+        y.device.type == "cuda" and y.dtype == ag.float64 and y.type() == "torch.cuda.DoubleTensor"
+    )
+    z = ag.ones(2).type("torch.cuda.LongTensor")
+    assert z.is_cuda and z.type() == "torch.cuda.LongTensor"
+    assert ag.cuda.FloatTensor(2, 3).shape == (2, 3)

@@ -112,27 +112,31 @@ class _LegacyTensorType(type):
     """The metaclass of ``FloatTensor`` & co: calling builds a tensor, isinstance checks the dtype."""
 
     _dtype: dtypes.DType
+    _cuda: bool
 
     def __call__(cls, *args: Any, device: Any = None) -> Tensor:  # type: ignore[override]
+        device = device if device is not None or not cls._cuda else "cuda"
         return _make(legacy_array(args, cls._dtype, device, strict=True))
 
     def __instancecheck__(cls, obj: Any) -> bool:
-        return isinstance(obj, Tensor) and obj.dtype == cls._dtype and not obj.is_cuda
+        return isinstance(obj, Tensor) and obj.dtype == cls._dtype and obj.is_cuda == cls._cuda
 
     def __subclasscheck__(cls, sub: Any) -> bool:
         return sub is cls
 
     def __repr__(cls) -> str:
-        return f"<class 'torch.{cls.__name__}'>"
+        return f"<class 'torch.{'cuda.' if cls._cuda else ''}{cls.__name__}'>"
 
     @property
     def dtype(cls) -> dtypes.DType:
         return cls._dtype
 
 
-def _legacy_type(name: str, dtype: dtypes.DType) -> type:
+def _legacy_type(name: str, dtype: dtypes.DType, cuda: bool = False) -> type:
+    module = "autogradcli.cuda" if cuda else "autogradcli"
+    doc = f"{dtype} tensors{' on the GPU' if cuda else ''}."
     return _LegacyTensorType(
-        name, (), {"_dtype": dtype, "__module__": "autogradcli", "__doc__": f"{dtype} tensors."}
+        name, (), {"_dtype": dtype, "_cuda": cuda, "__module__": module, "__doc__": doc}
     )
 
 
@@ -162,6 +166,10 @@ _BY_NAME = {
 }
 
 
+# ``autogradcli.cuda.FloatTensor`` & co: the same types for tensors on the GPU
+CUDA_TYPES = {name: _legacy_type(name, cls._dtype, cuda=True) for name, cls in _BY_NAME.items()}
+
+
 def tensor_type(t: Tensor, dtype: Any = None, non_blocking: bool = False, **kwargs: Any) -> Any:
     """``x.type()``: the type name; ``x.type(torch.DoubleTensor)`` / ``x.type('torch.LongTensor')``
     / ``x.type(torch.int32)``: ``x`` converted (``x`` itself when nothing changes)."""
@@ -178,8 +186,9 @@ def tensor_type(t: Tensor, dtype: Any = None, non_blocking: bool = False, **kwar
         target = cls._dtype
     elif isinstance(dtype, _LegacyTensorType):
         target = dtype._dtype
+        device = "cuda" if dtype._cuda else None
     else:
         target = dtypes.to_dtype(dtype)
     if target == t.dtype and (device is None or t.is_cuda):
         return t
-    return t.to(device=device, dtype=target) if device else t.to(target)
+    return t.to(device=device, dtype=target) if device and not t.is_cuda else t.to(target)
