@@ -1,10 +1,27 @@
 """autogradcli: a PyTorch-compatible tensor/autograd engine (numpy on CPU, cupy on CUDA) with a
 config-driven training CLI, ``agrad``."""
 
-from . import autograd, cuda, data, distributed, nn, ops, optim, utils
+from . import (
+    accelerator,
+    amp,
+    autograd,
+    cuda,
+    data,
+    distributed,
+    linalg,
+    nn,
+    ops,
+    optim,
+    testing,
+    utils,
+)
 from ._version import __version__
+from .amp import autocast
 from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .autograd.inference_mode import inference_mode, is_inference_mode_enabled
 from .backend import Device as device
+from .backend.device import get_default_device, set_default_device
+from .data.generator import Generator
 from .ops import *
 from .serialization import load, save
 from .tensor.dtype import DType as dtype
@@ -51,8 +68,23 @@ from .tensor.factory import (
     zeros,
     zeros_like,
 )
+from .tensor.legacy_types import (
+    BoolTensor,
+    ByteTensor,
+    CharTensor,
+    DoubleTensor,
+    FloatTensor,
+    HalfTensor,
+    IntTensor,
+    LongTensor,
+    ShortTensor,
+    typename,
+)
 from .tensor.random import get_rng_state, initial_seed, manual_seed, set_rng_state
 from .tensor.tensor import Size, Tensor
+
+# as torch.Tensor prints <class 'torch.Tensor'>: the public names, not the defining modules
+Tensor.__module__ = Size.__module__ = __name__
 
 
 def is_tensor(obj: object) -> "builtins.bool":

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -108,15 +109,20 @@ class Function(FunctionCtx):
     # The older, instance style: the Function object is its own ctx and graph node.
     def __call__(self, *args: Any) -> Any:
         if not type(self)._legacy:
-            raise RuntimeError(
-                f"{type(self).__name__} has a static forward: call {type(self).__name__}.apply(...) "
-                f"instead of {type(self).__name__}()(...)"
+            # PyTorch 0.x style on a static-method Function: run it as apply, with the warning
+            # PyTorch gives on instantiation (PyTorch 2 then refuses the call; we run it)
+            warnings.warn(
+                f"{type(self)} should not be instantiated. Methods on autograd functions are all "
+                "static, so you should invoke them on the class itself. Instantiating an autograd "
+                "function will raise an error in a future version of PyTorch.",
+                DeprecationWarning,
+                stacklevel=2,
             )
-        if self._saved is not None or self._freed or self._next:
-            raise RuntimeError(
-                f"this {type(self).__name__} instance was already called; an older-style Function "
-                "object can be used once: create a new one for each call"
-            )
+            return type(self).apply(*args)
+        if self._saved is not None or self._freed or self._next or self._to_save is not None:
+            # an older-style object called again (gradcheck calls it many times): each call
+            # records on a fresh node carrying the object's own attributes
+            return _fresh_legacy(self)(*args)
         # forward(self, ...) is an instance method: the object is the ctx run_function passes
         return run_function(self, type(self).forward, args)
 
@@ -125,6 +131,20 @@ class Function(FunctionCtx):
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} object at {hex(id(self))}>"
+
+
+_CTX_STATE = frozenset(
+    name for name, value in vars(FunctionCtx).items() if not callable(value) and name[:2] != "__"
+) | {"needs_input_grad", "_to_save"}
+
+
+def _fresh_legacy(used: Function) -> Function:
+    """A new instance of an older-style Function with ``used``'s user attributes, no graph state."""
+    fresh = object.__new__(type(used))
+    for name, value in vars(used).items():
+        if name not in _CTX_STATE:
+            setattr(fresh, name, value)
+    return fresh
 
 
 class InplaceFunction(Function):

@@ -9,6 +9,7 @@ that a saved tensor changed in place since is reported with the user's file:line
 from __future__ import annotations
 
 import itertools
+import warnings
 import weakref
 from collections.abc import Callable
 from typing import Any
@@ -100,7 +101,13 @@ class FunctionCtx:
                 raise RuntimeError(self._modified_message(t, version, current))
         return saved if out is None else tuple(out)
 
-    saved_variables = saved_tensors
+    @property
+    def saved_variables(self) -> tuple[Tensor | None, ...]:
+        """The pre-0.4 name of ``saved_tensors``; warns as PyTorch does."""
+        warnings.warn(
+            "'saved_variables' is deprecated; use 'saved_tensors'", DeprecationWarning, stacklevel=2
+        )
+        return self.saved_tensors
 
     def mark_dirty(self, *tensors: Tensor) -> None:
         self._dirty = tensors

@@ -51,10 +51,23 @@ class Device:
 CPU = Device("cpu")
 
 
+_DEFAULT = [CPU]  # where creation functions put tensors when no device is given
+
+
+def set_default_device(device: str | Device | None) -> None:
+    """PyTorch's ``torch.set_default_device``: the device of new tensors (None: back to the CPU)."""
+    _DEFAULT[0] = CPU if device is None else as_device(device)
+
+
+def get_default_device() -> Device:
+    return _DEFAULT[0]
+
+
 def as_device(device: str | Device | None) -> Device:
-    """Normalise a user's device argument; ``None`` means the CPU."""
+    """Normalise a user's device argument; ``None`` means the default device (the CPU unless
+    ``set_default_device`` changed it)."""
     if device is None:
-        return CPU
+        return _DEFAULT[0]
     if isinstance(device, Device):
         return device
     if isinstance(device, int):

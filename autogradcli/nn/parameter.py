@@ -4,41 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..tensor.legacy_types import typename  # noqa: F401 (nn's modules import it from here)
 from ..tensor.printing import format_tensor
 from ..tensor.tensor import Tensor
 
 __all__ = ["Parameter"]
-
-_TYPE_NAMES = {
-    "float32": "FloatTensor",
-    "float64": "DoubleTensor",
-    "float16": "HalfTensor",
-    "bfloat16": "BFloat16Tensor",
-    "int64": "LongTensor",
-    "int32": "IntTensor",
-    "int16": "ShortTensor",
-    "int8": "CharTensor",
-    "uint8": "ByteTensor",
-    "bool": "BoolTensor",
-}
-
-
-def typename(obj: Any) -> str:
-    """PyTorch's ``torch.typename``: ``autogradcli.FloatTensor`` for tensors, else the qualified type."""
-    if isinstance(obj, Tensor):
-        kind = _TYPE_NAMES.get(obj.dtype.name, "Tensor")
-        return f"autogradcli.{'cuda.' if obj.is_cuda else ''}{kind}"
-    module = getattr(obj, "__module__", "") or ""
-    if hasattr(obj, "__qualname__"):
-        qualname = obj.__qualname__
-    elif hasattr(obj, "__name__"):
-        qualname = obj.__name__
-    else:
-        module = obj.__class__.__module__
-        qualname = obj.__class__.__qualname__
-    if module in ("", "builtins"):
-        return qualname
-    return f"{module}.{qualname}"
 
 
 class Parameter(Tensor):

@@ -94,36 +94,48 @@ __all__ = [
     "where",
 ]
 
-from . import (  # noqa: E402  # noqa: E402
+from . import (  # noqa: E402
     activation,
+    closeness,
     discrete_reduction,
+    einstein,
+    fused,
     gather_scatter,
     join,
     masking,
     minmax,
     reorder,
     scan,
+    sorting,
     statistics,
 )
 from .activation import *  # noqa: E402
+from .closeness import *  # noqa: E402
 from .discrete_reduction import *  # noqa: E402
+from .einstein import *  # noqa: E402
+from .fused import *  # noqa: E402
 from .gather_scatter import *  # noqa: E402
 from .join import *  # noqa: E402
 from .masking import *  # noqa: E402
 from .minmax import *  # noqa: E402
 from .reorder import *  # noqa: E402
 from .scan import *  # noqa: E402
+from .sorting import *  # noqa: E402
 from .statistics import *  # noqa: E402
 
 for _module in (
     activation,
+    closeness,
     discrete_reduction,
+    einstein,
+    fused,
     gather_scatter,
     join,
     masking,
     minmax,
     reorder,
     scan,
+    sorting,
     statistics,
 ):
     __all__ += _module.__all__

@@ -369,8 +369,7 @@ TENSOR_METHODS: dict[str, Any] = {
     "__rtruediv__": _operator(Div, reflected=True),
     "__pow__": _operator(Pow),
     "__rpow__": _operator(Pow, reflected=True),
-    "add": add,
-    "sub": sub,
+    # Tensor.add/sub are declared in ops.legacy, which adds PyTorch's deprecated overloads
     "subtract": sub,
     "mul": mul,
     "multiply": mul,

@@ -71,6 +71,9 @@ def _index_key(key: Any, arr: Any) -> tuple[tuple[Any, ...], bool]:
             k = int(k)
         elif isinstance(k, Tensor) and k._data.ndim == 0 and k._data.dtype.kind in "iu":
             k = int(k._data.item())
+        elif isinstance(k, range):  # a Python range indexes like the list of its values
+            k = _as_index_array(list(k), arr)
+            basic = False
         elif isinstance(k, (Tensor, list, tuple)) or (hasattr(k, "dtype") and hasattr(k, "shape")):
             k = _as_index_array(k, arr)
             basic = False

@@ -328,12 +328,9 @@ TENSOR_METHODS: dict[str, Any] = {
     "__imul__": mul_,
     "__itruediv__": div_,
     "__setitem__": setitem,
-    "add_": add_,
-    "sub_": sub_,
+    # add_/sub_/addcmul_/addcdiv_ are declared in ops.legacy (with PyTorch's deprecated overloads)
     "mul_": mul_,
     "div_": div_,
-    "addcmul_": addcmul_,
-    "addcdiv_": addcdiv_,
     "clamp_": clamp_,
     "clip_": clamp_,
     "zero_": zero_,

@@ -13,6 +13,7 @@ from ..tensor.tensor import Tensor
 from . import (
     activation,
     arithmetic,
+    closeness,
     comparison,
     conversion,
     convolution,
@@ -21,6 +22,7 @@ from . import (
     indexing,
     inplace,
     join,
+    legacy,
     linalg,
     masking,
     minmax,
@@ -29,6 +31,7 @@ from . import (
     reorder,
     scan,
     shape,
+    sorting,
     statistics,
     unary,
 )
@@ -54,6 +57,9 @@ MODULES: tuple[ModuleType, ...] = (
     reorder,
     convolution,
     pooling,
+    legacy,
+    closeness,
+    sorting,
 )
 
 

@@ -85,9 +85,18 @@ def _encode(obj: Any, arrays: list, memo: dict, where: str) -> Any:
         return {"$": "dtype", "name": obj.name}
     if isinstance(obj, backend.Device):
         return {"$": "device", "name": str(obj)}
+    hint = ""
+    if callable(getattr(obj, "state_dict", None)):
+        # torch.save(model) pickles the object, and loading a pickle can run code: save the state
+        hint = (
+            f"; to save a {type(obj).__name__}, save its state instead: "
+            "autogradcli.save(obj.state_dict(), path), and restore it with "
+            "obj.load_state_dict(autogradcli.load(path)) on a newly built object"
+        )
     raise TypeError(
         f"cannot save an object of type {type(obj).__name__} at {where}: autogradcli.save "
         "supports dicts, lists, tuples, Tensors, numpy arrays, numbers, bools, strings and None"
+        + hint
     )
 
 

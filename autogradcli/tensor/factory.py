@@ -52,7 +52,10 @@ def as_array(data: Any, dtype: Any = None, device: Any = None, copy: bool = Fals
     elif isinstance(data, (bool, int, float)):
         arr = np.asarray(data, dtype=np_dtype or _infer_dtype(data))
     elif isinstance(data, (list, tuple, np.generic)):
-        arr = _nested_to_numpy(data)
+        if np_dtype is not None and np_dtype.kind == "f" and not _contains_tensor(data):
+            arr = np.asarray(data, dtype=np_dtype)  # no detour through the default float dtype
+        else:
+            arr = _nested_to_numpy(data)
     else:
         try:
             backend.array_module(data)
@@ -65,7 +68,12 @@ def as_array(data: Any, dtype: Any = None, device: Any = None, copy: bool = Fals
         )
     if arr.dtype == np.uint16 or arr.dtype == np.uint32 or arr.dtype == np.uint64:
         arr = arr.astype(np.int64)
-    target = backend.as_device(device) if device is not None else backend.device_of(arr)
+    if device is not None:
+        target = backend.as_device(device)
+    elif isinstance(data, (Tensor, np.ndarray)) or not backend.is_cpu_array(arr):
+        target = backend.device_of(arr)
+    else:  # Python data goes to the default device
+        target = backend.as_device(None)
     arr = backend.to_device(arr, target)
     if np_dtype is not None and arr.dtype != np_dtype:
         arr = arr.astype(np_dtype)

@@ -20,7 +20,7 @@ def _float_formatter(values: np.ndarray) -> Any:
     if (
         finite.size
         and np.all(finite == np.round(finite))
-        and (not nonzero.size or nonzero.max() < 1e8)
+        and (not nonzero.size or (nonzero.max() < 1e8 and nonzero.max() / nonzero.min() <= 1000.0))
     ):
         width = max(len(f"{v:.0f}") for v in values[np.isfinite(values)]) + 1 if finite.size else 1
         return lambda v: (f"{v:.0f}." if np.isfinite(v) else str(v)).rjust(width)
@@ -33,9 +33,22 @@ def _float_formatter(values: np.ndarray) -> Any:
     return lambda v: (fmt.format(v) if np.isfinite(v) else str(v)).rjust(width)
 
 
+def _summarized(arr: np.ndarray) -> np.ndarray:
+    """The elements a summarised print shows (PyTorch picks the format from these alone)."""
+    if arr.size <= _THRESHOLD:
+        return arr
+    for axis, n in enumerate(arr.shape):
+        if n > 2 * _EDGEITEMS:
+            head = np.take(arr, range(_EDGEITEMS), axis=axis)
+            tail = np.take(arr, range(n - _EDGEITEMS, n), axis=axis)
+            arr = np.concatenate([head, tail], axis=axis)
+    return arr
+
+
 def format_array(arr: np.ndarray, prefix: str) -> str:
     if arr.dtype.kind == "f":
-        formatter: dict[str, Any] = {"float_kind": _float_formatter(arr.astype(np.float64))}
+        shown = _summarized(arr).astype(np.float64)
+        formatter: dict[str, Any] = {"float_kind": _float_formatter(shown)}
     elif arr.dtype.kind == "b":
         width = 5 if arr.size and not arr.all() else 4
         formatter = {"bool": lambda v: str(bool(v)).rjust(width)}
@@ -43,7 +56,7 @@ def format_array(arr: np.ndarray, prefix: str) -> str:
         formatter = {}
     if arr.ndim == 0:
         return formatter.get("float_kind", formatter.get("bool", str))(arr.item()).strip()
-    return np.array2string(
+    text = np.array2string(
         arr,
         separator=", ",
         prefix=prefix,
@@ -52,6 +65,7 @@ def format_array(arr: np.ndarray, prefix: str) -> str:
         edgeitems=_EDGEITEMS,
         max_line_width=_LINEWIDTH,
     )
+    return text.replace(", ..., ", ",  ..., ") if arr.size > _THRESHOLD else text
 
 
 def format_tensor(t: Any, name: str = "tensor") -> str:

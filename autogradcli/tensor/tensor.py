@@ -61,15 +61,16 @@ class Tensor:
 
     def __init__(
         self,
-        data: Any = None,
-        *,
+        *args: Any,
         dtype: Any = None,
         device: Any = None,
         requires_grad: bool = False,
     ) -> None:
-        from .factory import as_array
+        """PyTorch's legacy constructor: ``Tensor(3, 4)`` (sizes, uninitialised), ``Tensor([..])``
+        (data, in the default float dtype), ``Tensor(other)`` (an alias), ``Tensor()`` (empty)."""
+        from .legacy_types import legacy_array
 
-        self._data = as_array([] if data is None else data, dtype=dtype, device=device)
+        self._data = legacy_array(args, dtype, device, strict=False)
         self._grad = self._grad_fn = self._base = self._hooks = self._acc = self._vc = None
         self._output_nr = 0
         self._requires_grad = False

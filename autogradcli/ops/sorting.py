@@ -1,0 +1,141 @@
+"""Sorting along a dim: ``sort``, ``argsort``, ``topk``, and the running product ``cumprod``.
+
+Values are differentiable (the gradient goes back to the position each value came from); the
+int64 indices are not. Sorts are stable, so ties keep their input order in both directions.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+from typing import Any
+
+from ..autograd.function import Function
+from ..tensor.tensor import Tensor, wrap
+from ._util import array_module, wrap_dim
+
+__all__ = ["argsort", "cumprod", "sort", "topk"]
+
+SortResult = namedtuple("sort", ["values", "indices"])
+TopkResult = namedtuple("topk", ["values", "indices"])
+
+
+def _order(arr: Any, dim: int, descending: bool) -> Any:
+    """Stable argsort along ``dim``; descending keeps ties in input order too."""
+    xp = array_module(arr)
+    if not descending:
+        return xp.argsort(arr, axis=dim, kind="stable")
+    key = arr
+    if arr.dtype.kind in "bu":
+        key = arr.astype("int64")
+    return xp.argsort(-key, axis=dim, kind="stable")
+
+
+class Select(Function):
+    """Values of ``x`` taken along ``dim`` at ``indices`` (a sort's or top-k's positions)."""
+
+    _backward_name = "SortBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, dim: int, indices: Any) -> Any:
+        ctx.dim, ctx.indices, ctx.in_shape = dim, indices, x._data.shape
+        xp = array_module(x._data)
+        return xp.take_along_axis(x._data, indices, axis=dim)
+
+    @staticmethod
+    def backward(ctx: Any, g: Tensor) -> tuple[Any, None, None]:
+        from .gather_scatter import scatter_add
+
+        xp = array_module(g._data)
+        base = wrap(xp.zeros(ctx.in_shape, dtype=g._data.dtype))
+        return scatter_add(base, ctx.dim, wrap(ctx.indices), g), None, None
+
+
+def sort(
+    x: Tensor, dim: int = -1, descending: bool = False, stable: bool = False, *, out: Any = None
+) -> Any:
+    """(values, indices) of ``x`` sorted along ``dim``."""
+    if x._data.ndim == 0:
+        return SortResult(x.clone(), _zeros_index(x))
+    d = wrap_dim(int(dim), x._data.ndim)
+    idx = _order(x._data, d, descending)
+    return SortResult(Select.apply(x, d, idx), wrap(idx.astype("int64")))
+
+
+def argsort(x: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> Tensor:
+    """The indices that sort ``x`` along ``dim``."""
+    if x._data.ndim == 0:
+        return _zeros_index(x)
+    d = wrap_dim(int(dim), x._data.ndim)
+    return wrap(_order(x._data, d, descending).astype("int64"))
+
+
+def topk(
+    x: Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True, *, out: Any = None
+) -> Any:
+    """The ``k`` largest (or smallest) entries along ``dim``, as (values, indices)."""
+    nd = x._data.ndim
+    d = wrap_dim(int(dim), nd) if nd else 0
+    n = x._data.shape[d] if nd else 1
+    k = int(k)
+    if not 0 <= k <= n:
+        raise RuntimeError("selected index k out of range")
+    if nd == 0:
+        return TopkResult(x.clone(), _zeros_index(x))
+    idx = _order(x._data, d, largest)
+    idx = idx[tuple(slice(0, k) if i == d else slice(None) for i in range(nd))]
+    return TopkResult(Select.apply(x, d, idx), wrap(idx.astype("int64")))
+
+
+def _zeros_index(x: Tensor) -> Tensor:
+    xp = array_module(x._data)
+    return wrap(xp.zeros((), dtype="int64"))
+
+
+class Cumprod(Function):
+    """Running product along ``dim``; the gradient is exact where the input has zeros too."""
+
+    _backward_name = "CumprodBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, dim: int) -> Any:
+        ctx.dim = dim
+        ctx.save_for_backward(x)
+        xp = array_module(x._data)
+        return xp.cumprod(x._data, axis=dim)
+
+    @staticmethod
+    def backward(ctx: Any, g: Tensor) -> tuple[Any, None]:
+        (x,) = ctx.saved_tensors
+        d = ctx.dim
+        n = x.shape[d]
+        # d out_j / d x_i = prod_{m <= j, m != i} x_m for j >= i: built from products that skip
+        # x_i (no division, so zeros are handled); O(n^2) along dim, fine at program sizes
+        parts = []
+        for i in range(n):
+            ones = x.narrow(d, i, 1) * 0 + 1
+            skipped = cumprod(
+                _cat_along(x.narrow(d, 0, i), ones, x.narrow(d, i + 1, n - i - 1), d), d
+            )
+            contrib = (g.narrow(d, i, n - i) * skipped.narrow(d, i, n - i)).sum(d, keepdim=True)
+            parts.append(contrib)
+        from .join import cat
+
+        return cat(parts, d), None
+
+
+def _cat_along(a: Tensor, b: Tensor, c: Tensor, d: int) -> Tensor:
+    from .join import cat
+
+    return cat([a, b, c], d)
+
+
+def cumprod(x: Tensor, dim: int, dtype: Any = None) -> Tensor:
+    """The running product along ``dim``."""
+    if dtype is not None:
+        x = x.to(dtype)
+    if x._data.ndim == 0:
+        return x.clone()
+    return Cumprod.apply(x, wrap_dim(int(dim), x._data.ndim))
+
+
+TENSOR_METHODS: dict[str, Any] = {name: globals()[name] for name in __all__}
