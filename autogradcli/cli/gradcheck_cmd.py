@@ -1,5 +1,10 @@
 """``agrad gradcheck``: a custom autograd Function's backward against finite differences.
 
+This module turns the command line into inputs (``--input``/``--arg``/``--domain``, the
+Function's ``example_inputs``, or a config's Function layers), calls
+:func:`autogradcli.autograd.function_check.check_function`, and draws its report (or writes it
+as JSON). The checks themselves live in the library.
+
 The ``example_inputs`` convention: a Function may declare the inputs it is checked on as a class
 attribute ``example_inputs`` holding a tuple, or a staticmethod/classmethod ``example_inputs()``
 returning one, in forward's argument order (after ctx). Tensors are cast to float64; if none of

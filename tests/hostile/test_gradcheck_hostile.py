@@ -114,7 +114,9 @@ def funcs(tmp_path):
 
 
 def gradcheck(cwd, *argv: str) -> subprocess.CompletedProcess:
-    env = dict(os.environ, COLUMNS="120", PYTHONPATH=REPO)
+    # one BLAS thread: OpenBLAS reserves address space per thread, which MEMORY_LIMIT counts
+    env = dict(os.environ, COLUMNS="120", PYTHONPATH=REPO, OPENBLAS_NUM_THREADS="1")
+    env.update(OMP_NUM_THREADS="1", MKL_NUM_THREADS="1")
     env.pop("FORCE_COLOR", None)
     env.pop("AGRAD_DEBUG", None)
     return subprocess.run(
