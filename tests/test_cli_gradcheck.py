@@ -197,3 +197,26 @@ def test_subprocess_json_and_plain_output(funcs):
     )
     assert res.returncode == 0
     assert json.loads(res.stdout)["ok"] is True
+
+
+def test_error_in_user_backward_fails_with_traceback_only_under_debug(
+    capsys, tmp_path, monkeypatch
+):
+    (tmp_path / "raising.py").write_text(
+        "from autogradcli.autograd import Function\n"
+        "class Raising(Function):\n"
+        "    @staticmethod\n"
+        "    def forward(ctx, x):\n"
+        "        return x * 2\n"
+        "    @staticmethod\n"
+        "    def backward(ctx, g):\n"
+        "        raise ValueError('broken backward')\n"
+    )
+    monkeypatch.chdir(tmp_path)
+    code, out, err = agrad(capsys, "gradcheck", "raising.py:Raising", "-i", "x=3")
+    assert code == 1
+    assert "backward raised ValueError: broken backward" in out
+    assert "Traceback" not in out + err
+    code, out, err = agrad(capsys, "--debug", "gradcheck", "raising.py:Raising", "-i", "x=3")
+    assert code == 1
+    assert "Traceback" in err and 'raising.py", line 8, in backward' in err

@@ -201,13 +201,32 @@ def test_vjp_mode_locates_a_wrong_backward_at_input_elements():
         assert w.where.startswith("v^T y w.r.t. x[")
 
 
-def test_fast_mode_when_too_many_elements_to_visit():
+def test_vjp_mode_samples_input_elements_past_the_visit_limit():
     x = _x(5)
     at = check_function(_square(2.0), (x,), ["x"], CheckOptions(max_full_numel=5))
     over = check_function(_square(2.0), (x,), ["x"], CheckOptions(max_full_numel=4))
-    assert _modes(at) == {"full"} and _modes(over) == {"fast"} and over.ok
-    assert "fast mode" in over.checks[1].name and "more than 4" not in over.checks[1].detail
+    assert _modes(at) == {"full"} and _modes(over) == {"vjp"} and over.ok
+    assert "(v^T J at sampled input elements)" in over.checks[1].name
+    assert "v^T J matches at 4 of 5 of x, drawn at random" in over.checks[1].detail
     assert "one by one (4)" in over.checks[1].detail
+    (pair,) = over.pairs
+    assert (pair.n_elements, pair.input_numel) == (4, 5)
+    wrong = check_function(_square(3.0), (x,), ["x"], CheckOptions(max_full_numel=4))
+    (pair,) = wrong.pairs
+    assert not wrong.ok and pair.n_failed == 4
+    assert len({w.input for w in pair.worst}) == 4
+    for w in pair.worst:
+        assert w.analytical / w.numerical == pytest.approx(1.5, rel=1e-5)
+
+
+def test_work_budget_limits_the_sample():
+    x = _x(10)  # 2 forward calls per element, each over 10 inputs + 10 outputs: 40 per element
+    opts = CheckOptions(max_jacobian=1, max_work=40 * 3)
+    rep = check_function(_square(2.0), (x,), ["x"], opts)
+    (pair,) = rep.pairs
+    assert (pair.mode, pair.n_elements, pair.input_numel) == ("vjp", 3, 10)
+    rep = check_function(_square(2.0), (x,), ["x"], CheckOptions(max_jacobian=1, max_work=40 * 10))
+    assert rep.pairs[0].n_elements == 10 and "every input element" in rep.checks[1].name
 
 
 def test_a_large_input_builds_no_dense_jacobian():

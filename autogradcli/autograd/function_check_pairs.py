@@ -77,16 +77,19 @@ def vjp_pair(
     atol: float,
     rtol: float,
     max_worst: int,
+    elements: np.ndarray | None = None,
 ) -> PairResult:
     """``v^T J`` at every input element: numerical ``n`` against analytical ``a`` (flat), the
-    tolerance ``atol * sum(v) + rtol * |n|`` (``v`` non-negative), failures worst first."""
+    tolerance ``atol * sum(v) + rtol * |n|`` (``v`` non-negative), failures worst first;
+    ``elements``: the flat input elements ``n`` and ``a`` are at (all when None)."""
     diff = np.abs(a - n)
     allowed = atol * v_sum + rtol * np.abs(n)
     failing = np.flatnonzero(~(diff <= allowed))
     order_ = np.argsort(-np.nan_to_num(diff - allowed, nan=np.inf)[failing], kind="stable")
     worst = []
     for r in failing[order_][:max_worst]:
-        idx = tuple(int(i) for i in np.unravel_index(r, tuple(x.shape)))
+        flat = r if elements is None else elements[r]
+        idx = tuple(int(i) for i in np.unravel_index(flat, tuple(x.shape)))
         worst.append(
             ElementResult(
                 (),
@@ -111,6 +114,7 @@ def vjp_pair(
         n_elements=int(diff.size),
         n_failed=int(failing.size),
         worst=worst,
+        input_numel=x.numel(),
     )
 
 

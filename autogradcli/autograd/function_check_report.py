@@ -39,6 +39,7 @@ class CheckOptions:
     seed: int = 0
     max_jacobian: int = 1 << 20  # dense Jacobian elements (all pairs) a full check may build
     max_full_numel: int = 1 << 14  # input or output elements a full check visits one by one
+    max_work: int = 1 << 29  # v^T J check: forward calls x (input + output elements), at most
 
     def validate(self) -> None:
         """Raise ValueError naming the first option out of range (nan and inf included)."""
@@ -50,8 +51,8 @@ class CheckOptions:
                 raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
         if self.order not in (1, 2):
             raise ValueError(f"order must be 1 or 2, got {self.order!r}")
-        if self.max_jacobian < 1 or self.max_full_numel < 1:
-            raise ValueError("max_jacobian and max_full_numel must be >= 1")
+        if min(self.max_jacobian, self.max_full_numel, self.max_work) < 1:
+            raise ValueError("max_jacobian, max_full_numel and max_work must be >= 1")
 
 
 @dataclass
@@ -105,7 +106,8 @@ class PairResult:
     """The comparison for one (output, input) pair at one order.
 
     ``mode`` is ``"full"`` (every Jacobian element compared; ``worst``, ``kinks`` and
-    ``diagnosis`` filled) or ``"fast"`` (one projection ``v^T J u``: ``numerical``,
+    ``diagnosis`` filled), ``"vjp"`` (``v^T J`` compared at ``n_elements`` input elements, all or
+    a random sample of ``input_numel``) or ``"fast"`` (one projection ``v^T J u``: ``numerical``,
     ``analytical``, ``allowed``; ``n_failed`` is None when it fails, as the elements are unknown).
     """
 
@@ -128,6 +130,7 @@ class PairResult:
     numerical: float | None = None  # fast mode: v^T J u by finite differences
     analytical: float | None = None  # fast mode: v^T J u from backward
     allowed: float | None = None  # fast mode: the tolerance on their difference
+    input_numel: int | None = None  # vjp mode: the input's elements (n_elements were checked)
 
 
 @dataclass

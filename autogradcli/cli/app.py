@@ -155,7 +155,10 @@ Checks: backward returns one gradient per input (shapes, dtypes); the
 Jacobian matches central differences (|a - n| <= atol + rtol * |n|);
 backward is deterministic (--nondet-tol); second order (--order 2).
 Kinks (left and right slopes differ, e.g. relu at 0) are reported as
-kinks, not failures. See README.md, section "agrad gradcheck".
+kinks, not failures. A Jacobian of more than 2^20 elements is never
+built: it is checked as v^T J at every input element (at a random
+sample of them for very large inputs), and the output says so. See
+README.md, section "agrad gradcheck".
 
 Exit codes: 0 all checks pass, 1 a check failed, 2 usage/import error.
 """
