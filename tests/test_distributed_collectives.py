@@ -113,3 +113,10 @@ def test_a_stuck_rank_times_out_the_collective_by_name():
 def test_a_slow_rank_inside_the_timeout_is_waited_for():
     out = check(run_mpi(2, "failing_worker.py", "slow", timeout=120))
     assert "rank 0 finished the all_reduce" in out and "rank 1 finished the all_reduce" in out
+
+
+def test_a_killed_rank_ends_the_job():
+    proc = run_mpi(2, "failing_worker.py", "kill", timeout=120)
+    out = proc.stdout + proc.stderr
+    assert proc.returncode != 0, out
+    assert "finished the all_reduce" not in out

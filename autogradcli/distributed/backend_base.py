@@ -35,9 +35,6 @@ class Pending:
         return True
 
 
-DONE = Pending(lambda: None)
-
-
 class Backend:
     """What a communication library provides: rank, size and the collectives on arrays."""
 
@@ -75,4 +72,4 @@ def check_avg_dtype(arr: Any, name: str) -> None:
         )
 
 
-__all__ = ["DONE", "Backend", "Pending", "check_avg_dtype"]
+__all__ = ["Backend", "Pending", "check_avg_dtype"]

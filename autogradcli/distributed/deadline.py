@@ -7,6 +7,7 @@ collective timed out after how long and ends every rank (MPI abort).
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 
@@ -26,20 +27,26 @@ def timeout_message(rank: int, name: str, timeout: float) -> str:
 def wait_until(done: Callable[[], bool], timeout: float, on_timeout: Callable[[], None]) -> None:
     """Poll ``done()`` until it is true; call ``on_timeout()`` once ``timeout`` seconds have passed.
 
-    The first polls spin (most collectives on one machine complete in microseconds); then the
-    poll sleeps, backing off to 1 ms, so a waiting rank leaves the CPU to the others.
+    Each poll also drives the operation (MPI progresses non-blocking collectives only inside
+    calls such as ``Test``), so for the first second the loop polls back to back, yielding the CPU
+    between polls (cheap when nothing else wants it); after that it sleeps between polls, backing
+    off to 1 ms, so a rank waiting on a slow peer leaves the CPU to the others.
     """
     for _ in range(64):
         if done():
             return
-    deadline = time.monotonic() + timeout
+    start = time.monotonic()
+    deadline = start + timeout
+    spin_until = start + 1.0
     delay = 2e-5
+    yield_cpu = getattr(os, "sched_yield", None)
     while not done():
-        if time.monotonic() > deadline:
+        now = time.monotonic()
+        if now > deadline:
             on_timeout()
             raise DistTimeoutError("collective timed out")  # on_timeout normally never returns
+        if now < spin_until and yield_cpu is not None:
+            yield_cpu()
+            continue
         time.sleep(delay)
         delay = min(delay * 2.0, 1e-3)
-
-
-__all__ = ["DistTimeoutError", "timeout_message", "wait_until"]

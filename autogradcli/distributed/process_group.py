@@ -212,12 +212,6 @@ def get_default_timeout() -> float:
     return _require().timeout
 
 
-def _use_backend(backend: Backend | None) -> None:
-    """Install a ready-made backend as the default group (tests: fake communicators)."""
-    STATE.backend = backend
-    STATE.bootstrap = None
-
-
 __all__ = [
     "default_pg_timeout",
     "destroy_process_group",
