@@ -18,8 +18,12 @@ LAYERS = {
     "backend": 1,
     "tensor": 2,
     "autograd": 2,
-    "cuda": 1,  # autogradcli.cuda, the torch.cuda-style device queries over the backend
+    "cuda": 2,  # torch.cuda: device queries, and the legacy cuda tensor types
+    "accelerator": 1,  # torch.accelerator's queries over the backend
+    "amp": 1,  # autocast/GradScaler: deliberate no-ops on the CPU
+    "testing": 3,  # assert_close over tensors
     "ops": 3,
+    "linalg": 3,  # torch.linalg: norms over the ops
     "nn": 4,
     "optim": 4,
     "data": 4,
