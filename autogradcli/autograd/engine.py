@@ -72,8 +72,9 @@ def run_backward(
         if e[0] not in root_nodes:
             root_nodes.append(e[0])
     targets: dict[tuple[Any, int], int] = {}  # (node, output_nr) -> index in capture
-    needed: set[Any] | None = None  # None: every node is needed
-    if capture is not None:
+    needed: set[Any] = set()  # with capture: the nodes that run (pruning)
+    pruning = capture is not None
+    if pruning:
         for i, t in enumerate(capture):
             e = edge_to(t)
             targets[(e[0], e[1])] = i
@@ -85,12 +86,12 @@ def run_backward(
     pop, push, get_dep = stack.pop, stack.append, deps.get
     while stack:
         node = pop()
-        if needed is not None and node not in needed:
+        if pruning and node not in needed:
             continue
         for e in node._next:
             if e is not None:
                 child = e[0]
-                if needed is not None and child not in needed:
+                if pruning and child not in needed:
                     continue
                 count = get_dep(child)
                 if count is None:
@@ -138,14 +139,14 @@ def run_backward(
                         captured[idx] = g
             if type(node) is AccumulateGrad:
                 var = node._ref()
-                if needed is None and grads[0] is not None and var is not None:
+                if not pruning and grads[0] is not None and var is not None:
                     _accumulate(var, grads[0], create_graph, shared)
                 continue
             edges = node._next
             if (grads[0] is None and _all_none(grads)) or (
-                needed is not None and not any(e is not None and e[0] in needed for e in edges)
+                pruning and not any(e is not None and e[0] in needed for e in edges)
             ):
-                outs = None  # nothing flows on: the children only lose a dependency
+                outs = (None,) * len(edges)  # nothing flows on: the children only lose a dependency
             else:
                 if node._n_outputs > 1 and node.materialize_grads:
                     _materialize(node, grads)
@@ -158,21 +159,20 @@ def run_backward(
                 if not keep_graph and node._saved is not None:
                     node._saved = None
                     node._freed = True
-            for i, e in enumerate(edges):
+            for e, g in zip(edges, outs):
                 if e is None:
                     continue
                 child = e[0]
-                if needed is not None and child not in needed:
+                if pruning and child not in needed:
                     continue
-                g = None if outs is None else outs[i]
                 if g is not None:
                     if type(g) is not Tensor:
-                        g = _validate(node, i, g, e)
+                        g = _validate(node, edges, e, g)
                     else:
                         arr = g._data
                         dt = arr.dtype
                         if arr.shape != e[2] or (dt is not e[3] and dt != e[3]):
-                            g = _validate(node, i, g, e)
+                            g = _validate(node, edges, e, g)
                     buf = get_buffer(child)
                     if buf is None:
                         buf = buffers[child] = [None] * child._n_outputs

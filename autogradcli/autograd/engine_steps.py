@@ -21,8 +21,9 @@ def _broadcastable(src: tuple[int, ...], dst: tuple[int, ...]) -> bool:
     return all(d in (1, s) for s, d in zip(src[len(src) - len(dst) :], dst))
 
 
-def _validate(node: Any, index: int, g: Any, edge: tuple[Any, ...]) -> Tensor:
-    """Bring gradient ``g`` for input ``index`` to the input's shape and dtype, or say what is wrong."""
+def _validate(node: Any, edges: tuple[Any, ...], edge: tuple[Any, ...], g: Any) -> Tensor:
+    """Bring gradient ``g`` for the input of ``edge`` to its shape and dtype, or say what is wrong."""
+    index = next(i for i, e in enumerate(edges) if e is edge)
     if not isinstance(g, Tensor):
         raise TypeError(
             f"{node.name()}: backward returned a {type(g).__name__} as the gradient for input "

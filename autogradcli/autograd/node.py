@@ -84,11 +84,9 @@ class FunctionCtx:
             if type(entry) is _SavedOutput:
                 data, vc, index = entry
                 current = vc[0]
-                t = wrap(data)  # the output again, with this node as its grad_fn
+                t = wrap(data, True, self)  # the output again, with this node as its grad_fn
                 t._vc = vc
-                t._grad_fn = self
                 t._output_nr = index
-                t._requires_grad = True
                 if out is None:
                     out = list(saved)
                 out[j] = t
@@ -200,11 +198,13 @@ class AccumulateGrad:
 
 
 def edge_to(t: Tensor) -> tuple[Any, int, tuple[int, ...], Any]:
-    """The edge from a node to input ``t``: (node, output_nr, shape, dtype)."""
+    """The edge from a node to input ``t``: (node, output_nr, shape, dtype); the one place an
+    edge is built (a leaf's AccumulateGrad is made on first use)."""
+    d = t._data
     fn = t._grad_fn
-    if fn is None:
-        acc = t._acc
-        if acc is None:
-            acc = t._acc = AccumulateGrad(t)
-        return (acc, 0, t._data.shape, t._data.dtype)
-    return (fn, t._output_nr, t._data.shape, t._data.dtype)
+    if fn is not None:
+        return (fn, t._output_nr, d.shape, d.dtype)
+    acc = t._acc
+    if acc is None:
+        acc = t._acc = AccumulateGrad(t)
+    return (acc, 0, d.shape, d.dtype)

@@ -61,25 +61,25 @@ def recorded_outputs(ctx: FunctionCtx, raw: Any, args: tuple[Any, ...], edges: t
     ``edge_to`` tuple or None per argument) and what forward saved, with versions."""
     ctx._key = -next(_seq)
     ctx._next = edges
-    if not ctx._dirty and not ctx._non_differentiable:
-        # the common cases: one fresh array, or a new Tensor forward made (to save it)
-        tr = type(raw)
-        if tr is _ndarray or tr in _NP_SCALARS:
-            out = wrap(raw)
-        elif tr is Tensor and raw._grad_fn is None and not raw._requires_grad:
-            for a in args:
-                if a is raw:  # an input returned as is: the general path makes an alias
-                    return _outputs(ctx, raw, args, True)
-            out = raw
-        else:
-            return _outputs(ctx, raw, args, True)
+    if ctx._dirty or ctx._non_differentiable:
+        return _outputs(ctx, raw, args, True)
+    # the common cases: one fresh array, or a new Tensor forward made (to save it)
+    tr = type(raw)
+    if tr is _ndarray or tr in _NP_SCALARS:
+        out = wrap(raw, True, ctx) if raw.dtype.kind == "f" else wrap(raw)
+    elif tr is Tensor and raw._grad_fn is None and not raw._requires_grad:
+        for a in args:
+            if a is raw:  # an input returned as is: the general path makes an alias
+                return _outputs(ctx, raw, args, True)
+        out = raw
         if out._data.dtype.kind == "f":
             out._grad_fn = ctx
             out._requires_grad = True
-        if ctx._to_save is not None:
-            _record_saved(ctx, (out,))
-        return out
-    return _outputs(ctx, raw, args, True)
+    else:
+        return _outputs(ctx, raw, args, True)
+    if ctx._to_save is not None:
+        _record_saved(ctx)
+    return out
 
 
 def unrecorded_outputs(ctx: FunctionCtx, raw: Any, args: tuple[Any, ...]) -> Any:
@@ -134,11 +134,11 @@ def _outputs(ctx: FunctionCtx, raw: Any, args: tuple[Any, ...], track: bool) -> 
                 ]
             )
         if ctx._to_save is not None:
-            _record_saved(ctx, outputs)
+            _record_saved(ctx)
     return outputs[0] if single else outputs
 
 
-def _record_saved(ctx: FunctionCtx, outputs: tuple[Any, ...]) -> None:
+def _record_saved(ctx: FunctionCtx) -> None:
     """Keep what save_for_backward was given, with versions, and where the op was called."""
     to_save = ctx._to_save
     saved = None
@@ -148,14 +148,12 @@ def _record_saved(ctx: FunctionCtx, outputs: tuple[Any, ...]) -> None:
             versions.append(0)
             continue
         vc = t._vc
-        for i, o in enumerate(outputs):
-            if o is t:  # an output of this node: kept without its grad_fn (no cycle)
-                if vc is None:
-                    vc = t._vc = [0]
-                if saved is None:
-                    saved = list(to_save)
-                saved[j] = _SavedOutput((t._data, vc, i))
-                break
+        if t._grad_fn is ctx:  # an output of this node: kept without its grad_fn (no cycle)
+            if vc is None:
+                vc = t._vc = [0]
+            if saved is None:
+                saved = list(to_save)
+            saved[j] = _SavedOutput((t._data, vc, t._output_nr))
         versions.append(0 if vc is None else vc[0])
     ctx._saved = to_save if saved is None else tuple(saved)
     ctx._saved_versions = tuple(versions)

@@ -14,7 +14,7 @@ from typing import Any
 from ..autograd.function import Function
 from ..tensor.tensor import Tensor
 from ._util import array_module, wrap, wrap_dim
-from .unary import _float_array, where
+from .unary import _float_operand, where
 
 _SQRT1_2 = math.sqrt(0.5)
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
@@ -83,7 +83,7 @@ class Erf(Function):
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Any:
         ctx.save_for_backward(x)
-        return erf_array(_float_array(x._data))
+        return erf_array(_float_operand(x)[1])
 
     @staticmethod
     def backward(ctx: Any, g: Tensor) -> Tensor:

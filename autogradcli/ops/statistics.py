@@ -113,10 +113,9 @@ class Logsumexp(Function):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, dims: Any, keepdim: bool) -> Any:
-        from .unary import _float_array
+        from .unary import _float_operand
 
-        arr = _float_array(x._data)
-        xp = array_module(arr)
+        xp, arr = _float_operand(x)
         ctx.in_shape, ctx.kept = arr.shape, _kept_shape(arr.shape, dims)
         if arr.size:
             m = xp.max(arr, axis=dims, keepdims=True)

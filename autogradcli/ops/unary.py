@@ -11,13 +11,16 @@ from ..tensor.tensor import Tensor, wrap
 from ._util import array_module, binary_operands
 
 
-def _float_array(arr: Any) -> Any:
-    """Integer inputs of float-valued functions (exp, sin...) become the default float dtype."""
+def _float_operand(x: Tensor) -> tuple[Any, Any]:
+    """``x``'s array module and array; integer inputs of float-valued functions (exp, sin...)
+    become the default float dtype."""
+    arr = x._data
+    xp = array_module(arr)
     if arr.dtype.kind in "fc":
-        return arr
+        return xp, arr
     from ..tensor.dtype import get_default_dtype
 
-    return arr.astype(get_default_dtype().np)
+    return xp, arr.astype(get_default_dtype().np)
 
 
 class Neg(Function):
@@ -37,7 +40,8 @@ class Exp(Function):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Any:
-        out = wrap(array_module(x._data).exp(_float_array(x._data)))
+        xp, arr = _float_operand(x)
+        out = wrap(xp.exp(arr))
         ctx.save_for_backward(out)
         return out
 
@@ -53,7 +57,8 @@ class Log(Function):
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Any:
         ctx.save_for_backward(x)
-        return array_module(x._data).log(_float_array(x._data))
+        xp, arr = _float_operand(x)
+        return xp.log(arr)
 
     @staticmethod
     def backward(ctx: Any, g: Tensor) -> Tensor:
@@ -66,7 +71,8 @@ class Sqrt(Function):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Any:
-        out = wrap(array_module(x._data).sqrt(_float_array(x._data)))
+        xp, arr = _float_operand(x)
+        out = wrap(xp.sqrt(arr))
         ctx.save_for_backward(out)
         return out
 
@@ -81,8 +87,8 @@ class Rsqrt(Function):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Any:
-        xp = array_module(x._data)
-        out = wrap(1.0 / xp.sqrt(_float_array(x._data)))
+        xp, arr = _float_operand(x)
+        out = wrap(1.0 / xp.sqrt(arr))
         ctx.save_for_backward(out)
         return out
 
@@ -98,7 +104,8 @@ class Sin(Function):
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Any:
         ctx.save_for_backward(x)
-        return array_module(x._data).sin(_float_array(x._data))
+        xp, arr = _float_operand(x)
+        return xp.sin(arr)
 
     @staticmethod
     def backward(ctx: Any, g: Tensor) -> Tensor:
@@ -133,7 +140,8 @@ class Cos(Function):
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Any:
         ctx.save_for_backward(x)
-        return array_module(x._data).cos(_float_array(x._data))
+        xp, arr = _float_operand(x)
+        return xp.cos(arr)
 
     @staticmethod
     def backward(ctx: Any, g: Tensor) -> Tensor:
@@ -167,7 +175,8 @@ class Tanh(Function):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Any:
-        out = wrap(array_module(x._data).tanh(_float_array(x._data)))
+        xp, arr = _float_operand(x)
+        out = wrap(xp.tanh(arr))
         ctx.save_for_backward(out)
         return out
 
@@ -204,8 +213,7 @@ class Sigmoid(Function):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Any:
-        xp = array_module(x._data)
-        arr = _float_array(x._data)
+        xp, arr = _float_operand(x)
         # 1/(1+exp(-x)) overflows for very negative x; the tanh form is stable and exact
         out = wrap(0.5 * xp.tanh(0.5 * arr) + 0.5)
         ctx.save_for_backward(out)

@@ -345,15 +345,17 @@ class Tensor:
         return out
 
 
-def wrap(arr: Any, requires_grad: bool = False) -> Tensor:
+def wrap(arr: Any, requires_grad: bool = False, grad_fn: Any = None) -> Tensor:
     """A Tensor around a backend array, without copying or checking: the one place a Tensor's
-    slots are filled (numpy turns 0-d results into scalars: they become 0-d arrays again)."""
+    slots are filled (numpy turns 0-d results into scalars: they become 0-d arrays again).
+    ``grad_fn``: the node this tensor is output 0 of (autograd's recorded outputs)."""
     if type(arr) is not _ndarray and isinstance(arr, _generic):
         arr = _asarray(arr)
     t = _new(Tensor)
     t._data = arr
     t._requires_grad = requires_grad
-    t._grad = t._grad_fn = t._base = t._hooks = t._acc = t._vc = None
+    t._grad_fn = grad_fn
+    t._grad = t._base = t._hooks = t._acc = t._vc = None
     t._output_nr = 0
     return t
 
