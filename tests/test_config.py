@@ -366,7 +366,7 @@ def test_training_part_names(cfg):
     )
     assert got[1].startswith(
         "c.yaml:4:13  optimizer.type: unknown optimizer 'Adm' (did you mean 'Adam'?); expected "
-        "one of Adadelta, Adagrad, Adam, AdamW, Adamax, NAdam, RAdam, RMSprop, SGD"
+        "one of ASGD, Adadelta, Adagrad, Adam, AdamW, Adamax, NAdam, RAdam, RMSprop, Rprop, SGD"
     )
     assert got[2].startswith(
         "c.yaml:5:13  scheduler.type: unknown scheduler 'StepRL' (did you mean 'StepLR'?)"

@@ -97,10 +97,16 @@ CASES = [
     ("Adadelta", dict(), dict(lr=0.5)),
     ("Adadelta", dict(lr=0.5, rho=0.5, weight_decay=0.1), dict(eps=1e-3)),
     ("Adadelta", dict(lr=2.0, maximize=True), dict(rho=0.99, weight_decay=0.2)),
+    ("Rprop", dict(), dict(lr=0.05)),
+    ("Rprop", dict(lr=0.02, etas=(0.3, 1.5), step_sizes=(1e-3, 0.05)), dict(maximize=True)),
+    ("ASGD", dict(), dict(lr=0.05)),
+    ("ASGD", dict(lr=0.05, lambd=0.1, alpha=0.5, t0=5, weight_decay=0.1), dict(maximize=True)),
+    ("ASGD", dict(lr=0.1, t0=0), dict(lambd=0.01)),
 ]
 
 
 ALL = ["SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "NAdam", "RAdam", "Adamax", "Adadelta"]
+ALL += ["Rprop", "ASGD"]
 
 
 def _ids(case: tuple[str, dict[str, Any], dict[str, Any]]) -> str:
@@ -171,6 +177,8 @@ def test_state_dict_round_trip_continues_exactly(name: str, tmp_path: Any) -> No
         "RAdam": dict(lr=0.01, betas=(0.9, 0.8)),
         "Adamax": dict(lr=0.01),
         "Adadelta": dict(lr=0.5),
+        "Rprop": dict(lr=0.01),
+        "ASGD": dict(lr=0.05, t0=3),
     }[name]
     over = {"lr": 0.03}
     ref, _, coefs = _make("float32")
@@ -347,6 +355,11 @@ BAD = [
     ("Adadelta", dict(eps=-1e-6), "Invalid epsilon value: -1e-06"),
     ("Adadelta", dict(weight_decay=-1), "Invalid weight_decay value: -1"),
     ("LBFGS", dict(lr=-1), "Invalid learning rate: -1"),
+    ("Rprop", dict(lr=-1), "Invalid learning rate: -1"),
+    ("Rprop", dict(etas=(1.0, 1.2)), "Invalid eta values: 1.0, 1.2"),
+    ("Rprop", dict(etas=(0.5, 1.0)), "Invalid eta values: 0.5, 1.0"),
+    ("ASGD", dict(lr=-1), "Invalid learning rate: -1"),
+    ("ASGD", dict(weight_decay=-1), "Invalid weight_decay value: -1"),
 ]
 
 
@@ -393,6 +406,8 @@ def test_updates_leave_grad_untouched_and_keep_dtype() -> None:
         ("RAdam", dict(lr=0.01, betas=(0.9, 0.8), weight_decay=0.1, decoupled_weight_decay=True)),
         ("Adamax", dict(lr=0.01, weight_decay=0.1)),
         ("Adadelta", dict(lr=0.5, weight_decay=0.1, maximize=True)),
+        ("Rprop", dict(lr=0.05, maximize=True)),
+        ("ASGD", dict(lr=0.05, t0=1, weight_decay=0.1)),
     ],
 )
 def test_device_arrays_never_touch_numpy(name: str, kw: dict[str, Any], strict_cuda: Any) -> None:
@@ -412,7 +427,7 @@ def test_device_arrays_never_touch_numpy(name: str, kw: dict[str, Any], strict_c
     sd = dopt.state_dict()
     for st in sd["state"].values():
         for key, v in st.items():
-            assert v.is_cuda != (key in ("step", "mu_product")), key  # host scalars as in torch
+            assert v.is_cuda != (key in ("step", "mu_product", "eta", "mu")), key  # host scalars
     fresh = getattr(optim, name)(dev, **kw)
     fresh.load_state_dict(opt.state_dict())  # CPU state onto device params
     assert all(v.is_cuda for k, v in fresh.state[dev[0]].items() if k != "step")

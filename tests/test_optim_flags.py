@@ -22,6 +22,8 @@ FLAGS = {
     "RAdam": ("foreach", "differentiable", "capturable"),
     "Adamax": ("foreach", "differentiable", "capturable"),
     "Adadelta": ("foreach", "differentiable", "capturable"),
+    "Rprop": ("foreach", "differentiable", "capturable"),
+    "ASGD": ("foreach", "differentiable", "capturable"),
 }
 REFUSED = [(n, f) for n, flags in FLAGS.items() for f in flags if f != "foreach"]
 
@@ -69,8 +71,11 @@ def test_foreach_trajectories_equal_torch_foreach_and_loop(name: str, foreach: A
                 g = np.cos(2.0 * arr) + 0.01 * step
                 p.grad = ag.tensor(g) if isinstance(p, ag.Tensor) else torch.tensor(g)
             o.step()
-    for ts, _ in runs:
+    for tf, (ts, _) in zip((True, False), runs):
+        # torch's own two ASGD paths differ by ~5e-7 (its foreach path does the eta arithmetic
+        # on float32 tensors, its for-loop path, like ours, on Python floats)
+        rtol = 1e-6 if name == "ASGD" and tf else 1e-9
         for a, t in zip(ours, ts):
             np.testing.assert_allclose(
-                a.detach().numpy(), t.detach().numpy(), rtol=1e-9, atol=1e-12
+                a.detach().numpy(), t.detach().numpy(), rtol=rtol, atol=1e-12
             )

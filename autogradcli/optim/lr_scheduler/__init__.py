@@ -1,6 +1,7 @@
 """Learning-rate schedulers with PyTorch's ``torch.optim.lr_scheduler`` API."""
 
 from .base import LRScheduler
+from .factors import ConstantLR, MultiplicativeLR, PolynomialLR
 from .one_cycle import OneCycleLR
 from .plateau import ReduceLROnPlateau
 from .schedules import (
@@ -17,6 +18,7 @@ from .warm_restarts import CosineAnnealingWarmRestarts
 _LRScheduler = LRScheduler
 
 __all__ = [
+    "ConstantLR",
     "CosineAnnealingLR",
     "CosineAnnealingWarmRestarts",
     "ExponentialLR",
@@ -24,7 +26,9 @@ __all__ = [
     "LambdaLR",
     "LinearLR",
     "MultiStepLR",
+    "MultiplicativeLR",
     "OneCycleLR",
+    "PolynomialLR",
     "ReduceLROnPlateau",
     "SequentialLR",
     "StepLR",
