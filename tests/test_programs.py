@@ -29,6 +29,7 @@ PROGRAMS = sorted(p.name for p in PROGRAMS_DIR.glob("*.py") if not p.name.starts
 MISSING: dict[str, str] = {
     "ex_actor_critic.py": "missing: autogradcli.distributions (Categorical)",
     "ex_dcgan.py": "missing: autogradcli.nn.parallel (module path)",
+    "ex_gat.py": "missing: autogradcli.accelerator",
     "ex_gcn.py": "missing: autogradcli.accelerator",
     "ex_mnist.py": "missing: autogradcli.accelerator",
     "ex_mnist_forward_forward.py": "missing: autogradcli.utils.data (module path)",
@@ -57,6 +58,7 @@ MISSING: dict[str, str] = {
     "tut_nlp_deep_learning.py": "missing: autogradcli.LongTensor",
     "tut_nlp_sequence_models.py": "missing: autogradcli.allclose",
     "tut_nlp_word_embeddings.py": "missing: autogradcli.LongTensor",
+    "tut_transformer_tutorial.py": "missing: nn.TransformerEncoder, nn.TransformerEncoderLayer",
     "tut_nn_tutorial.py": "missing: indexing with a Python range (input[range(n), target])",
     "tut_seq2seq_translation.py": "missing: Tensor.topk",
 }
