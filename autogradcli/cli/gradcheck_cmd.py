@@ -50,10 +50,8 @@ def resolve_function(target: str) -> Any:
         )
     try:
         obj = resolve_import(target, os.getcwd())
-    except ImportPathError as err:
+    except ImportPathError as err:  # sys.exit() while importing too, with the user's line
         raise UserError(str(err)) from err
-    except SystemExit as err:
-        raise UserError(f"importing {target} called sys.exit({err.code!r})") from None
     if not (inspect.isclass(obj) and issubclass(obj, Function)):
         what = f"the class {obj.__name__}" if inspect.isclass(obj) else type(obj).__name__
         raise UserError(f"{target} is {what}, not an autograd.Function subclass")

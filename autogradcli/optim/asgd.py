@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from ..tensor.tensor import _make
+from ..tensor.tensor import wrap
 from .optimizer import Optimizer, bump_step, new_step, params_with_grad, step_grad, to_scalar
 
 __all__ = ["ASGD"]
@@ -59,9 +59,9 @@ class ASGD(Optimizer):
                 state = self.state[p]
                 if len(state) == 0:
                     state["step"] = new_step()
-                    state["eta"] = _make(np.asarray(lr, dtype=np.float32))
-                    state["mu"] = _make(np.ones((), dtype=np.float32))
-                    state["ax"] = _make(xp.zeros_like(w))
+                    state["eta"] = wrap(np.asarray(lr, dtype=np.float32))
+                    state["mu"] = wrap(np.ones((), dtype=np.float32))
+                    state["ax"] = wrap(xp.zeros_like(w))
                 step = bump_step(state["step"])
                 g = step_grad(xp, w, p.grad._data, group["weight_decay"], group["maximize"], work)
                 eta_t, mu_t, ax_t = state["eta"], state["mu"], state["ax"]

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from ..tensor.tensor import _make
+from ..tensor.tensor import wrap
 from .optimizer import Optimizer, bump_step, new_step, params_with_grad, step_grad, to_scalar
 
 __all__ = ["Rprop"]
@@ -54,8 +54,8 @@ class Rprop(Optimizer):
                 state = self.state[p]
                 if len(state) == 0:
                     state["step"] = new_step()
-                    state["prev"] = _make(xp.zeros_like(w))
-                    state["step_size"] = _make(xp.full_like(w, to_scalar(group["lr"])))
+                    state["prev"] = wrap(xp.zeros_like(w))
+                    state["step_size"] = wrap(xp.full_like(w, to_scalar(group["lr"])))
                 bump_step(state["step"])
                 g = step_grad(xp, w, p.grad._data, 0, group["maximize"], work)
                 prev_t, size_t = state["prev"], state["step_size"]

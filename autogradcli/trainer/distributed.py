@@ -102,10 +102,10 @@ class DistributedContext:
         import numpy as np
 
         from .. import distributed as dist
-        from ..tensor.tensor import _make
+        from ..tensor.tensor import wrap
 
         keys = sorted(sums)
-        t = _make(np.array([float(sums[k]) for k in keys], dtype=np.float64))
+        t = wrap(np.array([float(sums[k]) for k in keys], dtype=np.float64))
         dist.all_reduce(t)
         return dict(zip(keys, t.tolist()))
 

@@ -302,7 +302,7 @@ EXITING_MODULES = {
 @pytest.mark.parametrize(
     "argv, code, words",
     [
-        (["exit_on_import.py:F"], 2, "importing exit_on_import.py:F called sys.exit(0)"),
+        (["exit_on_import.py:F"], 2, "it called sys.exit(0) while being imported"),
         (["exit_in_example.py:F"], 1, "F.example_inputs() called sys.exit(0)"),
         (["exit.yaml"], 1, "exit.yaml: the model's code called sys.exit(0)"),
     ],
