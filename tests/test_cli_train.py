@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 
 import pytest
 import yaml
@@ -36,30 +35,16 @@ def test_help_and_version_with_clirunner():
         assert key in res.output
 
 
-def test_help_is_fast_in_a_subprocess():
-    """`agrad --help` adds well under a second to importing the package.
-
-    The console script imports ``autogradcli`` (whose ``__init__`` loads the engine and numpy)
-    before ``autogradcli.cli``; the CLI itself must not add the config loader, the trainer or
-    anything heavy on top of that."""
+def test_help_loads_nothing_heavy():
+    """`agrad --help` loads the package and the CLI only: not the config loader, the trainer,
+    the commands' modules, YAML, or an optional heavy dependency (checked by the modules it
+    imports, not by timing, which a loaded machine makes meaningless)."""
     env = dict(os.environ, PYTHONPATH=REPO)
-
-    def best(cmd):
-        times = []
-        for _ in range(3):
-            t0 = time.perf_counter()
-            subprocess.run(cmd, capture_output=True, env=env, cwd=REPO, check=True)
-            times.append(time.perf_counter() - t0)
-        return min(times)
-
-    package = best([sys.executable, "-c", "import autogradcli"])
-    helped = best([sys.executable, "-m", "autogradcli.cli", "--help"])
-    assert helped - package < 1.0, f"--help took {helped:.2f}s (import autogradcli {package:.2f}s)"
     probe = (
         "import sys; from autogradcli.cli import main; main(['--help']); "
         "print(sorted(m for m in sys.modules if m.startswith(('autogradcli.config', "
         "'autogradcli.trainer', 'autogradcli.cli.train_cmd', 'autogradcli.cli.gradcheck_cmd', "
-        "'yaml'))))"
+        "'yaml', 'torch', 'mpi4py', 'cupy', 'tensorboardX'))))"
     )
     res = subprocess.run(
         [sys.executable, "-c", probe], capture_output=True, text=True, env=env, check=True
