@@ -20,11 +20,14 @@ LAYERS = {
     "autograd": 2,
     "cuda": 2,  # torch.cuda: device queries, and the legacy cuda tensor types
     "accelerator": 1,  # torch.accelerator's queries over the backend
+    "backends": 1,  # torch.backends.cudnn: flags kept for programs that set them
     "amp": 1,  # autocast/GradScaler: deliberate no-ops on the CPU
     "testing": 3,  # assert_close over tensors
     "ops": 3,
-    "linalg": 3,  # torch.linalg: norms over the ops
+    "linalg": 3,
+    "sparse": 3,  # torch.sparse: products with sparse COO tensors over the ops  # torch.linalg: norms over the ops
     "nn": 4,
+    "distributions": 4,  # torch.distributions: sampling and log-densities over the ops
     "optim": 4,
     "data": 4,
     "serialization": 4,

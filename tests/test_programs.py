@@ -26,26 +26,7 @@ ROOT = HERE.parent
 PROGRAMS = sorted(p.name for p in PROGRAMS_DIR.glob("*.py") if not p.name.startswith("_"))
 
 # program -> the first feature it misses on autogradcli today (strict xfail)
-MISSING: dict[str, str] = {
-    "ex_actor_critic.py": "missing: autogradcli.distributions (Categorical)",
-    "ex_dcgan.py": "missing: autogradcli.nn.parallel (module path)",
-    "ex_gat.py": "missing: autogradcli.accelerator",
-    "ex_gcn.py": "missing: autogradcli.accelerator",
-    "ex_mnist_forward_forward.py": "missing: autogradcli.utils.data (module path)",
-    "ex_reinforce.py": "missing: autogradcli.distributions (Categorical)",
-    "ex_super_resolution.py": "missing: autogradcli.utils.data (module path)",
-    "ex_word_language_model.py": "missing: autogradcli.nn.Transformer",
-    "ex_word_language_model_transformer.py": "missing: autogradcli.nn.Transformer",
-    "other_d2l_autograd.py": "missing: autogradcli.dot",
-    "other_d2l_linear_regression_scratch.py": "missing: autogradcli.normal",
-    "other_mingpt_sort.py": "missing: autogradcli.utils.data (module path)",
-    "tut_blitz_cifar10.py": "missing: autogradcli.utils.data (module path)",
-    "tut_blitz_neural_networks.py": "missing: MseLossBackward0 (mse_loss is built from Mean/Mul/Sub nodes; the page prints the MSELoss node)",
-    "tut_blitz_tensors.py": "missing: Tensor.new_ones",
-    "tut_char_rnn_generation.py": "missing: autogradcli.LongTensor",
-    "tut_lpwe_polynomial_tensor.py": "missing: torch.matmul(input=, other=) keyword arguments",
-    "tut_nlp_bilstm_crf.py": "missing: nn.LSTM(bidirectional=True)",
-}
+MISSING: dict[str, str] = {}
 
 
 def _launch(engine: str, out: Path) -> subprocess.Popen:

@@ -33,10 +33,25 @@ class Sampler:
         """One epoch's indices as an int64 array."""
         return np.fromiter(iter(self), dtype=np.int64)
 
+    def index_chunks(self) -> Iterator[np.ndarray]:
+        """One epoch's indices in consecutive int64 chunks (one chunk unless the epoch is too
+        long to hold at once)."""
+        yield self.indices()
+
     def __iter__(self) -> Iterator[int]:
+        if type(self).index_chunks is not Sampler.index_chunks:
+            return (int(i) for chunk in self.index_chunks() for i in chunk.tolist())
         if type(self).indices is Sampler.indices:
             raise NotImplementedError(f"{type(self).__name__} must implement __iter__")
         return iter(self.indices().tolist())
+
+
+def epoch_chunks(sampler: Any) -> Iterator[np.ndarray]:
+    """One epoch of ``sampler`` as consecutive int64 chunks, drawn as they are consumed."""
+    if isinstance(sampler, Sampler) and type(sampler).index_chunks is not Sampler.index_chunks:
+        yield from sampler.index_chunks()
+    else:
+        yield epoch_order(sampler)
 
 
 def epoch_order(sampler: Any) -> np.ndarray:
@@ -57,6 +72,10 @@ class SequentialSampler(Sampler):
 
     def __len__(self) -> int:
         return len(self.data_source)
+
+
+# replacement draws of one epoch longer than this are made chunk by chunk as they are consumed
+_CHUNK = 1 << 16
 
 
 def _check_positive(name: str, value: Any) -> None:
@@ -89,6 +108,15 @@ class RandomSampler(Sampler):
     @property
     def num_samples(self) -> int:
         return len(self.data_source) if self._num_samples is None else self._num_samples
+
+    def index_chunks(self) -> Iterator[np.ndarray]:
+        n, k = len(self.data_source), self.num_samples
+        if not self.replacement or k <= _CHUNK:
+            yield self.indices()
+            return
+        gen = numpy_generator(self.generator)  # PyTorch too draws these lazily (num_samples=1e10)
+        for start in range(0, k, _CHUNK):
+            yield gen.integers(0, n, size=min(_CHUNK, k - start), dtype=np.int64)
 
     def indices(self) -> np.ndarray:
         n, k = len(self.data_source), self.num_samples
@@ -183,11 +211,16 @@ class BatchSampler(Sampler):
 
     def index_batches(self) -> Iterator[np.ndarray]:
         """One epoch's batches as int64 arrays."""
-        order = epoch_order(self.sampler)
-        n, bs = len(order), self.batch_size
-        stop = n - n % bs if self.drop_last else n
-        for start in range(0, stop, bs):
-            yield order[start : start + bs]
+        bs = self.batch_size
+        rest = np.empty(0, dtype=np.int64)
+        for chunk in epoch_chunks(self.sampler):
+            order = np.concatenate((rest, chunk)) if len(rest) else chunk
+            whole = len(order) - len(order) % bs
+            for start in range(0, whole, bs):
+                yield order[start : start + bs]
+            rest = order[whole:]
+        if len(rest) and not self.drop_last:
+            yield rest
 
     def __iter__(self) -> Iterator[list[int]]:
         for batch in self.index_batches():

@@ -1,6 +1,6 @@
 """Neural-network building blocks with PyTorch's ``torch.nn`` API."""
 
-from . import functional, init, parallel, utils
+from . import functional, init, modules, parallel, utils
 from .activation import *
 from .attention import *
 from .channel_dropout import *

@@ -22,6 +22,7 @@ __all__ = [
     "kaiming_uniform_",
     "normal_",
     "ones_",
+    "orthogonal_",
     "trunc_normal_",
     "uniform_",
     "xavier_normal_",
@@ -195,3 +196,25 @@ def kaiming_normal_(
     if std is None:
         return tensor
     return normal_(tensor, 0.0, std, generator)
+
+
+def orthogonal_(tensor: Tensor, gain: float = 1.0, generator: Any = None) -> Tensor:
+    """Fill with a (semi-)orthogonal matrix, as PyTorch builds it: the Q of the QR decomposition of
+    a standard normal draw (signs fixed by R's diagonal), trailing dims flattened, times ``gain``."""
+    if tensor.ndim < 2:
+        raise ValueError("Only tensors with 2 or more dimensions are supported")
+    if tensor.numel() == 0:
+        return tensor
+    rows = tensor.shape[0]
+    cols = tensor.numel() // rows
+    xp = array_module(tensor._data)
+    gen = generator._np if generator is not None else generator_for(xp)
+    flat = xp.asarray(gen.standard_normal((rows, cols))).astype(tensor._data.dtype)
+    if rows < cols:
+        flat = flat.T
+    q, r = xp.linalg.qr(flat)
+    q = q * xp.sign(xp.diagonal(r))
+    if rows < cols:
+        q = q.T
+    with no_grad():
+        return _fill(tensor, (q * gain).reshape(tensor._data.shape))

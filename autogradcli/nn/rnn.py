@@ -1,5 +1,9 @@
 """Recurrent layers: RNN, LSTM, GRU and their cells (``torch.nn``), built from Tensor ops.
 
+Stacked layers, ``bidirectional`` (a second pass over the reversed sequence, its weights suffixed
+``_reverse`` and its output concatenated after the forward one) and LSTM ``proj_size`` (h projected
+by ``weight_hr``) follow PyTorch's parameter names, shapes and state layouts.
+
 The input-to-hidden products of a layer are one matrix product over all time steps; each step
 then adds its hidden-to-hidden product and applies the gates (PyTorch's order: i, f, g, o for
 LSTM, r, z, n for GRU), so gradients, including grad-of-grad, come from the ops' own backwards.
@@ -11,7 +15,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from ..ops.join import chunk, stack
+from ..ops.join import cat, chunk, stack
 from ..tensor.factory import empty, zeros
 from ..tensor.tensor import Tensor
 from . import init
@@ -24,11 +28,14 @@ __all__ = ["GRU", "LSTM", "RNN", "GRUCell", "LSTMCell", "RNNCell"]
 _GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
 
 
-def _lstm_step(xw: Tensor, h: Tensor, c: Tensor, w_hh: Tensor, b_hh: Tensor | None) -> tuple:
+def _lstm_step(
+    xw: Tensor, h: Tensor, c: Tensor, w_hh: Tensor, b_hh: Tensor | None, w_hr: Any = None
+) -> tuple:
     gates = xw + linear(h, w_hh, b_hh)
     i, f, g, o = chunk(gates, 4, 1)
     c = f.sigmoid() * c + i.sigmoid() * g.tanh()
-    return o.sigmoid() * c.tanh(), c
+    h = o.sigmoid() * c.tanh()
+    return (h if w_hr is None else linear(h, w_hr)), c
 
 
 def _gru_step(xw: Tensor, h: Tensor, w_hh: Tensor, b_hh: Tensor | None) -> Tensor:
@@ -70,10 +77,14 @@ class RNNBase(Module):
             )
         if hidden_size <= 0 or num_layers <= 0:
             raise ValueError("hidden_size and num_layers must be greater than zero")
-        if bidirectional or proj_size:
-            raise NotImplementedError(
-                f"{type(self).__name__}: bidirectional and proj_size are not supported yet"
+        if proj_size < 0:
+            raise ValueError(
+                "proj_size should be a positive integer or zero to disable projections"
             )
+        if proj_size >= hidden_size:
+            raise ValueError("proj_size has to be smaller than hidden_size")
+        if proj_size and mode != "LSTM":
+            raise ValueError("proj_size argument is only supported for LSTM, not RNN or GRU")
         self.mode = mode
         self.input_size = input_size
         self.hidden_size = hidden_size
@@ -84,16 +95,25 @@ class RNNBase(Module):
         self.bidirectional = bidirectional
         self.proj_size = proj_size
         gate_size = _GATES[mode] * hidden_size
+        real_hidden = proj_size if proj_size > 0 else hidden_size
+        directions = 2 if bidirectional else 1
         self._flat_weights_names: list[str] = []
         for layer in range(num_layers):
-            in_size = input_size if layer == 0 else hidden_size
-            shapes = [("weight_ih", (gate_size, in_size)), ("weight_hh", (gate_size, hidden_size))]
-            if bias:
-                shapes += [("bias_ih", (gate_size,)), ("bias_hh", (gate_size,))]
-            for name, shape in shapes:
-                full = f"{name}_l{layer}"
-                setattr(self, full, Parameter(empty(*shape, dtype=dtype, device=device)))
-                self._flat_weights_names.append(full)
+            in_size = input_size if layer == 0 else real_hidden * directions
+            for direction in range(directions):
+                suffix = "_reverse" if direction == 1 else ""
+                shapes = [
+                    ("weight_ih", (gate_size, in_size)),
+                    ("weight_hh", (gate_size, real_hidden)),
+                ]
+                if bias:
+                    shapes += [("bias_ih", (gate_size,)), ("bias_hh", (gate_size,))]
+                if proj_size > 0:
+                    shapes.append(("weight_hr", (proj_size, hidden_size)))
+                for name, shape in shapes:
+                    full = f"{name}_l{layer}{suffix}"
+                    setattr(self, full, Parameter(empty(*shape, dtype=dtype, device=device)))
+                    self._flat_weights_names.append(full)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
@@ -102,16 +122,15 @@ class RNNBase(Module):
         for weight in self.parameters():
             init.uniform_(weight, -stdv, stdv)
 
-    def _layer(self, k: int) -> tuple[Tensor, Tensor, Tensor | None, Tensor | None]:
+    def flatten_parameters(self) -> None:
+        """Nothing to do: PyTorch packs the weights for cuDNN here; autogradcli has no cuDNN."""
+
+    def _layer(self, k: int, suffix: str = "") -> tuple[Any, ...]:
+        """(weight_ih, weight_hh, bias_ih, bias_hh, weight_hr) of layer ``k``, None where absent."""
         get = self.__getattr__
-        if self.bias:
-            return (
-                get(f"weight_ih_l{k}"),
-                get(f"weight_hh_l{k}"),
-                get(f"bias_ih_l{k}"),
-                get(f"bias_hh_l{k}"),
-            )
-        return get(f"weight_ih_l{k}"), get(f"weight_hh_l{k}"), None, None
+        names = ("weight_ih", "weight_hh", "bias_ih", "bias_hh", "weight_hr")
+        present = (True, True, self.bias, self.bias, self.proj_size > 0)
+        return tuple(get(f"{n}_l{k}{suffix}") if have else None for n, have in zip(names, present))
 
     def extra_repr(self) -> str:
         s = f"{self.input_size}, {self.hidden_size}"
@@ -130,7 +149,8 @@ class RNNBase(Module):
         return s
 
     def _prepare(self, input: Tensor, hx: Any, n_states: int) -> tuple[Tensor, list, bool]:
-        """Input as (L, N, in) and the initial states as lists of per-layer (N, H) tensors."""
+        """Input as (L, N, in) and the initial states as per-(layer, direction) lists of (N, H)
+        tensors, in PyTorch's order (index ``layer * directions + direction``)."""
         if input.ndim not in (2, 3):
             raise ValueError(
                 f"{type(self).__name__}: Expected input to be 2D or 3D, got {input.ndim}D instead"
@@ -145,34 +165,44 @@ class RNNBase(Module):
         if self.batch_first and not unbatched:
             x = x.transpose(0, 1)
         n = x.shape[1]
+        rows = self.num_layers * (2 if self.bidirectional else 1)
+        real_hidden = self.proj_size if self.proj_size > 0 else self.hidden_size
+        sizes = [real_hidden, self.hidden_size][:n_states]  # h, then LSTM's c
         if hx is None:
-            state = zeros(self.num_layers, n, self.hidden_size, dtype=x.dtype, device=x.device)
-            states = [state] * n_states
+            states = [zeros(rows, n, size, dtype=x.dtype, device=x.device) for size in sizes]
         else:
             states = list(hx) if n_states > 1 else [hx]
             if unbatched:
                 states = [s.unsqueeze(1) for s in states]
-            expected = (self.num_layers, n, self.hidden_size)
-            for s in states:
+            for i, (s, size) in enumerate(zip(states, sizes)):
+                expected = (rows, n, size)
                 if tuple(s.shape) != expected:
-                    raise RuntimeError(f"Expected hidden size {expected}, got {list(s.shape)}")
-        return x, [[s[k] for s in states] for k in range(self.num_layers)], unbatched
+                    which = "hidden" if i == 0 or n_states == 1 else "cell"
+                    raise RuntimeError(f"Expected {which} size {expected}, got {list(s.shape)}")
+        return x, [[s[r] for s in states] for r in range(rows)], unbatched
 
     def _run(self, input: Tensor, hx: Any, n_states: int, step: Callable) -> tuple[Tensor, list]:
         x, init_states, unbatched = self._prepare(input, hx, n_states)
+        directions = 2 if self.bidirectional else 1
         finals: list[list[Tensor]] = []
         for k in range(self.num_layers):
-            w_ih, w_hh, b_ih, b_hh = self._layer(k)
             if k > 0 and self.dropout and self.training:
                 x = dropout(x, self.dropout, True)
-            xw = linear(x, w_ih, b_ih)  # (L, N, G): all time steps in one product
-            states = init_states[k]
-            outputs = []
-            for t in range(x.shape[0]):
-                states = step(xw[t], states, w_hh, b_hh)
-                outputs.append(states[0])
-            x = stack(outputs, 0)
-            finals.append(states)
+            outs = []
+            for d in range(directions):
+                w_ih, w_hh, b_ih, b_hh, w_hr = self._layer(k, "_reverse" if d else "")
+                xw = linear(x, w_ih, b_ih)  # (L, N, G): all time steps in one product
+                states = init_states[k * directions + d]
+                steps = range(x.shape[0] - 1, -1, -1) if d else range(x.shape[0])
+                outputs: list[Tensor] = []
+                for t in steps:
+                    states = step(xw[t], states, w_hh, b_hh, w_hr)
+                    outputs.append(states[0])
+                if d:
+                    outputs.reverse()
+                outs.append(stack(outputs, 0))
+                finals.append(states)
+            x = outs[0] if directions == 1 else cat(outs, 2)
         out = x.squeeze(1) if unbatched else (x.transpose(0, 1) if self.batch_first else x)
         result = [stack([f[i] for f in finals], 0) for i in range(n_states)]
         if unbatched:
@@ -195,7 +225,9 @@ class RNN(RNNBase):
 
     def forward(self, input: Tensor, hx: Tensor | None = None) -> tuple[Tensor, Tensor]:
         relu = self.nonlinearity == "relu"
-        out, (h,) = self._run(input, hx, 1, lambda xw, s, w, b: [_rnn_step(xw, s[0], w, b, relu)])
+        out, (h,) = self._run(
+            input, hx, 1, lambda xw, s, w, b, _: [_rnn_step(xw, s[0], w, b, relu)]
+        )
         return out, h
 
 
@@ -207,7 +239,7 @@ class LSTM(RNNBase):
 
     def forward(self, input: Tensor, hx: Any = None) -> tuple[Tensor, tuple[Tensor, Tensor]]:
         out, (h, c) = self._run(
-            input, hx, 2, lambda xw, s, w, b: list(_lstm_step(xw, s[0], s[1], w, b))
+            input, hx, 2, lambda xw, s, w, b, w_hr: list(_lstm_step(xw, s[0], s[1], w, b, w_hr))
         )
         return out, (h, c)
 
@@ -219,7 +251,7 @@ class GRU(RNNBase):
         super().__init__("GRU", *args, **kwargs)
 
     def forward(self, input: Tensor, hx: Tensor | None = None) -> tuple[Tensor, Tensor]:
-        out, (h,) = self._run(input, hx, 1, lambda xw, s, w, b: [_gru_step(xw, s[0], w, b)])
+        out, (h,) = self._run(input, hx, 1, lambda xw, s, w, b, _: [_gru_step(xw, s[0], w, b)])
         return out, h
 
 

@@ -97,45 +97,60 @@ __all__ = [
 from . import (  # noqa: E402
     activation,
     closeness,
+    diagonal,
     discrete_reduction,
     einstein,
     fused,
     gather_scatter,
     join,
+    logexp,
     masking,
     minmax,
     reorder,
+    sampling,
     scan,
     sorting,
+    sparse_layout,
     statistics,
+    uniqueness,
 )
 from .activation import *  # noqa: E402
 from .closeness import *  # noqa: E402
+from .diagonal import *  # noqa: E402
 from .discrete_reduction import *  # noqa: E402
 from .einstein import *  # noqa: E402
 from .fused import *  # noqa: E402
 from .gather_scatter import *  # noqa: E402
 from .join import *  # noqa: E402
+from .logexp import *  # noqa: E402
 from .masking import *  # noqa: E402
 from .minmax import *  # noqa: E402
 from .reorder import *  # noqa: E402
+from .sampling import *  # noqa: E402
 from .scan import *  # noqa: E402
 from .sorting import *  # noqa: E402
+from .sparse_layout import *  # noqa: E402
 from .statistics import *  # noqa: E402
+from .uniqueness import *  # noqa: E402
 
 for _module in (
     activation,
     closeness,
+    diagonal,
     discrete_reduction,
     einstein,
     fused,
     gather_scatter,
     join,
+    logexp,
     masking,
     minmax,
     reorder,
+    sampling,
     scan,
     sorting,
+    sparse_layout,
     statistics,
+    uniqueness,
 ):
     __all__ += _module.__all__

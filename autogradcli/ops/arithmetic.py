@@ -302,7 +302,11 @@ def _minmax_backward(ctx: Any, g: Tensor, greater: bool) -> tuple[Any, Any]:
 _add, _sub, _mul, _div, _pow = (binary_apply(f) for f in (Add, Sub, Mul, Div, Pow))
 
 
-def add(a: Any, b: Any, alpha: Any = 1) -> Tensor:
+def add(a: Any, b: Any, alpha: Any = 1, *, out: Tensor | None = None) -> Tensor:
+    if out is not None:
+        from ._out import write_out
+
+        return write_out("add", lambda: _add(a, b if alpha == 1 else b * alpha), out, a, b)
     return _add(a, b if alpha == 1 else b * alpha)
 
 

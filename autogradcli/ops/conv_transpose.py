@@ -102,7 +102,7 @@ def conv_transpose2d(
         out = _pad(out, (0, extra_w, 0, extra_h))
     if bias is not None:
         out = out + bias.reshape(1, -1, 1, 1)
-    return out
+    return out.contiguous()  # contiguous NCHW, as PyTorch's (Col2Im works channel-major)
 
 
 def conv_transpose1d(

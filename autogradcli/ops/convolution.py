@@ -5,9 +5,8 @@ strided view and one copy; ``Col2Im`` is its adjoint (a loop over the kh*kw kern
 each a strided slab add, never over batch or pixels). Each is the other's backward, so conv2d,
 built from Im2Col, matmul, reshape and permute, has grad-of-grad for free.
 
-The channel-major layout makes the product's (O, N*Ho*Wo) result a free view of (N, O, Ho, Wo):
-conv outputs are (N, O, Ho, Wo) tensors whose memory is (O, N, Ho, Wo), which elementwise ops
-keep, pooling keeps, and the next Im2Col reads without a transpose copy.
+The product's (O, N*Ho*Wo) result is a view of (N, O, Ho, Wo) in channel-major memory; it is
+copied to contiguous NCHW as PyTorch returns it, since programs ``view`` conv outputs.
 """
 
 from __future__ import annotations
@@ -323,7 +322,8 @@ class Convolution(Function):
         ctx.save_for_backward(x, weight)
         ctx.geometry = ((kh, kw), stride, pad, dilation, groups)
         ctx.cols = cols if ctx.needs_input_grad[1] else None
-        return channel_major(out.reshape(o, n, ho, wo))
+        # PyTorch's conv output is contiguous NCHW, and programs rely on it (x.view(-1, C*H*W))
+        return xp.ascontiguousarray(channel_major(out.reshape(o, n, ho, wo)))
 
     @staticmethod
     def backward(ctx: Any, g: Tensor) -> tuple[Any, ...]:

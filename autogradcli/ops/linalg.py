@@ -86,8 +86,9 @@ class BatchedMatMul(MatMul):
     _backward_name = "BmmBackward0"
 
 
-def matmul(a: Tensor, b: Tensor) -> Tensor:
-    """``a @ b`` with NumPy's/PyTorch's rules for 1-D, 2-D and batched operands."""
+def matmul(input: Tensor, other: Tensor) -> Tensor:
+    """``input @ other`` with NumPy's/PyTorch's rules for 1-D, 2-D and batched operands."""
+    a, b = input, other
     na = a._data.ndim if isinstance(a, Tensor) else 0
     nb = b._data.ndim if isinstance(b, Tensor) else 0
     if na == 2 and nb == 2:

@@ -17,23 +17,29 @@ from . import (
     comparison,
     conversion,
     convolution,
+    diagonal,
     discrete_reduction,
     gather_scatter,
     indexing,
     inplace,
+    inplace_shape,
     join,
     legacy,
     linalg,
+    logexp,
     masking,
     minmax,
     pooling,
     reduction,
     reorder,
+    sampling,
     scan,
     shape,
     sorting,
+    sparse_layout,
     statistics,
     unary,
+    uniqueness,
 )
 
 MODULES: tuple[ModuleType, ...] = (
@@ -60,6 +66,12 @@ MODULES: tuple[ModuleType, ...] = (
     legacy,
     closeness,
     sorting,
+    diagonal,
+    logexp,
+    sampling,
+    uniqueness,
+    inplace_shape,
+    sparse_layout,
 )
 
 

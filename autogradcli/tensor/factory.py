@@ -104,7 +104,14 @@ def from_numpy(arr: np.ndarray) -> Tensor:
     return wrap(as_array(arr))
 
 
-def _shape(size: Sequence[Any]) -> tuple[int, ...]:
+def _shape(shape: Sequence[Any], size: Any = None) -> tuple[int, ...]:
+    """The sizes given positionally (``zeros(2, 3)``, ``zeros((2, 3))``) or as ``size=``."""
+    if size is not None:
+        if shape:
+            raise TypeError("pass the sizes positionally or as size=, not both")
+        size = (size,) if isinstance(size, int) else tuple(size)
+    else:
+        size = shape
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = size[0]
     return tuple(int(s) for s in size)
@@ -125,19 +132,37 @@ def _np_dtype(dtype: Any, default: dtypes.DType | None = None) -> np.dtype:
     )
 
 
-def zeros(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+def zeros(
+    *shape: Any,
+    size: Any = None,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Tensor:
     xp = backend.module_for(device)
-    return _finish(xp.zeros(_shape(size), dtype=_np_dtype(dtype)), requires_grad)
+    return _finish(xp.zeros(_shape(shape, size), dtype=_np_dtype(dtype)), requires_grad)
 
 
-def ones(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+def ones(
+    *shape: Any,
+    size: Any = None,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Tensor:
     xp = backend.module_for(device)
-    return _finish(xp.ones(_shape(size), dtype=_np_dtype(dtype)), requires_grad)
+    return _finish(xp.ones(_shape(shape, size), dtype=_np_dtype(dtype)), requires_grad)
 
 
-def empty(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+def empty(
+    *shape: Any,
+    size: Any = None,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Tensor:
     xp = backend.module_for(device)
-    return _finish(xp.empty(_shape(size), dtype=_np_dtype(dtype)), requires_grad)
+    return _finish(xp.empty(_shape(shape, size), dtype=_np_dtype(dtype)), requires_grad)
 
 
 def full(
@@ -228,20 +253,32 @@ def full_like(
     return _finish(xp.full(shape, fill_value, dtype=np_dtype), requires_grad)
 
 
-def randn(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+def randn(
+    *shape: Any,
+    size: Any = None,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Tensor:
     xp = backend.module_for(device)
     np_dtype = _np_dtype(dtype)
     arr = generator_for(xp).standard_normal(
-        _shape(size), dtype=np_dtype if np_dtype.itemsize >= 4 else np.float32
+        _shape(shape, size), dtype=np_dtype if np_dtype.itemsize >= 4 else np.float32
     )
     return _finish(arr.astype(np_dtype, copy=False), requires_grad)
 
 
-def rand(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
+def rand(
+    *shape: Any,
+    size: Any = None,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Tensor:
     xp = backend.module_for(device)
     np_dtype = _np_dtype(dtype)
     arr = generator_for(xp).random(
-        _shape(size), dtype=np_dtype if np_dtype.itemsize >= 4 else np.float32
+        _shape(shape, size), dtype=np_dtype if np_dtype.itemsize >= 4 else np.float32
     )
     return _finish(arr.astype(np_dtype, copy=False), requires_grad)
 

@@ -233,6 +233,16 @@ class Tensor:
         return self.device.type == "cuda"
 
     @property
+    def is_xpu(self) -> bool:
+        """False: autogradcli has no Intel XPU backend (programs test it beside ``is_cuda``)."""
+        return False
+
+    @property
+    def is_mps(self) -> bool:
+        """False: autogradcli has no Apple MPS backend."""
+        return False
+
+    @property
     def ndim(self) -> int:
         return self._data.ndim
 

@@ -1,0 +1,121 @@
+"""``diag`` (a vector to a diagonal matrix and back) and the 1-D inner product ``dot``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..autograd.function import Function
+from ..tensor.tensor import Tensor
+from ._util import array_module
+
+__all__ = ["diag", "dot"]
+
+# PyTorch's C++ scalar-type names, as its dtype errors spell them
+_SCALAR_NAMES = {
+    "float32": "Float",
+    "float64": "Double",
+    "float16": "Half",
+    "int64": "Long",
+    "int32": "Int",
+    "int16": "Short",
+    "int8": "Char",
+    "uint8": "Byte",
+    "bool": "Bool",
+}
+
+
+def _diag_array(arr: Any, k: int) -> Any:
+    xp = array_module(arr)
+    if arr.ndim == 1:
+        return xp.diag(arr, k)
+    return xp.diagonal(arr, k).copy()  # diag of a matrix is a new tensor in PyTorch
+
+
+class DiagEmbed(Function):
+    """A 1-D input placed on diagonal ``k`` of a square matrix; the gradient reads it back."""
+
+    _backward_name = "DiagEmbedBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, k: int) -> Any:
+        ctx.k = k
+        xp = array_module(x._data)
+        return xp.diag(x._data, k)
+
+    @staticmethod
+    def backward(ctx: Any, g: Tensor) -> tuple[Any, None]:
+        return DiagOf.apply(g, ctx.k), None
+
+
+class DiagOf(Function):
+    """Diagonal ``k`` of a matrix as a new vector; the gradient is placed back on it."""
+
+    _backward_name = "DiagonalBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, k: int) -> Any:
+        ctx.k, ctx.shape = k, x._data.shape
+        xp = array_module(x._data)
+        return xp.diagonal(x._data, k).copy()
+
+    @staticmethod
+    def backward(ctx: Any, g: Tensor) -> tuple[Any, None]:
+        from .padding import pad
+
+        square = DiagEmbed.apply(g, ctx.k)  # (n + |k|) square; crop or pad it to the input
+        rows, cols = square.shape
+        want_r, want_c = ctx.shape
+        square = square[:want_r, :want_c]
+        if rows < want_r or cols < want_c:
+            square = pad(square, (0, max(0, want_c - cols), 0, max(0, want_r - rows)))
+        return square, None
+
+
+def diag(input: Tensor, diagonal: int = 0) -> Tensor:
+    """PyTorch's ``torch.diag``: vector -> diagonal matrix, matrix -> diagonal vector."""
+    if input._data.ndim not in (1, 2):
+        raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {input._data.ndim}D")
+    cls = DiagEmbed if input._data.ndim == 1 else DiagOf
+    return cls.apply(input, int(diagonal))
+
+
+class Dot(Function):
+    """The inner product of two 1-D tensors of the same length and dtype."""
+
+    _backward_name = "DotBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, a: Tensor, b: Tensor) -> Any:
+        ctx.save_for_backward(a, b)
+        xp = array_module(a._data)
+        return xp.asarray(xp.dot(a._data, b._data))
+
+    @staticmethod
+    def backward(ctx: Any, g: Tensor) -> tuple[Any, Any]:
+        a, b = ctx.saved_tensors
+        ga = g * b if ctx.needs_input_grad[0] else None
+        gb = g * a if ctx.needs_input_grad[1] else None
+        return ga, gb
+
+
+def dot(input: Tensor, tensor: Tensor) -> Tensor:
+    """``torch.dot``: 1-D tensors only, equal lengths and dtypes, as PyTorch requires."""
+    a, b = input._data, tensor._data
+    if a.ndim != 1 or b.ndim != 1:
+        raise RuntimeError(f"1D tensors expected, but got {a.ndim}D and {b.ndim}D tensors")
+    if a.shape[0] != b.shape[0]:
+        raise RuntimeError(
+            f"inconsistent tensor size, expected tensor [{a.shape[0]}] and src [{b.shape[0]}] to "
+            f"have the same number of elements, but got {a.shape[0]} and {b.shape[0]} elements "
+            "respectively"
+        )
+    if a.dtype != b.dtype:
+        raise RuntimeError(
+            "dot : expected both vectors to have same dtype, but found "
+            f"{_SCALAR_NAMES.get(a.dtype.name, a.dtype.name)} and "
+            f"{_SCALAR_NAMES.get(b.dtype.name, b.dtype.name)}"
+        )
+    return Dot.apply(input, tensor)
+
+
+TENSOR_METHODS: dict[str, Any] = {"diag": diag, "dot": dot}
