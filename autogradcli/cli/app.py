@@ -245,6 +245,67 @@ def inspect(
     raise typer.Exit(run_inspect(str(model), depth, list(set_), json_))
 
 
+class CheckpointName(str, enum.Enum):
+    best = "best"
+    last = "last"
+
+
+@app.command(name="eval")
+def eval_(
+    run_dir: Path = typer.Argument(..., metavar="RUN", help="A run folder."),
+    checkpoint: CheckpointName = typer.Option(CheckpointName.best, "--checkpoint"),
+    data: Path | None = typer.Option(
+        None,
+        "--data",
+        metavar="FILE",
+        help="Evaluate on this file (.npz with x and y, or .csv: the last column is the target) "
+        "instead of the run's test data.",
+    ),
+    json_: bool = typer.Option(False, "--json", help="Write the metrics as JSON to stdout."),
+) -> None:
+    """Print a checkpoint's metrics on the run's test data (data.test_split or data.test) or
+    on --data FILE, and write them to RUN/eval/<checkpoint>-<data>.json."""
+    from .eval_cmd import run_eval
+
+    raise typer.Exit(run_eval(str(run_dir), checkpoint.value, str(data) if data else None, json_))
+
+
+@app.command()
+def predict(
+    run_dir: Path = typer.Argument(..., metavar="RUN", help="A run folder."),
+    input_: Path = typer.Option(
+        ..., "--input", "-i", metavar="FILE", help="Inputs: .npz (array x), .csv, or IDX images."
+    ),
+    output: Path | None = typer.Option(
+        None,
+        "--output",
+        "-o",
+        metavar="FILE",
+        help="Where the predictions go: .csv or .npz (default RUN/predict/<ckpt>-<input>.csv).",
+    ),
+    checkpoint: CheckpointName = typer.Option(CheckpointName.best, "--checkpoint"),
+) -> None:
+    """Run a trained model on new inputs: the class and per-class probabilities for
+    classification, the values for regression."""
+    from .predict_cmd import run_predict
+
+    raise typer.Exit(
+        run_predict(str(run_dir), str(input_), str(output) if output else None, checkpoint.value)
+    )
+
+
+@app.command()
+def runs(
+    runs_dir: Path = typer.Argument(Path("runs"), metavar="DIR", help="The runs folder."),
+    json_: bool = typer.Option(False, "--json", help="Write the rows as JSON to stdout."),
+) -> None:
+    """The runs in DIR as a table (name, status, epochs, best metric, wall time, start time),
+    newest first; folders whose summary.json is unreadable are listed as broken."""
+    from .runs_cmd import run_runs
+
+    raise typer.Exit(run_runs(str(runs_dir), json_))
+
+
 def _is_cli_exception(err: BaseException) -> bool:
     """A usage error raised by typer's (or click's) parser: it knows how to show itself."""
     mod = type(err).__module__

@@ -77,7 +77,7 @@ def _absolutize(config: Config, node: Any, path: Path) -> None:
                 where, _, name = value.rpartition(":")
                 if where.endswith(".py") or "/" in where:
                     node[key] = f"{config.file_path(child, where)}:{name}"
-            elif key in PATH_KEYS and len(path) >= 1 and path[-1] in ("data", "val"):
+            elif key in PATH_KEYS and len(path) >= 1 and path[-1] in ("data", "val", "test"):
                 node[key] = config.file_path(child, value)
 
 

@@ -20,6 +20,9 @@ data:                     # required
   # file paths are relative to the config file (to the working directory when given by --set)
   val_split: 0.2          # seeded hold-out fraction of the data, 0 <= f < 1 (0: no validation)
   # val: {dataset: ...}   # or a separate validation set (then val_split is not used)
+  test_split: 0.0         # seeded test fraction of the data, carved FIRST (then val_split splits
+                          #   what remains); 0: no test set
+  # test: {dataset: ...}  # or a separate test set (then test_split is not used)
 model:                    # required. EITHER a list of layers applied in order (a Sequential) ...
   - Flatten                               # a bare name is a layer without arguments
   - {type: Linear, in_features: auto, out_features: 64}

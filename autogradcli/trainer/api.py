@@ -23,6 +23,7 @@ from .callbacks import (
     ModuleHooks,
     event_table,
 )
+from .evaluate import TestEvaluation
 from .guards import NonFiniteGuard
 from .progress import Reporter, make_reporter
 from .run_dir import RESOLVED_CONFIG, RunDir
@@ -97,6 +98,8 @@ def trainer_from_experiment(
     if run is not None:
         extra = {"config": config.path if config is not None else None}
         callbacks.append(RunLogger(run, exp.name, extra))
+        if getattr(exp, "test_loader", None) is not None:
+            callbacks.append(TestEvaluation(exp.test_loader))
     if reporter is not None:
         callbacks.append(reporter)
     return Trainer(
