@@ -72,7 +72,7 @@ def list_runs(runs_dir: str) -> list[dict[str, Any]]:
 
 def _cells(r: dict[str, Any]) -> list[str]:
     if r["status"] == "broken":
-        return [r["name"], "broken", "", r.get("error", ""), "", "", r["folder"]]
+        return [r["name"], "broken", "", "", "", "", r["folder"]]
     epochs = f"{r.get('epochs_completed')}/{r.get('epochs')}"
     best = ""
     if r.get("best_value") is not None:
@@ -98,8 +98,18 @@ def run_runs(runs_dir: str, as_json: bool) -> int:
 
     table = Table(box=box.SIMPLE_HEAD)
     for col in COLUMNS:
-        table.add_column(col, no_wrap=col != "best")
-    for r in rows:
-        table.add_row(*_cells(r))
+        table.add_column(col, no_wrap=True)
+    cells = [_cells(r) for r in rows]
+    for row in cells:
+        table.add_row(*row)
+    # piped output: whole rows, never cut (each column: its widest cell plus padding)
+    needed = sum(max(len(c), *(len(row[i]) for row in cells)) + 3 for i, c in enumerate(COLUMNS))
+    if not out.is_terminal and needed + 2 > out.width:
+        from rich.console import Console
+
+        out = Console(width=needed + 2, color_system=None, highlight=False, emoji=False)
     out.print(table)
+    for r in rows:
+        if r["status"] == "broken":
+            out.print(f"broken: {r['folder']}: {r.get('error', '')}", markup=False)
     return EXIT_OK
