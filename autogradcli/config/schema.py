@@ -60,6 +60,8 @@ hooks:                    # optional list; Checkpoint and NonFiniteGuard are add
   - LRLogger
   - {type: GradNormLogger, norm_type: 2.0}
   - {type: NonFiniteGuard}                   # `enabled: false` turns Checkpoint/NonFiniteGuard off
+  - {type: TensorBoard, log_dir: tensorboard} # scalars per epoch in <run>/tensorboard (needs the
+                                             # `tensorboard` extra: tensorboardX)
   - {type: my_hooks.py:PrintEpoch, every: 2} # a user callback class (or function) by import path;
                                              # the other keys are its keyword arguments
   - {type: forward, layer: "2", fn: my_hooks.py:log_stats}
@@ -202,6 +204,7 @@ BUILTIN_HOOKS: dict[str, dict[str, Any]] = {
     "LRLogger": {},
     "GradNormLogger": {"norm_type": 2.0},
     "NonFiniteGuard": {"enabled": True},
+    "TensorBoard": {"log_dir": "tensorboard"},
 }
 DEFAULT_HOOKS = ("Checkpoint", "NonFiniteGuard")
 MODULE_HOOKS = ("forward_pre", "forward", "full_backward")
@@ -248,6 +251,7 @@ HOOK_CHECKS: dict[str, Check] = {
     "save_best": BOOL,
     "enabled": BOOL,
     "norm_type": ("a positive number or inf", lambda v: is_num(v) and v > 0),
+    "log_dir": STR,
 }
 TRAIN_CHECKS: dict[str, Check] = {
     "epochs": POS_INT,

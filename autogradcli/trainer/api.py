@@ -28,6 +28,7 @@ from .guards import NonFiniteGuard
 from .progress import Reporter, make_reporter
 from .run_dir import RESOLVED_CONFIG, RunDir
 from .run_logger import RunLogger
+from .tensorboard import TensorBoard
 from .trainer import RunResult, Trainer
 
 __all__ = [
@@ -45,6 +46,7 @@ BUILTIN_CALLBACKS: dict[str, type[Callback]] = {
     "LRLogger": LRLogger,
     "GradNormLogger": GradNormLogger,
     "NonFiniteGuard": NonFiniteGuard,
+    "TensorBoard": TensorBoard,
 }
 
 
@@ -60,7 +62,10 @@ def callbacks_from_hooks(hooks: Any) -> list[Any]:
     module_hooks: list[tuple[str, str, Callable]] = []
     for spec in hooks:
         if spec.kind == "builtin":
-            callbacks.append(BUILTIN_CALLBACKS[spec.target](**spec.kwargs))
+            try:
+                callbacks.append(BUILTIN_CALLBACKS[spec.target](**spec.kwargs))
+            except ImportError as err:  # an optional extra (tensorboardX) is missing
+                raise _hook_error(spec, str(err)) from None
         elif spec.kind == "callback":
             target = spec.target
             if not isinstance(target, type):
