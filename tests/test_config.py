@@ -457,7 +457,7 @@ def test_hook_errors(cfg):
     )
     assert issues(path) == [
         "c.yaml:4:6  hooks.0.type: unknown hook 'EarlyStoping' (did you mean 'EarlyStopping'?); "
-        "expected one of EarlyStopping, Checkpoint, LRLogger, GradNormLogger, NonFiniteGuard, "
+        "expected one of EarlyStopping, Checkpoint, LRLogger, GradNormLogger, NonFiniteGuard, TensorBoard, "
         "forward_pre, forward, full_backward or an import path",
         "c.yaml:5:27  hooks.1.patience: expected a non-negative integer, got -1 (int)",
         "c.yaml:5:41  hooks.1.mode: expected auto, min, max, min! or max!, got 'up' (str)",
