@@ -138,9 +138,7 @@ def _as_config(config: Config | str | os.PathLike, overrides: Any = ()) -> Confi
 def _runs_dir(config: Config, runs_dir: str | None) -> str:
     if runs_dir is not None:
         return runs_dir
-    out = config.data.get("output") or {}
-    base = out.get("dir", "runs")
-    return base if os.path.isabs(base) else os.path.join(os.getcwd(), base)
+    return config.output_dir()  # relative to the config file when written there
 
 
 def train_from_config(
