@@ -82,7 +82,7 @@ def _write_csv(path: str, preds: dict[str, Any]) -> None:
         cells = []
         for block in cols:
             for v in block[i]:
-                cells.append(str(int(v)) if block.dtype.kind in "iu" else repr(float(v)))
+                cells.append(str(int(v)) if block.dtype.kind in "iu" else str(block.dtype.type(v)))
         buf.write(",".join(cells) + "\n")
     from .._utils.atomic import atomic_write_text
 
