@@ -77,14 +77,16 @@ def trained(tmp_path_factory):
     tmp_path = tmp_path_factory.mktemp("evalrun")
     path, x, y = _data(tmp_path)
     cfg = write(tmp_path / "cls.yaml", CONFIG.format(path=path))
-    res = agrad_subprocess("train", cfg, "--progress", "none", "--runs-dir", str(tmp_path / "runs"))
+    res = agrad_subprocess(
+        "train", cfg, "--progress", "plain", "--runs-dir", str(tmp_path / "runs")
+    )
     assert res.returncode == 0, res.stderr
     (run,) = glob.glob(str(tmp_path / "runs" / "cls-*"))
-    return tmp_path, run, x, y
+    return tmp_path, run, x, y, res.stdout
 
 
 def test_test_split_is_carved_first_and_summary_has_the_best_checkpoints_test_metrics(trained):
-    _, run, x, y = trained
+    _, run, x, y, stdout = trained
     summary = _json(os.path.join(run, "summary.json"))
     idx = _test_indices(N, 0.25, 3)
     assert len(idx) == 20 and summary["test"]["samples"] == 20
@@ -93,13 +95,18 @@ def test_test_split_is_carved_first_and_summary_has_the_best_checkpoints_test_me
     assert summary["test"]["epoch"] == summary["best"]["epoch"]
     assert summary["test"]["test_loss"] == pytest.approx(loss, rel=1e-5)
     assert summary["test"]["test_acc"] == pytest.approx(acc, abs=1e-12)
+    line = (
+        f"test (best checkpoint, epoch {summary['best']['epoch']}, 20 samples): "
+        f"test_loss {loss:.4f}  test_acc {acc:.4f}"
+    )
+    assert line in stdout.splitlines()
     # train + val are the 60 samples left: 20% of them (12) validate, 48 train
     metrics = _jsonl(os.path.join(run, "metrics.jsonl"))
     assert len(metrics) == 3
 
 
 def test_agrad_eval_on_the_test_data_and_on_a_file(trained):
-    tmp_path, run, x, y = trained
+    tmp_path, run, x, y, _ = trained
     idx = _test_indices(N, 0.25, 3)
     res = agrad_subprocess("eval", run, "--json")
     assert res.returncode == 0, res.stderr
@@ -119,7 +126,7 @@ def test_agrad_eval_on_the_test_data_and_on_a_file(trained):
 
 
 def test_agrad_predict_csv_and_npz_equal_a_forward_pass(trained):
-    tmp_path, run, x, _ = trained
+    tmp_path, run, x, _, _ = trained
     inputs = tmp_path / "new.csv"
     np.savetxt(inputs, x[:7], delimiter=",", fmt="%.9g")
     logits = _forward(run, np.loadtxt(inputs, delimiter=",", dtype=np.float32))
@@ -148,7 +155,7 @@ def test_agrad_predict_csv_and_npz_equal_a_forward_pass(trained):
 
 
 def test_usage_errors_exit_2_without_traceback(trained, tmp_path):
-    _, run, _, _ = trained
+    _, run, _, _, _ = trained
     cases = [
         (("eval", str(tmp_path / "nope")), "does not exist"),
         (("predict", run, "--input", str(tmp_path / "missing.csv")), "no such data file"),
