@@ -219,3 +219,33 @@ def test_import_autogradcli_does_not_import_the_trainer():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
+
+
+def test_agrad_predict_reads_idx_images(trained):
+    tmp_path, run, _, _, _ = trained
+    images = np.random.default_rng(4).integers(0, 256, size=(5, 2, 2), dtype=np.uint8)
+    idx_file = tmp_path / "new-images-idx3-ubyte"
+    header = bytes([0, 0, 0x08, 3]) + np.array([5, 2, 2], ">i4").tobytes()
+    idx_file.write_bytes(header + images.tobytes())
+    out = tmp_path / "idx_pred.npz"
+    res = agrad_subprocess("predict", run, "--input", str(idx_file), "--output", str(out))
+    assert res.returncode == 0, res.stderr
+    # (5, 1, 2, 2) images scaled to [0, 1], reshaped to the model's 4 inputs
+    logits = _forward(run, images.reshape(5, 4).astype(np.float32) / np.float32(255))
+    got = np.load(out)
+    assert (got["pred"] == logits.argmax(1)).all()
+    e = np.exp(logits - logits.max(1, keepdims=True))
+    np.testing.assert_allclose(got["prob"], e / e.sum(1, keepdims=True), rtol=1e-5, atol=1e-7)
+
+
+def test_agrad_eval_with_a_data_override(trained):
+    _, run, x, y, _ = trained
+    res = agrad_subprocess("eval", run, "--set", "data.test_split=0.5", "--json")
+    assert res.returncode == 0, res.stderr
+    doc = json.loads(res.stdout)
+    idx = _test_indices(N, 0.5, 3)
+    loss, acc = _ce(_forward(run, x[idx]), y[idx])
+    assert doc["samples"] == 40 and doc["overrides"] == ["data.test_split=0.5"]
+    assert doc["test_loss"] == pytest.approx(loss, rel=1e-5) and doc["test_acc"] == acc
+    res = agrad_subprocess("eval", run, "--set", "data.test_split=1.5")
+    assert res.returncode == 2 and "data.test_split" in res.stderr and "Traceback" not in res.stderr

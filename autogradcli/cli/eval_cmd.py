@@ -39,13 +39,19 @@ def data_from_file(path: str, targets: bool) -> Any:
         raise UserError(f"cannot load {path}: {err}") from None
 
 
-def run_eval(run_path: str, checkpoint: str, data: str | None, as_json: bool) -> int:
+def run_eval(
+    run_path: str,
+    checkpoint: str,
+    data: str | None,
+    as_json: bool,
+    overrides: list[str] | None = None,
+) -> int:
     from ..data import DataLoader
     from ..trainer.evaluate import evaluate
     from ..trainer.load_run import open_run
 
     try:
-        loaded = open_run(run_path, checkpoint)
+        loaded = open_run(run_path, checkpoint, overrides)
     except (FileNotFoundError, ValueError) as err:
         raise UserError(str(err)) from None
     exp = loaded.experiment
@@ -53,7 +59,7 @@ def run_eval(run_path: str, checkpoint: str, data: str | None, as_json: bool) ->
         if exp.test_loader is None:
             raise UserError(
                 f"{run_path} has no test data (data.test_split or data.test in its config): "
-                "give --data FILE"
+                "give --data FILE (or --set data.test_split=0.2 / --set data.test=...)"
             )
         loader, label = exp.test_loader, "test"
     else:
@@ -69,6 +75,7 @@ def run_eval(run_path: str, checkpoint: str, data: str | None, as_json: bool) ->
         "checkpoint": checkpoint,
         "epoch": loaded.epoch,
         "data": "test" if data is None else os.path.abspath(data),
+        "overrides": list(overrides or []),
         **metrics,
     }
     out_path = loaded.run.file(os.path.join("eval", f"{checkpoint}-{_safe(label)}.json"))

@@ -33,8 +33,11 @@ class LoadedRun:
     run: RunDir
 
 
-def open_run(path: str | os.PathLike, checkpoint: str = "best") -> LoadedRun:
-    """Rebuild the run in ``path`` and load ``checkpoints/<checkpoint>`` (``best`` | ``last``).
+def open_run(
+    path: str | os.PathLike, checkpoint: str = "best", overrides: list[str] | None = None
+) -> LoadedRun:
+    """Rebuild the run in ``path`` and load ``checkpoints/<checkpoint>`` (``best`` | ``last``);
+    ``overrides`` (``--set`` strings) change the stored config first (the data to evaluate on).
 
     Raises FileNotFoundError (naming what is missing) for a folder that is not a run or has
     no such checkpoint, ValueError for another checkpoint name."""
@@ -54,7 +57,7 @@ def open_run(path: str | os.PathLike, checkpoint: str = "best") -> LoadedRun:
         others = [c for c in CHECKPOINTS if os.path.isfile(run.checkpoint_path(c))]
         hint = f" (it has: {', '.join(others)})" if others else " (it has no checkpoints)"
         raise FileNotFoundError(f"{folder} has no checkpoints/{checkpoint}{hint}")
-    experiment = build_experiment(load_config(config_file))
+    experiment = build_experiment(load_config(config_file, list(overrides or ())))
     state = load(ckpt)
     model = experiment.model
     model.load_state_dict(state["model"])
