@@ -92,3 +92,12 @@ Tensor.__module__ = Size.__module__ = __name__
 
 def is_tensor(obj: object) -> "builtins.bool":
     return isinstance(obj, Tensor)
+
+
+def load_run(path: str, checkpoint: str = "best") -> object:
+    """The trained model (``nn.Module``, eval mode) of an ``agrad train`` run folder, with the
+    weights of ``checkpoints/<checkpoint>`` (``best`` | ``last``). The trainer is imported only
+    when this is called."""
+    from .trainer.load_run import load_run as _load_run
+
+    return _load_run(path, checkpoint)

@@ -53,7 +53,14 @@ def test_defaults_filled(cfg):
     c = load_config(cfg(MINIMAL))
     d = c.data
     assert d["name"] == "c" and d["seed"] == 0 and d["device"] == "cpu"
-    assert d["data"] == {"dataset": "digits", "flatten": False, "val_split": 0.2, "val": None}
+    assert d["data"] == {
+        "dataset": "digits",
+        "flatten": False,
+        "val_split": 0.2,
+        "val": None,
+        "test_split": 0.0,
+        "test": None,
+    }
     assert d["model"][0] == {"type": "Flatten"}
     assert d["loss"] == {"type": "CrossEntropyLoss"}
     assert d["optimizer"] == {"type": "Adam", "lr": 0.001, "param_groups": []}
@@ -92,6 +99,8 @@ def test_defaults_for_sine_and_no_validation(cfg):
         "seed": 3,
         "val_split": 0,
         "val": None,
+        "test_split": 0.0,
+        "test": None,
     }
     # Checkpoint falls back to the training loss without validation data
     assert c.data["hooks"][0]["monitor"] == "train_loss"
@@ -448,7 +457,7 @@ def test_hook_errors(cfg):
     )
     assert issues(path) == [
         "c.yaml:4:6  hooks.0.type: unknown hook 'EarlyStoping' (did you mean 'EarlyStopping'?); "
-        "expected one of EarlyStopping, Checkpoint, LRLogger, GradNormLogger, NonFiniteGuard, "
+        "expected one of EarlyStopping, Checkpoint, LRLogger, GradNormLogger, NonFiniteGuard, TensorBoard, "
         "forward_pre, forward, full_backward or an import path",
         "c.yaml:5:27  hooks.1.patience: expected a non-negative integer, got -1 (int)",
         "c.yaml:5:41  hooks.1.mode: expected auto, min, max, min! or max!, got 'up' (str)",

@@ -21,7 +21,8 @@ app = typer.Typer(
     name="agrad",
     help=(
         "Train models from YAML configs on autogradcli's own autograd engine, check custom "
-        "autograd Functions against finite differences, and inspect models.\n\n"
+        "autograd Functions against finite differences, inspect models, and evaluate, predict "
+        "with and compare runs.\n\n"
         "Exit codes: 0 ok, 1 a run or check failed, 2 usage/config/import error, 130 interrupted."
     ),
     no_args_is_help=True,
@@ -69,7 +70,8 @@ default is filled in, see --print-config):
   name       run name (default: the file's stem)
   seed       seeds weights, the split and shuffling (default 0)
   device     cpu | cuda | cuda:N
-  data       dataset: digits|npz|csv|idx|sine|spirals|module:fn, ...
+  data       dataset: digits|npz|csv|idx|sine|spirals|module:fn, ...,
+             val_split or val, test_split or test
   model      a list of layers, or {blocks: ..., output: ...};
              sizes may be `auto`; a layer type may be an import
              path to an nn.Module or an autograd.Function
@@ -77,7 +79,7 @@ default is filled in, see --print-config):
   optimizer  {type: Adam|SGD|AdamW|RMSprop|Adagrad, lr: ...}
   scheduler  any lr_scheduler class, plus interval: epoch|step
   hooks      EarlyStopping, Checkpoint, LRLogger, GradNormLogger,
-             NonFiniteGuard, or user hooks by import path
+             NonFiniteGuard, TensorBoard, or user hooks by import path
   train      epochs, batch_size, eval_every, grad_clip, shuffle, ...
   output     dir: where run folders go
 
@@ -243,6 +245,76 @@ def inspect(
     from .inspect_cmd import run_inspect
 
     raise typer.Exit(run_inspect(str(model), depth, list(set_), json_))
+
+
+class CheckpointName(str, enum.Enum):
+    best = "best"
+    last = "last"
+
+
+@app.command(name="eval")
+def eval_(
+    run_dir: Path = typer.Argument(..., metavar="RUN", help="A run folder."),
+    checkpoint: CheckpointName = typer.Option(CheckpointName.best, "--checkpoint"),
+    data: Path | None = typer.Option(
+        None,
+        "--data",
+        metavar="FILE",
+        help="Evaluate on this file (.npz with x and y, or .csv: the last column is the target) "
+        "instead of the run's test data.",
+    ),
+    set_: list[str] = typer.Option(
+        [],
+        "--set",
+        "-s",
+        metavar="KEY.PATH=VALUE",
+        help="Change the run's stored data config first, e.g. data.test_split=0.3 or "
+        "data.test={dataset: npz, path: other.npz}. Repeatable.",
+    ),
+    json_: bool = typer.Option(False, "--json", help="Write the metrics as JSON to stdout."),
+) -> None:
+    """Print a checkpoint's metrics on the run's test data (data.test_split or data.test) or
+    on --data FILE, and write them to RUN/eval/<checkpoint>-<data>.json."""
+    from .eval_cmd import run_eval
+
+    data_file = str(data) if data else None
+    raise typer.Exit(run_eval(str(run_dir), checkpoint.value, data_file, json_, list(set_)))
+
+
+@app.command()
+def predict(
+    run_dir: Path = typer.Argument(..., metavar="RUN", help="A run folder."),
+    input_: Path = typer.Option(
+        ..., "--input", "-i", metavar="FILE", help="Inputs: .npz (array x), .csv, or IDX images."
+    ),
+    output: Path | None = typer.Option(
+        None,
+        "--output",
+        "-o",
+        metavar="FILE",
+        help="Where the predictions go: .csv or .npz (default RUN/predict/<ckpt>-<input>.csv).",
+    ),
+    checkpoint: CheckpointName = typer.Option(CheckpointName.best, "--checkpoint"),
+) -> None:
+    """Run a trained model on new inputs: the class and per-class probabilities for
+    classification, the values for regression."""
+    from .predict_cmd import run_predict
+
+    raise typer.Exit(
+        run_predict(str(run_dir), str(input_), str(output) if output else None, checkpoint.value)
+    )
+
+
+@app.command()
+def runs(
+    runs_dir: Path = typer.Argument(Path("runs"), metavar="DIR", help="The runs folder."),
+    json_: bool = typer.Option(False, "--json", help="Write the rows as JSON to stdout."),
+) -> None:
+    """The runs in DIR as a table (name, status, epochs, best metric, wall time, start time),
+    newest first; folders whose summary.json is unreadable are listed as broken."""
+    from .runs_cmd import run_runs
+
+    raise typer.Exit(run_runs(str(runs_dir), json_))
 
 
 def _is_cli_exception(err: BaseException) -> bool:

@@ -14,10 +14,17 @@ from __future__ import annotations
 
 import os
 
+from .. import data as D
 from ..tensor.random import manual_seed
 from ..tensor.tensor import Tensor
 from . import registry
-from .build_data import build_datasets, build_loaders, move_dataset, sample_batch
+from .build_data import (
+    build_loaders,
+    build_test_data,
+    move_dataset,
+    sample_batch,
+    split_train_val,
+)
 from .build_model import build_model
 from .build_training import build_hooks, build_loss, build_optimizer, build_scheduler
 from .builder import Builder
@@ -41,7 +48,8 @@ def build_experiment(config: Config) -> Experiment:
     b = Builder(config)
     device = d["device"]
     _check_device(b, device)
-    train_ds, val_ds = build_datasets(b)
+    data_ds, test_ds = build_test_data(b)
+    train_ds, val_ds = split_train_val(b, data_ds)
     model = out = x = y = loss_fn = optimizer = scheduler = None
     group_names: list[list[str]] = []
     if train_ds is not None:
@@ -61,8 +69,9 @@ def build_experiment(config: Config) -> Experiment:
     if device != "cpu":
         model.to(device)
         move_dataset(train_ds, device)
-        if val_ds is not None:
-            move_dataset(val_ds, device)
+        for extra in (val_ds, test_ds):
+            if extra is not None:
+                move_dataset(extra, device)
     model.train()
     loss_name = type(loss_fn).__name__
     task = "classification" if loss_name in registry.CLASSIFICATION_LOSSES else "regression"
@@ -88,6 +97,11 @@ def build_experiment(config: Config) -> Experiment:
         input_shape=tuple(x.shape[1:]) if isinstance(x, Tensor) else (),
         output_shape=tuple(out.shape[1:]) if isinstance(out, Tensor) else (),
         param_group_names=group_names,
+        test_loader=(
+            D.DataLoader(test_ds, batch_size=d["train"]["batch_size"])
+            if test_ds is not None
+            else None
+        ),
         metrics=(d["metrics"] if d.get("metrics") is not None else registry.default_metrics(task)),
     )
 

@@ -10,15 +10,58 @@ from .builder import Builder
 from .errors import Path
 from .imports import is_import_path
 
-__all__ = ["build_datasets", "build_loaders", "move_dataset", "sample_batch"]
+__all__ = [
+    "build_datasets",
+    "build_loaders",
+    "build_test_data",
+    "load_dataset",
+    "move_dataset",
+    "sample_batch",
+    "split_train_val",
+]
+
+_SPLIT_KEYS = ("dataset", "val_split", "val", "test_split", "test")
 
 
 def build_datasets(b: Builder) -> tuple[Any, Any]:
-    """(train, val) datasets: ``data`` split by ``val_split`` (seeded), or ``data`` and
-    ``data.val``; val is None without validation data, both are None after a problem."""
+    """(train, val) datasets: ``data`` (less its ``test_split`` share) split by ``val_split``
+    (seeded), or ``data`` and ``data.val``; val is None without validation data, both are None
+    after a problem. The test set is ``build_test_data``."""
+    ds, _ = build_test_data(b)
+    return split_train_val(b, ds)
+
+
+def build_test_data(b: Builder) -> tuple[Any, Any]:
+    """(the data left for training and validation, the test set or None).
+
+    ``test_split`` is carved first, from the whole data set, by a permutation seeded with the
+    run's seed; ``val_split`` then splits what remains. ``data.test`` is a separate set."""
     spec = b.config.data["data"]
     seed = b.config.data["seed"]
     ds = _dataset(b, spec, ("data",))
+    if ds is None:
+        return None, None
+    if spec.get("test"):
+        return ds, _dataset(b, spec["test"], ("data", "test"))
+    frac = spec.get("test_split") or 0.0
+    if not frac:
+        return ds, None
+    n = len(ds)
+    n_test = round(n * frac)
+    if n_test < 1 or n_test >= n:
+        b.error(
+            ("data", "test_split"),
+            f"test_split {frac} of {n} samples leaves {n - n_test} to train and {n_test} to test",
+        )
+        return None, None
+    rest, test = D.random_split(ds, [n - n_test, n_test], generator=D.Generator(seed))
+    return rest, test
+
+
+def split_train_val(b: Builder, ds: Any) -> tuple[Any, Any]:
+    """(train, val) of ``ds`` (what ``build_test_data`` left): ``val_split`` or ``data.val``."""
+    spec = b.config.data["data"]
+    seed = b.config.data["seed"]
     if ds is None:
         return None, None
     if spec.get("val"):
@@ -39,6 +82,12 @@ def build_datasets(b: Builder) -> tuple[Any, Any]:
     return train, val
 
 
+def load_dataset(b: Builder, spec: dict[str, Any], path: Path) -> Any:
+    """The dataset ``spec`` (a validated ``data``-style mapping) describes, or None after
+    reporting the problem on ``b``."""
+    return _dataset(b, spec, path)
+
+
 def _dataset(b: Builder, spec: dict[str, Any], path: Path) -> Any:
     """The dataset ``spec`` describes, checked to be a non-empty set of (input, target) pairs;
     None after reporting why it cannot be loaded."""
@@ -50,7 +99,7 @@ def _dataset(b: Builder, spec: dict[str, Any], path: Path) -> Any:
             fn = b.resolve(name, key)
             if fn is None:
                 return None
-            kwargs = {k: v for k, v in spec.items() if k not in ("dataset", "val_split", "val")}
+            kwargs = {k: v for k, v in spec.items() if k not in _SPLIT_KEYS}
             ds = fn(**kwargs)
         elif name == "digits":
             ds = D.load_digits(flatten=spec["flatten"])

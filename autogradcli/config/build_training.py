@@ -14,7 +14,7 @@ from .builder import Builder, shape_text, tensor_arguments
 from .errors import Path, did_you_mean
 from .experiment import HookSpec
 from .schema import BUILTIN_HOOKS, MODULE_HOOKS
-from .target_checks import class_target_problem
+from .target_checks import class_target_problem, shape_mismatch_problem
 
 __all__ = ["build_hooks", "build_loss", "build_optimizer", "build_scheduler"]
 
@@ -33,7 +33,7 @@ def build_loss(b: Builder, out: Any, y: Any) -> Any:
     if loss_fn is None:
         return None
     if out is not None:
-        problem = class_target_problem(kind, out, y)
+        problem = class_target_problem(kind, out, y) or shape_mismatch_problem(kind, out, y)
         if problem:
             b.error(("loss",), problem)
             return loss_fn

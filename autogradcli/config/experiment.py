@@ -57,7 +57,8 @@ class Experiment:
 
     ``model`` is on ``device`` in train mode; ``train_loader`` shuffles with a
     ``data.Generator`` seeded from ``seed`` and yields ``[x, y]`` batches already on ``device``;
-    ``val_loader`` is None without validation data. ``scheduler_interval`` is ``"epoch"`` or
+    ``val_loader`` is None without validation data, ``test_loader`` without test data
+    (``data.test_split`` or ``data.test``). ``scheduler_interval`` is ``"epoch"`` or
     ``"step"``; ``scheduler_monitor`` the metric ReduceLROnPlateau steps on (else None).
     ``task`` is ``"classification"`` for class losses (CrossEntropyLoss, NLLLoss, BCE...), else
     ``"regression"``. ``output_dir`` is the run directory, ``<output.dir>/<name>``.
@@ -85,3 +86,4 @@ class Experiment:
     output_shape: tuple[int, ...] = ()
     param_group_names: list[list[str]] = field(default_factory=list)
     metrics: list[str] = field(default_factory=list)
+    test_loader: Any = None

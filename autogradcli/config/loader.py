@@ -48,15 +48,29 @@ class Config:
         base = self.source.base_dir_for(key_path, self.base_dir)
         return os.path.normpath(os.path.join(base, value))
 
+    def output_dir(self) -> str:
+        """``output.dir`` made absolute by the config paths rule: written in the config file,
+        relative to the config file's folder (as data paths are); given with ``--set`` or left
+        at its default (``runs``), relative to the working directory."""
+        key = ("output", "dir")
+        value = os.path.expanduser(str((self.data.get("output") or {}).get("dir", "runs")))
+        if os.path.isabs(value):
+            return value
+        written = key in self.source.positions and not self.source.where(key).startswith("--set")
+        base = self.base_dir if written else os.getcwd()
+        return os.path.normpath(os.path.join(base, value))
+
     def to_yaml(self, absolute_paths: bool = False) -> str:
         """The resolved config as YAML (``--print-config``, ``config.resolved.yaml``).
 
-        With ``absolute_paths=True``, data files and ``file.py:Name`` import paths are written as
-        absolute paths, so the YAML works from any directory.
+        With ``absolute_paths=True``, data files, ``output.dir`` and ``file.py:Name`` import paths
+        are written as absolute paths, so the YAML works from any directory.
         """
         data = copy.deepcopy(self.data)
         if absolute_paths:
             _absolutize(self, data, ())
+            if isinstance(data.get("output"), dict) and "dir" in data["output"]:
+                data["output"]["dir"] = self.output_dir()
         return yaml.safe_dump(data, sort_keys=False, default_flow_style=None, width=100)
 
 
@@ -77,7 +91,7 @@ def _absolutize(config: Config, node: Any, path: Path) -> None:
                 where, _, name = value.rpartition(":")
                 if where.endswith(".py") or "/" in where:
                     node[key] = f"{config.file_path(child, where)}:{name}"
-            elif key in PATH_KEYS and len(path) >= 1 and path[-1] in ("data", "val"):
+            elif key in PATH_KEYS and len(path) >= 1 and path[-1] in ("data", "val", "test"):
                 node[key] = config.file_path(child, value)
 
 

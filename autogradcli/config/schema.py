@@ -20,6 +20,9 @@ data:                     # required
   # file paths are relative to the config file (to the working directory when given by --set)
   val_split: 0.2          # seeded hold-out fraction of the data, 0 <= f < 1 (0: no validation)
   # val: {dataset: ...}   # or a separate validation set (then val_split is not used)
+  test_split: 0.0         # seeded test fraction of the data, carved FIRST (then val_split splits
+                          #   what remains); 0: no test set
+  # test: {dataset: ...}  # or a separate test set (then test_split is not used)
 model:                    # required. EITHER a list of layers applied in order (a Sequential) ...
   - Flatten                               # a bare name is a layer without arguments
   - {type: Linear, in_features: auto, out_features: 64}
@@ -57,6 +60,8 @@ hooks:                    # optional list; Checkpoint and NonFiniteGuard are add
   - LRLogger
   - {type: GradNormLogger, norm_type: 2.0}
   - {type: NonFiniteGuard}                   # `enabled: false` turns Checkpoint/NonFiniteGuard off
+  - {type: TensorBoard, log_dir: tensorboard} # scalars per epoch in <run>/tensorboard (needs the
+                                             # `tensorboard` extra: tensorboardX)
   - {type: my_hooks.py:PrintEpoch, every: 2} # a user callback class (or function) by import path;
                                              # the other keys are its keyword arguments
   - {type: forward, layer: "2", fn: my_hooks.py:log_stats}
@@ -199,6 +204,7 @@ BUILTIN_HOOKS: dict[str, dict[str, Any]] = {
     "LRLogger": {},
     "GradNormLogger": {"norm_type": 2.0},
     "NonFiniteGuard": {"enabled": True},
+    "TensorBoard": {"log_dir": "tensorboard"},
 }
 DEFAULT_HOOKS = ("Checkpoint", "NonFiniteGuard")
 MODULE_HOOKS = ("forward_pre", "forward", "full_backward")
@@ -245,6 +251,7 @@ HOOK_CHECKS: dict[str, Check] = {
     "save_best": BOOL,
     "enabled": BOOL,
     "norm_type": ("a positive number or inf", lambda v: is_num(v) and v > 0),
+    "log_dir": STR,
 }
 TRAIN_CHECKS: dict[str, Check] = {
     "epochs": POS_INT,

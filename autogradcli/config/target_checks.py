@@ -11,9 +11,43 @@ from typing import Any
 
 from ..tensor.tensor import Tensor
 
-__all__ = ["class_target_problem"]
+__all__ = ["class_target_problem", "shape_mismatch_problem"]
 
 _CLASS_INDEX_LOSSES = ("CrossEntropyLoss", "NLLLoss")
+# losses comparing output and target element by element: PyTorch broadcasts (N, 1) against
+# (N,) to (N, N) with only a warning, so such a run trains on the wrong loss
+_ELEMENTWISE_LOSSES = (
+    "MSELoss",
+    "L1Loss",
+    "SmoothL1Loss",
+    "HuberLoss",
+    "BCELoss",
+    "BCEWithLogitsLoss",
+    "SoftMarginLoss",
+)
+
+
+def shape_mismatch_problem(kind: str, out: Any, y: Any) -> str | None:
+    """Why an element-wise loss ``kind`` must not compare ``out`` with ``y``, with the exact
+    fix, for output (N, 1) against targets (N,) (and the reverse); None otherwise."""
+    if kind not in _ELEMENTWISE_LOSSES or not isinstance(out, Tensor) or not isinstance(y, Tensor):
+        return None
+    o, t = tuple(out.shape), tuple(y.shape)
+    if o == t:
+        return None
+    head = f"{kind} compares the model's output {o} with the targets {t} element by element"
+    if o == t + (1,):
+        return (
+            f"{head}; they would broadcast to {t + t[-1:]} and train on the wrong loss: "
+            "add `- Squeeze` (removes the last dim) at the end of the model, or give targets "
+            f"of shape {o}"
+        )
+    if t == o + (1,):
+        return (
+            f"{head}: add `- Unsqueeze` (a last dim of size 1) at the end of the model, or give "
+            f"targets of shape {o}"
+        )
+    return None  # other mismatches: the loss's own error, reported by build_loss
 
 
 def class_target_problem(kind: str, out: Any, y: Any) -> str | None:

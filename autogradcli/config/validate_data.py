@@ -20,8 +20,9 @@ def validate_data(
     v: Validator, value: Any, path: Path, seed: int, top: bool
 ) -> dict[str, Any] | None:
     """The dataset at ``path`` with defaults filled in; ``top`` for ``data`` itself (which also
-    takes ``val_split``/``val``), not for ``data.val``. A null dataset ``seed`` becomes the
-    run's ``seed`` (``seed + 1`` for ``data.val``, so the two sets differ)."""
+    takes ``val_split``/``val`` and ``test_split``/``test``), not for ``data.val``/``data.test``.
+    A null dataset ``seed`` becomes the run's ``seed`` (``seed + 1`` for ``data.val``,
+    ``seed + 2`` for ``data.test``, so the sets differ)."""
     spec = v.mapping(value, path, f"'{path[-1]}'")
     if spec is None:
         return None
@@ -29,7 +30,9 @@ def validate_data(
         v.error(path, f"'{path[-1]}' needs 'dataset' (one of {', '.join(DATASETS)})")
         return dict(spec)
     name = spec["dataset"]
-    extra = {"val_split": FRACTION, "val": None} if top else {}
+    extra = (
+        {"val_split": FRACTION, "val": None, "test_split": FRACTION, "test": None} if top else {}
+    )
     out: dict[str, Any]
     if is_import_path(name):
         fn = v.resolve(name, path + ("dataset",))
@@ -50,7 +53,7 @@ def validate_data(
     else:
         out = _builtin_dataset(v, spec, path, name, extra, top)
         if "seed" in out and out["seed"] is None:
-            out["seed"] = seed if top else seed + 1
+            out["seed"] = seed if top else seed + (2 if path[-1] == "test" else 1)
     if top:
         if "val" in spec and spec["val"] is not None:
             if "val_split" in spec:
@@ -61,7 +64,22 @@ def validate_data(
             out["val_split"] = spec.get("val_split", 0.2)
             v.check(out["val_split"], path + ("val_split",), FRACTION)
             out["val"] = None
+        _test_data(v, spec, path, seed, out)
     return out
+
+
+def _test_data(v: Validator, spec: dict[str, Any], path: Path, seed: int, out: dict) -> None:
+    """``test_split`` (a seeded fraction of the data, carved before ``val_split``) or a separate
+    ``test`` dataset, into ``out``."""
+    if "test" in spec and spec["test"] is not None:
+        if spec.get("test_split"):
+            v.error(path + ("test_split",), "give either 'test_split' or 'test', not both")
+        out["test_split"] = 0.0
+        out["test"] = validate_data(v, spec["test"], path + ("test",), seed, top=False)
+        return
+    out["test_split"] = spec.get("test_split", 0.0)
+    v.check(out["test_split"], path + ("test_split",), FRACTION)
+    out["test"] = None
 
 
 def _builtin_dataset(
@@ -76,7 +94,7 @@ def _builtin_dataset(
     body = {k: x for k, x in spec.items() if k not in extra}
     allowed = dict(defaults)
     if top:
-        allowed.update({"val_split": 0, "val": 0})
+        allowed.update({"val_split": 0, "val": 0, "test_split": 0, "test": 0})
     v.unknown_keys(spec, path, allowed, f"dataset {name!r}")
     return v.fields(
         {k: x for k, x in body.items() if k in defaults},

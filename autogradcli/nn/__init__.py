@@ -20,6 +20,7 @@ from .parameter import *
 from .pooling import *
 from .rnn import *
 from .sparse import *
+from .squeeze import *
 from .sync_batchnorm import *
 from .transformer import *
 from .transformer_layers import *

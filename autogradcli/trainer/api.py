@@ -23,10 +23,12 @@ from .callbacks import (
     ModuleHooks,
     event_table,
 )
+from .evaluate import TestEvaluation
 from .guards import NonFiniteGuard
 from .progress import Reporter, make_reporter
 from .run_dir import RESOLVED_CONFIG, RunDir
 from .run_logger import RunLogger
+from .tensorboard import TensorBoard
 from .trainer import RunResult, Trainer
 
 __all__ = [
@@ -44,6 +46,7 @@ BUILTIN_CALLBACKS: dict[str, type[Callback]] = {
     "LRLogger": LRLogger,
     "GradNormLogger": GradNormLogger,
     "NonFiniteGuard": NonFiniteGuard,
+    "TensorBoard": TensorBoard,
 }
 
 
@@ -59,7 +62,10 @@ def callbacks_from_hooks(hooks: Any) -> list[Any]:
     module_hooks: list[tuple[str, str, Callable]] = []
     for spec in hooks:
         if spec.kind == "builtin":
-            callbacks.append(BUILTIN_CALLBACKS[spec.target](**spec.kwargs))
+            try:
+                callbacks.append(BUILTIN_CALLBACKS[spec.target](**spec.kwargs))
+            except ImportError as err:  # an optional extra (tensorboardX) is missing
+                raise _hook_error(spec, str(err)) from None
         elif spec.kind == "callback":
             target = spec.target
             if not isinstance(target, type):
@@ -97,6 +103,8 @@ def trainer_from_experiment(
     if run is not None:
         extra = {"config": config.path if config is not None else None}
         callbacks.append(RunLogger(run, exp.name, extra))
+        if getattr(exp, "test_loader", None) is not None:
+            callbacks.append(TestEvaluation(exp.test_loader))
     if reporter is not None:
         callbacks.append(reporter)
     return Trainer(
@@ -130,9 +138,7 @@ def _as_config(config: Config | str | os.PathLike, overrides: Any = ()) -> Confi
 def _runs_dir(config: Config, runs_dir: str | None) -> str:
     if runs_dir is not None:
         return runs_dir
-    out = config.data.get("output") or {}
-    base = out.get("dir", "runs")
-    return base if os.path.isabs(base) else os.path.join(os.getcwd(), base)
+    return config.output_dir()  # relative to the config file when written there
 
 
 def train_from_config(

@@ -96,6 +96,15 @@ def _final_lines(trainer: Trainer) -> list[str]:
             if final.get(k) is not None
         )
         lines.append(f"final (epoch {final['epoch']}): {metrics}")
+    test = getattr(trainer, "test_metrics", None)  # set by evaluate.TestEvaluation
+    if test:
+        metrics = "  ".join(
+            f"{k} {format_metric(k, v)}"
+            for k, v in test.items()
+            if k.startswith("test_") and v is not None
+        )
+        where = f"{test['checkpoint']} checkpoint, epoch {test['epoch']}, {test['samples']} samples"
+        lines.append(f"test ({where}): {metrics}")
     if trainer.run is not None:
         lines.append(f"run folder: {trainer.run.path}")
     return lines

@@ -1,0 +1,127 @@
+"""``agrad predict``: a trained run's model on new inputs, predictions to CSV or npz."""
+
+from __future__ import annotations
+
+import io
+import os
+from typing import Any
+
+import numpy as np
+
+from .console import console
+from .errors import EXIT_OK, UserError
+
+__all__ = ["predictions", "run_predict"]
+
+_FORMATS = (".csv", ".npz")
+
+
+def predictions(model: Any, loss_fn: Any, task: str, x: Any, batch_size: int) -> dict[str, Any]:
+    """numpy arrays of the predictions of ``model`` on the inputs ``x`` (a Tensor), in batches
+    without a graph: ``pred`` (class indices) and ``prob`` (N, C) for classification (softmax
+    of the outputs for CrossEntropyLoss, exp for NLLLoss's log-probabilities, sigmoid for
+    BCEWithLogitsLoss, the outputs for BCELoss); ``pred`` (the outputs) for regression."""
+    from ..autograd.grad_mode import no_grad
+
+    outs = []
+    model.eval()
+    with no_grad():
+        for start in range(0, int(x.shape[0]), batch_size):
+            outs.append(model(x[start : start + batch_size]).detach().cpu().numpy())
+    out = np.concatenate(outs) if outs else np.zeros((0,), np.float32)
+    if task != "classification":
+        return {"pred": out}
+    name = type(loss_fn).__name__
+    if name == "CrossEntropyLoss":
+        shifted = out - out.max(axis=1, keepdims=True)
+        e = np.exp(shifted)
+        prob = e / e.sum(axis=1, keepdims=True)
+    elif name == "NLLLoss":
+        prob = np.exp(out)
+    elif name == "BCEWithLogitsLoss":
+        prob = 1.0 / (1.0 + np.exp(-out))
+    else:
+        prob = out
+    prob = prob.astype(np.float32)
+    if prob.ndim == 2 and prob.shape[1] > 1 and name in ("CrossEntropyLoss", "NLLLoss"):
+        return {"pred": prob.argmax(axis=1).astype(np.int64), "prob": prob}
+    return {"pred": (prob > 0.5).astype(np.int64), "prob": prob}
+
+
+def _inputs(path: str, input_shape: tuple[int, ...]) -> Any:
+    """The input tensor of ``path``, reshaped to the model's sample shape when only the layout
+    differs (a CSV row of 64 values for (1, 8, 8) digits)."""
+    from .eval_cmd import data_from_file
+
+    ds = data_from_file(path, targets=False)
+    x = ds.tensors[0]
+    if input_shape and tuple(x.shape[1:]) != input_shape:
+        size = int(np.prod(input_shape))
+        if int(np.prod(x.shape[1:])) != size:
+            raise UserError(
+                f"{path}: samples of shape {tuple(x.shape[1:])} do not fit the model, which was "
+                f"trained on samples of shape {input_shape}"
+            )
+        x = x.reshape(int(x.shape[0]), *input_shape)
+    return x
+
+
+def _write_csv(path: str, preds: dict[str, Any]) -> None:
+    pred, prob = preds["pred"], preds.get("prob")
+    n = pred.shape[0]
+    pred2 = pred.reshape(n, -1)
+    names = ["pred"] if pred2.shape[1] == 1 else [f"pred_{i}" for i in range(pred2.shape[1])]
+    cols = [pred2]
+    if prob is not None:
+        prob2 = prob.reshape(n, -1)
+        names += [f"prob_{i}" for i in range(prob2.shape[1])]
+        cols.append(prob2)
+    buf = io.StringIO()
+    buf.write(",".join(names) + "\n")
+    for i in range(n):
+        cells = []
+        for block in cols:
+            for v in block[i]:
+                cells.append(str(int(v)) if block.dtype.kind in "iu" else str(block.dtype.type(v)))
+        buf.write(",".join(cells) + "\n")
+    from .._utils.atomic import atomic_write_text
+
+    atomic_write_text(path, buf.getvalue())
+
+
+def run_predict(run_path: str, input_path: str, output: str | None, checkpoint: str) -> int:
+    from ..tensor.tensor import Tensor
+    from ..trainer.load_run import open_run
+
+    if output is not None and os.path.splitext(output)[1].lower() not in _FORMATS:
+        raise UserError(f"--output {output}: the file must end in .csv or .npz")
+    try:
+        loaded = open_run(run_path, checkpoint)
+    except (FileNotFoundError, ValueError) as err:
+        raise UserError(str(err)) from None
+    exp = loaded.experiment
+    x = _inputs(input_path, tuple(exp.input_shape))
+    assert isinstance(x, Tensor)
+    try:
+        preds = predictions(loaded.model, exp.loss_fn, exp.task, x, exp.train.batch_size)
+    except Exception as err:
+        raise UserError(f"the model cannot run on {input_path}: {err}") from None
+    if output is None:
+        stem = os.path.splitext(os.path.basename(input_path))[0]
+        output = loaded.run.file(os.path.join("predict", f"{checkpoint}-{stem}.csv"))
+        os.makedirs(os.path.dirname(output), exist_ok=True)
+    if output.lower().endswith(".npz"):
+        from .._utils.atomic import atomic_write_bytes
+
+        buf = io.BytesIO()
+        np.savez(buf, **preds)
+        atomic_write_bytes(output, buf.getvalue())
+    else:
+        _write_csv(output, preds)
+    kind = "classes and probabilities" if "prob" in preds else "values"
+    console().print(
+        f"{preds['pred'].shape[0]} predictions ({kind}) of the {checkpoint} checkpoint "
+        f"(epoch {loaded.epoch}) written to {output}",
+        markup=False,
+    )
+    return EXIT_OK

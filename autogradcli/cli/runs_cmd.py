@@ -1,0 +1,115 @@
+"""``agrad runs``: the runs in a runs folder as one table, newest first."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import Any
+
+from .console import console
+from .errors import EXIT_OK, UserError
+
+__all__ = ["list_runs", "run_runs"]
+
+COLUMNS = ("name", "status", "epochs", "best", "wall time", "started", "folder")
+
+
+def _run_row(folder: str) -> dict[str, Any] | None:
+    """One run's row from its ``summary.json``; a folder with a config or checkpoints but no
+    readable summary is ``broken`` (with why); other folders are not runs (None)."""
+    name = os.path.basename(folder.rstrip(os.sep))
+    spath = os.path.join(folder, "summary.json")
+    is_run = any(
+        os.path.exists(os.path.join(folder, f))
+        for f in ("summary.json", "config.yaml", "config.resolved.yaml", "checkpoints")
+    )
+    if not is_run:
+        return None
+    row: dict[str, Any] = {"folder": name, "name": name, "status": "broken"}
+    try:
+        row["mtime"] = os.path.getmtime(folder)
+        with open(spath, encoding="utf-8") as f:
+            summary = json.load(f)
+        if not isinstance(summary, dict):
+            raise ValueError("summary.json is not a JSON object")
+    except (OSError, ValueError) as err:
+        row["error"] = f"summary.json: {getattr(err, 'strerror', None) or err}"
+        return row
+    best = summary.get("best") if isinstance(summary.get("best"), dict) else {}
+    row.update(
+        name=summary.get("name") or name,
+        status=summary.get("status") or "unknown",
+        epochs_completed=summary.get("epochs_completed"),
+        epochs=summary.get("epochs"),
+        best_monitor=best.get("monitor"),
+        best_value=best.get("value"),
+        best_epoch=best.get("epoch"),
+        wall_time_s=summary.get("wall_time_s"),
+        started_at=summary.get("started_at"),
+    )
+    if isinstance(summary.get("test"), dict):
+        row["test"] = {k: v for k, v in summary["test"].items() if k.startswith("test_")}
+    if summary.get("status") == "running" and os.path.exists(os.path.join(folder, ".lock")):
+        row["status"] = "running"
+    return row
+
+
+def list_runs(runs_dir: str) -> list[dict[str, Any]]:
+    """Every run folder's row, newest first (by ``started_at``, then the folder's time)."""
+    rows = []
+    for entry in sorted(os.listdir(runs_dir)):
+        path = os.path.join(runs_dir, entry)
+        if os.path.isdir(path) and not entry.startswith("."):
+            row = _run_row(path)
+            if row is not None:
+                rows.append(row)
+    rows.sort(key=lambda r: (str(r.get("started_at") or ""), r.get("mtime", 0)), reverse=True)
+    for r in rows:
+        r.pop("mtime", None)
+    return rows
+
+
+def _cells(r: dict[str, Any]) -> list[str]:
+    if r["status"] == "broken":
+        return [r["name"], "broken", "", "", "", "", r["folder"]]
+    epochs = f"{r.get('epochs_completed')}/{r.get('epochs')}"
+    best = ""
+    if r.get("best_value") is not None:
+        best = f"{r['best_monitor']} {r['best_value']:.4g} (epoch {r['best_epoch']})"
+    wall = f"{r['wall_time_s']:.1f}s" if isinstance(r.get("wall_time_s"), (int, float)) else ""
+    started = str(r.get("started_at") or "")[:19].replace("T", " ")
+    return [r["name"], r["status"], epochs, best, wall, started, r["folder"]]
+
+
+def run_runs(runs_dir: str, as_json: bool) -> int:
+    if not os.path.isdir(runs_dir):
+        raise UserError(f"no such runs folder: {runs_dir}")
+    rows = list_runs(runs_dir)
+    if as_json:
+        sys.stdout.write(json.dumps(rows, indent=2) + "\n")
+        return EXIT_OK
+    out = console()
+    if not rows:
+        out.print(f"no runs in {runs_dir}", markup=False)
+        return EXIT_OK
+    from rich import box
+    from rich.table import Table
+
+    table = Table(box=box.SIMPLE_HEAD)
+    for col in COLUMNS:
+        table.add_column(col, no_wrap=True)
+    cells = [_cells(r) for r in rows]
+    for row in cells:
+        table.add_row(*row)
+    # piped output: whole rows, never cut (each column: its widest cell plus padding)
+    needed = sum(max(len(c), *(len(row[i]) for row in cells)) + 3 for i, c in enumerate(COLUMNS))
+    if not out.is_terminal and needed + 2 > out.width:
+        from rich.console import Console
+
+        out = Console(width=needed + 2, color_system=None, highlight=False, emoji=False)
+    out.print(table)
+    for r in rows:
+        if r["status"] == "broken":
+            out.print(f"broken: {r['folder']}: {r.get('error', '')}", markup=False)
+    return EXIT_OK

@@ -1,0 +1,75 @@
+"""``load_run``: a finished (or running) run folder back as a model with its trained weights.
+
+The model is rebuilt from the run's ``config.resolved.yaml`` exactly as training built it (so
+``auto`` sizes resolve the same way), then the weights of ``checkpoints/<checkpoint>`` are
+loaded. ``open_run`` also returns the rest of the experiment (loss, task, test data), for
+``agrad eval`` and ``agrad predict``.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Any
+
+from ..serialization import load
+from .run_dir import RESOLVED_CONFIG, RunDir
+
+__all__ = ["CHECKPOINTS", "LoadedRun", "load_run", "open_run"]
+
+CHECKPOINTS = ("best", "last")
+
+
+@dataclass
+class LoadedRun:
+    """A run folder opened for use: ``model`` (eval mode, the checkpoint's weights),
+    ``experiment`` (``config.Experiment``: loss, task, metrics, loaders), ``checkpoint`` (its
+    name), ``epoch`` (the epoch it was saved after) and ``run`` (the ``RunDir``)."""
+
+    model: Any
+    experiment: Any
+    checkpoint: str
+    epoch: int
+    run: RunDir
+
+
+def open_run(
+    path: str | os.PathLike, checkpoint: str = "best", overrides: list[str] | None = None
+) -> LoadedRun:
+    """Rebuild the run in ``path`` and load ``checkpoints/<checkpoint>`` (``best`` | ``last``);
+    ``overrides`` (``--set`` strings) change the stored config first (the data to evaluate on).
+
+    Raises FileNotFoundError (naming what is missing) for a folder that is not a run or has
+    no such checkpoint, ValueError for another checkpoint name."""
+    from ..config import build_experiment, load_config
+
+    if checkpoint not in CHECKPOINTS:
+        raise ValueError(f"checkpoint must be one of {', '.join(CHECKPOINTS)}, got {checkpoint!r}")
+    folder = os.fspath(path)
+    run = RunDir(folder)
+    config_file = run.file(RESOLVED_CONFIG)
+    if not os.path.isdir(folder):
+        raise FileNotFoundError(f"no such run folder: {folder}")
+    if not os.path.isfile(config_file):
+        raise FileNotFoundError(f"{folder} has no {RESOLVED_CONFIG}: not a run folder")
+    ckpt = run.checkpoint_path(checkpoint)
+    if not os.path.isfile(ckpt):
+        others = [c for c in CHECKPOINTS if os.path.isfile(run.checkpoint_path(c))]
+        hint = f" (it has: {', '.join(others)})" if others else " (it has no checkpoints)"
+        raise FileNotFoundError(f"{folder} has no checkpoints/{checkpoint}{hint}")
+    experiment = build_experiment(load_config(config_file, list(overrides or ())))
+    state = load(ckpt)
+    model = experiment.model
+    model.load_state_dict(state["model"])
+    model.eval()
+    return LoadedRun(model, experiment, checkpoint, int(state.get("epoch", 0)), run)
+
+
+def load_run(path: str | os.PathLike, checkpoint: str = "best") -> Any:
+    """The model (an ``nn.Module``, in eval mode) of the run folder ``path`` with the weights
+    of ``checkpoints/<checkpoint>`` (``best`` or ``last``)::
+
+        model = autogradcli.load_run("runs/digits-mlp-20261122-031006-7283b7")
+        probabilities = model(x).softmax(dim=1)
+    """
+    return open_run(path, checkpoint).model

@@ -1,0 +1,251 @@
+"""agrad eval, agrad predict, data.test_split/data.test and autogradcli.load_run, through real
+agrad subprocesses; every number is checked against a forward pass of the loaded model and a
+loss computed here in numpy."""
+
+from __future__ import annotations
+
+import glob
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from test_cli_helpers import REPO, agrad_subprocess, write
+
+N, FEATURES, CLASSES = 80, 4, 3
+
+
+def _data(tmp_path, seed=0, n=N):
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(n, FEATURES)).astype(np.float32)
+    y = (x[:, 0] > 0).astype(np.int64) + (x[:, 1] > 0.5).astype(np.int64)
+    path = tmp_path / f"data{seed}.npz"
+    np.savez(path, x=x, y=y)
+    return str(path), x, y
+
+
+CONFIG = """
+name: cls
+seed: 3
+data: {{dataset: npz, path: {path}, test_split: 0.25, val_split: 0.2}}
+model:
+  - {{type: Linear, in_features: auto, out_features: 8}}
+  - ReLU
+  - {{type: Linear, in_features: auto, out_features: 3}}
+optimizer: {{type: Adam, lr: 0.05}}
+train: {{epochs: 3, batch_size: 16}}
+"""
+
+
+def _json(path):
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def _jsonl(path):
+    with open(path, encoding="utf-8") as f:
+        return [json.loads(line) for line in f]
+
+
+def _ce(logits, y):
+    """Mean cross-entropy and accuracy, in float64 numpy."""
+    z = logits.astype(np.float64)
+    logp = z - z.max(1, keepdims=True)
+    logp -= np.log(np.exp(logp).sum(1, keepdims=True))
+    return float(-logp[np.arange(len(y)), y].mean()), float((z.argmax(1) == y).mean())
+
+
+def _forward(run, x, checkpoint="best"):
+    import autogradcli
+
+    model = autogradcli.load_run(run, checkpoint=checkpoint)
+    return model(autogradcli.tensor(x)).detach().numpy()
+
+
+def _test_indices(n, frac, seed):
+    from autogradcli import data as D
+
+    n_test = round(n * frac)
+    _, test = D.random_split(list(range(n)), [n - n_test, n_test], generator=D.Generator(seed))
+    return np.array(list(test.indices))
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory):
+    tmp_path = tmp_path_factory.mktemp("evalrun")
+    path, x, y = _data(tmp_path)
+    cfg = write(tmp_path / "cls.yaml", CONFIG.format(path=path))
+    res = agrad_subprocess(
+        "train", cfg, "--progress", "plain", "--runs-dir", str(tmp_path / "runs")
+    )
+    assert res.returncode == 0, res.stderr
+    (run,) = glob.glob(str(tmp_path / "runs" / "cls-*"))
+    return tmp_path, run, x, y, res.stdout
+
+
+def test_test_split_is_carved_first_and_summary_has_the_best_checkpoints_test_metrics(trained):
+    _, run, x, y, stdout = trained
+    summary = _json(os.path.join(run, "summary.json"))
+    idx = _test_indices(N, 0.25, 3)
+    assert len(idx) == 20 and summary["test"]["samples"] == 20
+    loss, acc = _ce(_forward(run, x[idx]), y[idx])
+    assert summary["test"]["checkpoint"] == "best"
+    assert summary["test"]["epoch"] == summary["best"]["epoch"]
+    assert summary["test"]["test_loss"] == pytest.approx(loss, rel=1e-5)
+    assert summary["test"]["test_acc"] == pytest.approx(acc, abs=1e-12)
+    line = (
+        f"test (best checkpoint, epoch {summary['best']['epoch']}, 20 samples): "
+        f"test_loss {loss:.4f}  test_acc {acc:.4f}"
+    )
+    assert line in stdout.splitlines()
+    # train + val are the 60 samples left: 20% of them (12) validate, 48 train
+    metrics = _jsonl(os.path.join(run, "metrics.jsonl"))
+    assert len(metrics) == 3
+
+
+def test_agrad_eval_on_the_test_data_and_on_a_file(trained):
+    tmp_path, run, x, y, _ = trained
+    idx = _test_indices(N, 0.25, 3)
+    res = agrad_subprocess("eval", run, "--json")
+    assert res.returncode == 0, res.stderr
+    doc = json.loads(res.stdout)
+    loss, acc = _ce(_forward(run, x[idx]), y[idx])
+    assert doc["test_loss"] == pytest.approx(loss, rel=1e-5) and doc["test_acc"] == acc
+    assert _json(os.path.join(run, "eval", "best-test.json")) == doc
+
+    other, x2, y2 = _data(tmp_path, seed=7, n=33)
+    res = agrad_subprocess("eval", run, "--checkpoint", "last", "--data", other)
+    assert res.returncode == 0, res.stderr
+    assert "last checkpoint (epoch 3) on data7 (33 samples)" in res.stdout
+    doc = _json(os.path.join(run, "eval", "last-data7.json"))
+    loss, acc = _ce(_forward(run, x2, "last"), y2)
+    assert doc["test_loss"] == pytest.approx(loss, rel=1e-5) and doc["test_acc"] == acc
+    assert doc["epoch"] == 3 and doc["samples"] == 33
+
+
+def test_agrad_predict_csv_and_npz_equal_a_forward_pass(trained):
+    tmp_path, run, x, _, _ = trained
+    inputs = tmp_path / "new.csv"
+    np.savetxt(inputs, x[:7], delimiter=",", fmt="%.9g")
+    logits = _forward(run, np.loadtxt(inputs, delimiter=",", dtype=np.float32))
+    prob = np.exp(logits - logits.max(1, keepdims=True))
+    prob /= prob.sum(1, keepdims=True)
+    out_csv = tmp_path / "pred.csv"
+    res = agrad_subprocess("predict", run, "--input", str(inputs), "--output", str(out_csv))
+    assert res.returncode == 0, res.stderr
+    lines = out_csv.read_text().splitlines()
+    assert lines[0] == "pred,prob_0,prob_1,prob_2" and len(lines) == 8
+    table = np.array([[float(c) for c in line.split(",")] for line in lines[1:]])
+    assert (table[:, 0] == prob.argmax(1)).all()
+    np.testing.assert_allclose(table[:, 1:], prob, rtol=1e-5, atol=1e-7)
+
+    npz_in = tmp_path / "new.npz"
+    np.savez(npz_in, x=x[:5])
+    out_npz = tmp_path / "pred.npz"
+    res = agrad_subprocess(
+        "predict", run, "--input", str(npz_in), "--output", str(out_npz), "--checkpoint", "last"
+    )
+    assert res.returncode == 0, res.stderr
+    got = np.load(out_npz)
+    logits = _forward(run, x[:5], "last")
+    assert got["pred"].dtype == np.int64 and (got["pred"] == logits.argmax(1)).all()
+    np.testing.assert_allclose(got["prob"].sum(1), 1.0, rtol=1e-6)
+
+
+def test_usage_errors_exit_2_without_traceback(trained, tmp_path):
+    _, run, _, _, _ = trained
+    cases = [
+        (("eval", str(tmp_path / "nope")), "does not exist"),
+        (("predict", run, "--input", str(tmp_path / "missing.csv")), "no such data file"),
+        (("predict", run, "--input", run + "/summary.json", "--output", "p.txt"), ".csv or .npz"),
+    ]
+    bad = tmp_path / "wide.npz"
+    np.savez(bad, x=np.zeros((2, 5), np.float32))
+    cases.append((("predict", run, "--input", str(bad)), "trained on samples of shape (4,)"))
+    for argv, message in cases:
+        res = agrad_subprocess(*argv)
+        assert res.returncode == 2, (argv, res.stderr)
+        assert message in res.stderr and "Traceback" not in res.stderr
+
+
+def test_eval_without_test_data_names_the_fix(tmp_path):
+    path, _, _ = _data(tmp_path)
+    cfg = write(
+        tmp_path / "c.yaml",
+        CONFIG.format(path=path)
+        .replace("test_split: 0.25, ", "")
+        .replace("epochs: 3", "epochs: 1"),
+    )
+    res = agrad_subprocess("train", cfg, "--progress", "none", "--runs-dir", str(tmp_path / "r"))
+    assert res.returncode == 0, res.stderr
+    (run,) = glob.glob(str(tmp_path / "r" / "cls-*"))
+    assert "test" not in _json(os.path.join(run, "summary.json"))
+    res = agrad_subprocess("eval", run)
+    assert res.returncode == 2 and "has no test data" in res.stderr and "--data FILE" in res.stderr
+
+
+def test_test_split_limits_and_test_source(tmp_path):
+    from autogradcli.config import ConfigError, build_experiment, load_config
+
+    path, _, _ = _data(tmp_path, n=4)
+    base = CONFIG.format(path=path).replace("val_split: 0.2", "val_split: 0.0")
+    # 4 samples: 0.125 rounds to 0 test samples (refused), 0.15 to 1 (kept)
+    for frac, ok in ((0.125, False), (0.15, True), (0.9, False)):
+        cfg = write(tmp_path / "s.yaml", base.replace("test_split: 0.25", f"test_split: {frac}"))
+        if ok:
+            assert len(build_experiment(load_config(cfg)).test_loader.dataset) == 1
+        else:
+            with pytest.raises(ConfigError, match="test_split"):
+                build_experiment(load_config(cfg))
+    other, _, _ = _data(tmp_path, seed=5, n=9)
+    spec = f"test: {{dataset: npz, path: {os.path.basename(other)}}}"
+    cfg = write(tmp_path / "t.yaml", base.replace("test_split: 0.25", spec))
+    exp = build_experiment(load_config(cfg))
+    assert len(exp.test_loader.dataset) == 9 and len(exp.train_loader.dataset) == 4
+    both = base.replace("test_split: 0.25", f"test_split: 0.25, {spec}")
+    with pytest.raises(ConfigError, match="either 'test_split' or 'test'"):
+        load_config(write(tmp_path / "b.yaml", both))
+
+
+def test_import_autogradcli_does_not_import_the_trainer():
+    code = (
+        "import sys, autogradcli; assert callable(autogradcli.load_run); "
+        "print(sorted(m for m in sys.modules if m.startswith(('autogradcli.trainer', "
+        "'autogradcli.config'))))"
+    )
+    env = dict(os.environ, PYTHONPATH=REPO)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
+
+
+def test_agrad_predict_reads_idx_images(trained):
+    tmp_path, run, _, _, _ = trained
+    images = np.random.default_rng(4).integers(0, 256, size=(5, 2, 2), dtype=np.uint8)
+    idx_file = tmp_path / "new-images-idx3-ubyte"
+    header = bytes([0, 0, 0x08, 3]) + np.array([5, 2, 2], ">i4").tobytes()
+    idx_file.write_bytes(header + images.tobytes())
+    out = tmp_path / "idx_pred.npz"
+    res = agrad_subprocess("predict", run, "--input", str(idx_file), "--output", str(out))
+    assert res.returncode == 0, res.stderr
+    # (5, 1, 2, 2) images scaled to [0, 1], reshaped to the model's 4 inputs
+    logits = _forward(run, images.reshape(5, 4).astype(np.float32) / np.float32(255))
+    got = np.load(out)
+    assert (got["pred"] == logits.argmax(1)).all()
+    e = np.exp(logits - logits.max(1, keepdims=True))
+    np.testing.assert_allclose(got["prob"], e / e.sum(1, keepdims=True), rtol=1e-5, atol=1e-7)
+
+
+def test_agrad_eval_with_a_data_override(trained):
+    _, run, x, y, _ = trained
+    res = agrad_subprocess("eval", run, "--set", "data.test_split=0.5", "--json")
+    assert res.returncode == 0, res.stderr
+    doc = json.loads(res.stdout)
+    idx = _test_indices(N, 0.5, 3)
+    loss, acc = _ce(_forward(run, x[idx]), y[idx])
+    assert doc["samples"] == 40 and doc["overrides"] == ["data.test_split=0.5"]
+    assert doc["test_loss"] == pytest.approx(loss, rel=1e-5) and doc["test_acc"] == acc
+    res = agrad_subprocess("eval", run, "--set", "data.test_split=1.5")
+    assert res.returncode == 2 and "data.test_split" in res.stderr and "Traceback" not in res.stderr
