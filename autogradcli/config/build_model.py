@@ -95,11 +95,41 @@ def _layer(
             module.eval()
             out = module(*inputs)
             module.train()
+    except SystemExit as err:
+        b.error(path, f"{what}.forward called sys.exit({err.code!r}){_where(err)}")
+        return None, None
     except Exception as err:
         shapes = " and ".join(shape_text(i) for i in inputs)
         b.error(path, f"{_expects(module)} cannot take an input of shape {shapes}: {err}")
         return None, None
+    bad = _not_a_tensor(out)
+    if bad is not None:
+        b.error(path, f"{what} returned {bad}, not a Tensor")
+        return None, None
     return module, out
+
+
+def _where(err: BaseException) -> str:
+    """`` at file.py:LINE`` for the user's frame of ``err``, else empty."""
+    import os
+    import traceback
+
+    frames = traceback.extract_tb(err.__traceback__)
+    if not frames:  # sys.exit is not Python code: the last frame is its caller's
+        return ""
+    return f" at {os.path.basename(frames[-1].filename)}:{frames[-1].lineno}"
+
+
+def _not_a_tensor(out: Any) -> str | None:
+    """What ``out`` is when a layer's output cannot be the next layer's input or the loss's:
+    None, a list, a numpy array, a number... (a tuple, as RNN layers return, is allowed)."""
+    if isinstance(out, Tensor) or (isinstance(out, tuple) and out):
+        return None
+    if out is None:
+        return "None"
+    kind = type(out)
+    name = kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__name__}"
+    return f"a {name}"
 
 
 def _expects(module: Module) -> str:
