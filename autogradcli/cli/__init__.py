@@ -42,4 +42,10 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:  # Ctrl-C while the command line is still importing
         print("agrad: interrupted", file=sys.stderr)
         return 130
-    return run(list(sys.argv[1:] if argv is None else argv))
+    try:
+        return run(list(sys.argv[1:] if argv is None else argv))
+    except SystemExit as err:  # sys.exit() in the user's code (a layer built from the config)
+        from ..trainer.user_code import user_error_text
+
+        print(f"agrad: error: {user_error_text(err)}", file=sys.stderr)
+        return 1

@@ -95,9 +95,6 @@ def _layer(
             module.eval()
             out = module(*inputs)
             module.train()
-    except SystemExit as err:
-        b.error(path, f"{what}.forward called sys.exit({err.code!r}){_where(err)}")
-        return None, None
     except Exception as err:
         shapes = " and ".join(shape_text(i) for i in inputs)
         b.error(path, f"{_expects(module)} cannot take an input of shape {shapes}: {err}")
@@ -107,17 +104,6 @@ def _layer(
         b.error(path, f"{what} returned {bad}, not a Tensor")
         return None, None
     return module, out
-
-
-def _where(err: BaseException) -> str:
-    """`` at file.py:LINE`` for the user's frame of ``err``, else empty."""
-    import os
-    import traceback
-
-    frames = traceback.extract_tb(err.__traceback__)
-    if not frames:  # sys.exit is not Python code: the last frame is its caller's
-        return ""
-    return f" at {os.path.basename(frames[-1].filename)}:{frames[-1].lineno}"
 
 
 def _not_a_tensor(out: Any) -> str | None:

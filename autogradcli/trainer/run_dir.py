@@ -70,8 +70,10 @@ class RunFolderError(RuntimeError):
 def write_error(path: str, err: OSError) -> RunFolderError:
     """A ``RunFolderError`` for ``err`` (raised writing ``path``) that says what happened."""
     reason = err.strerror or str(err)
-    if err.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC), errno.EFBIG):
+    if err.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)):
         reason = f"the disk is full ({reason})"
+    elif err.errno == errno.EFBIG:
+        reason = f"the file size limit was reached ({reason})"
     return RunFolderError(f"cannot write {path}: {reason}")
 
 
@@ -235,7 +237,22 @@ class RunDir:
         self.write_text(METRICS_CSV, buf.getvalue())
 
     def write_summary(self, summary: dict[str, Any]) -> None:
-        self.write_json(SUMMARY, summary)
+        """``summary.json``, atomically; when the disk is too full for the temporary copy, in
+        place over the old one (its blocks are already allocated), so a run that fails for a
+        full disk still says so."""
+        text = json.dumps(jsonable(summary), indent=2, allow_nan=False) + "\n"
+        path = self.file(SUMMARY)
+        try:
+            self.write_text(SUMMARY, text)
+        except OSError as err:
+            try:
+                with open(path, "r+" if os.path.exists(path) else "w", encoding="utf-8") as f:
+                    f.write(text)
+                    f.truncate()
+                    f.flush()
+                    os.fsync(f.fileno())
+            except OSError:
+                raise write_error(path, err) from None
 
     # ------------------------------------------------------------------ readers
     def read_metrics(self) -> list[dict[str, Any]]:
