@@ -1,7 +1,9 @@
 """autogradcli: a PyTorch-compatible tensor/autograd engine (numpy on CPU, cupy on CUDA) with a
 config-driven training CLI, ``agrad``."""
 
+# _startup first: in the agrad process, Ctrl-C while importing is one line, not a traceback
 from . import (
+    _startup,
     accelerator,
     amp,
     autograd,

@@ -10,13 +10,14 @@ EXIT_OK = 0
 EXIT_FAILED = 1
 EXIT_USAGE = 2
 EXIT_INTERRUPTED = 130
-# a training run's status (``RunResult.status``) -> the process's exit code
-RUN_EXIT_CODES = {"completed": EXIT_OK, "failed": EXIT_FAILED, "interrupted": EXIT_INTERRUPTED}
 
 
 def run_exit_code(status: str) -> int:
-    """The exit code for a run that ended with ``status`` (anything unknown: failed)."""
-    return RUN_EXIT_CODES.get(status, EXIT_FAILED)
+    """The exit code for a run that ended with ``status`` (anything unknown: failed); the
+    trainer's table, which ``summary.json``'s ``exit_code`` comes from too."""
+    from ..trainer.signals import run_exit_code as code_of
+
+    return code_of(status)
 
 
 class UserError(Exception):
@@ -54,6 +55,8 @@ def describe(err: BaseException) -> tuple[int, list[str]]:
         return EXIT_USAGE, [head, *(f"  {issue}" for issue in issues)]
     if _is(err, "SerializationError"):  # a checkpoint the user gave (or a run folder's)
         return EXIT_USAGE, [f"agrad: error: {err}"]
+    if _is(err, "RunFolderError"):  # a run folder's file could not be written (disk full)
+        return EXIT_FAILED, [f"agrad: error: {err}"]
     if _is(err, "ImportPathError"):
         return EXIT_USAGE, [f"agrad: error: {err}"]
     if isinstance(err, (FileNotFoundError, IsADirectoryError, NotADirectoryError)):

@@ -28,8 +28,39 @@ def _run_folder(path: str) -> tuple[str, dict[str, Any] | None]:
             with open(spath, encoding="utf-8") as f:
                 summary = json.load(f)
         except (OSError, ValueError) as err:
-            raise UserError(f"cannot read {spath}: {err}") from None
+            raise UserError(f"cannot read {spath}: not valid JSON ({err})") from None
+        _check_summary(spath, summary)
     return candidate, summary
+
+
+# the entries of summary.json that inspect shows, and the JSON types they may have
+_SUMMARY_TYPES: dict[str, tuple[type, ...]] = {
+    "status": (str,),
+    "message": (str,),
+    "exit_code": (int, type(None)),
+    "best": (dict, type(None)),
+    "final": (dict, type(None)),
+}
+
+
+def _check_summary(spath: str, summary: Any) -> None:
+    """Refuse a ``summary.json`` that is not a run's summary (a list, a string, mistyped
+    entries), naming the file and the entry."""
+    if not isinstance(summary, dict):
+        kind = {list: "a list", str: "a string"}.get(type(summary), type(summary).__name__)
+        raise UserError(f"{spath}: not a run summary: the JSON is {kind}, not an object")
+    for key, kinds in _SUMMARY_TYPES.items():
+        if key in summary and (
+            not isinstance(summary[key], kinds) or isinstance(summary[key], bool)
+        ):
+            want = " or ".join("null" if k is type(None) else _JSON_NAME[k] for k in kinds)
+            raise UserError(
+                f"{spath}: not a run summary: {key!r} is {json.dumps(summary[key])[:40]}, "
+                f"expected {want}"
+            )
+
+
+_JSON_NAME = {str: "a string", int: "an integer", dict: "an object"}
 
 
 def run_inspect(path: str, depth: int, overrides: list[str], as_json: bool) -> int:

@@ -99,7 +99,23 @@ def _layer(
         shapes = " and ".join(shape_text(i) for i in inputs)
         b.error(path, f"{_expects(module)} cannot take an input of shape {shapes}: {err}")
         return None, None
+    bad = _not_a_tensor(out)
+    if bad is not None:
+        b.error(path, f"{what} returned {bad}, not a Tensor")
+        return None, None
     return module, out
+
+
+def _not_a_tensor(out: Any) -> str | None:
+    """What ``out`` is when a layer's output cannot be the next layer's input or the loss's:
+    None, a list, a numpy array, a number... (a tuple, as RNN layers return, is allowed)."""
+    if isinstance(out, Tensor) or (isinstance(out, tuple) and out):
+        return None
+    if out is None:
+        return "None"
+    kind = type(out)
+    name = kind.__name__ if kind.__module__ == "builtins" else f"{kind.__module__}.{kind.__name__}"
+    return f"a {name}"
 
 
 def _expects(module: Module) -> str:

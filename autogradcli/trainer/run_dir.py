@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import csv
+import errno
 import io
 import json
 import math
@@ -34,7 +35,15 @@ from typing import Any
 from .._utils.atomic import atomic_write_text as _atomic_write_text
 from .._utils.atomic import fsync_directory
 
-__all__ = ["CHECKPOINTS", "RunDir", "atomic_write_text", "jsonable", "metric_columns"]
+__all__ = [
+    "CHECKPOINTS",
+    "RunDir",
+    "RunFolderError",
+    "atomic_write_text",
+    "jsonable",
+    "metric_columns",
+    "write_error",
+]
 
 CHECKPOINTS = "checkpoints"
 CONFIG = "config.yaml"
@@ -51,6 +60,21 @@ BASE_COLUMNS = ("epoch", "step", "train_loss", "train_acc", "val_loss", "val_acc
 LAST_COLUMNS = ("time",)
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._+-]+")
+
+
+class RunFolderError(RuntimeError):
+    """A run folder's file could not be written (disk full, quota, permissions) or read (not a
+    run folder's file): the message names the file and what is wrong."""
+
+
+def write_error(path: str, err: OSError) -> RunFolderError:
+    """A ``RunFolderError`` for ``err`` (raised writing ``path``) that says what happened."""
+    reason = err.strerror or str(err)
+    if err.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)):
+        reason = f"the disk is full ({reason})"
+    elif err.errno == errno.EFBIG:
+        reason = f"the file size limit was reached ({reason})"
+    return RunFolderError(f"cannot write {path}: {reason}")
 
 
 def atomic_write_text(path: str, text: str) -> None:
@@ -153,17 +177,49 @@ class RunDir:
         self.write_text(name, json.dumps(jsonable(obj), indent=2, allow_nan=False) + "\n")
 
     def write_config(self, text: str, resolved_yaml: str) -> None:
-        """``config.yaml`` (the text as given) and ``config.resolved.yaml``."""
-        self.write_text(CONFIG, text)
-        self.write_text(RESOLVED_CONFIG, resolved_yaml)
+        """``config.yaml`` (the text as given) and ``config.resolved.yaml``, right after
+        ``create``; when they cannot be written (disk full) the new folder is removed again
+        and a ``RunFolderError`` says why."""
+        try:
+            self.write_text(CONFIG, text)
+            self.write_text(RESOLVED_CONFIG, resolved_yaml)
+        except OSError as err:
+            import shutil
+
+            shutil.rmtree(self.path, ignore_errors=True)
+            raise write_error(self.path, err) from None
 
     def append_metrics(self, record: dict[str, Any]) -> None:
         """Append one line to ``metrics.jsonl``, flushed and fsynced before returning."""
         line = json.dumps(jsonable(record), allow_nan=False) + "\n"
-        with open(self.file(METRICS_JSONL), "a", encoding="utf-8") as f:
-            f.write(line)
-            f.flush()
-            os.fsync(f.fileno())
+        path = self.file(METRICS_JSONL)
+        with open(path, "a", encoding="utf-8") as f:
+            size = f.tell()
+            try:
+                f.write(line)
+                f.flush()
+                os.fsync(f.fileno())
+            except OSError as err:  # disk full: take the torn line back out
+                with contextlib.suppress(OSError):
+                    os.truncate(path, size)
+                raise write_error(path, err) from None
+
+    def metrics_intact(self) -> bool:
+        """Whether ``metrics.jsonl`` holds only whole JSON lines (a power loss can leave a
+        torn last line, which ``read_metrics`` skips and a resume rewrites)."""
+        try:
+            with open(self.file(METRICS_JSONL), encoding="utf-8") as f:
+                text = f.read()
+        except FileNotFoundError:
+            return True
+        except (OSError, ValueError):
+            return False
+        if text and not text.endswith("\n"):
+            return False
+        try:
+            return all(isinstance(json.loads(ln), dict) for ln in text.splitlines() if ln.strip())
+        except ValueError:
+            return False
 
     def write_metrics_jsonl(self, history: Sequence[dict[str, Any]]) -> None:
         """Replace ``metrics.jsonl`` atomically by ``history`` (used when resuming)."""
@@ -181,14 +237,29 @@ class RunDir:
         self.write_text(METRICS_CSV, buf.getvalue())
 
     def write_summary(self, summary: dict[str, Any]) -> None:
-        self.write_json(SUMMARY, summary)
+        """``summary.json``, atomically; when the disk is too full for the temporary copy, in
+        place over the old one (its blocks are already allocated), so a run that fails for a
+        full disk still says so."""
+        text = json.dumps(jsonable(summary), indent=2, allow_nan=False) + "\n"
+        path = self.file(SUMMARY)
+        try:
+            self.write_text(SUMMARY, text)
+        except OSError as err:
+            try:
+                with open(path, "r+" if os.path.exists(path) else "w", encoding="utf-8") as f:
+                    f.write(text)
+                    f.truncate()
+                    f.flush()
+                    os.fsync(f.fileno())
+            except OSError:
+                raise write_error(path, err) from None
 
     # ------------------------------------------------------------------ readers
     def read_metrics(self) -> list[dict[str, Any]]:
         """The records of ``metrics.jsonl`` (a torn last line, from a crash mid-write, is
         skipped)."""
         try:
-            with open(self.file(METRICS_JSONL), encoding="utf-8") as f:
+            with open(self.file(METRICS_JSONL), encoding="utf-8", errors="replace") as f:
                 lines = f.read().splitlines()
         except FileNotFoundError:
             return []
@@ -197,9 +268,12 @@ class RunDir:
             if not line.strip():
                 continue
             try:
-                out.append(json.loads(line))
+                record = json.loads(line)
             except json.JSONDecodeError:
                 break
+            if not isinstance(record, dict):
+                break
+            out.append(record)
         return out
 
     # ------------------------------------------------------------------ lock

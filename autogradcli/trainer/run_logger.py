@@ -20,6 +20,7 @@ from ..tensor.random import get_rng_state, set_rng_state
 from .callbacks import Callback
 from .plot import acc_svg, loss_svg
 from .run_dir import ACC_SVG, LOSS_SVG, MODEL_TXT, RunDir, jsonable
+from .signals import EXIT_CODES, run_exit_code
 from .state import now_iso
 
 if TYPE_CHECKING:
@@ -80,6 +81,7 @@ def run_summary(trainer: Trainer, name: str, extra: dict[str, Any]) -> dict[str,
     out = {
         "name": name,
         "status": trainer.status,
+        "exit_code": run_exit_code(trainer.status) if trainer.status in EXIT_CODES else None,
         "message": trainer.message,
         "run_dir": trainer.run.path if trainer.run is not None else None,
         "started_at": trainer.clock.started_at,
@@ -117,8 +119,9 @@ class RunLogger(Callback):
         history = trainer.history
         if history or trainer.batch_in_epoch:  # resumed
             on_disk = [r.get("epoch") for r in self.run.read_metrics()]
-            if on_disk != [r.get("epoch") for r in history]:
-                self.run.write_metrics_jsonl(history)  # drop epochs after the checkpoint
+            if on_disk != [r.get("epoch") for r in history] or not self.run.metrics_intact():
+                # drop epochs after the checkpoint and a torn last line (power loss)
+                self.run.write_metrics_jsonl(history)
         else:
             sample = trainer.sample_batch()
             self.run.write_text(MODEL_TXT, model_text(trainer.model, sample))

@@ -13,8 +13,10 @@ from typing import TYPE_CHECKING, Any
 
 from ..data.generator import Generator
 from ..serialization import load, save
+from ..serialization.format import SerializationError
 from ..tensor.random import get_rng_state, set_rng_state
 from ..tensor.tensor import Tensor
+from .run_dir import write_error
 
 if TYPE_CHECKING:
     from .trainer import Trainer
@@ -66,6 +68,46 @@ def _callback_key(callbacks: list[Any], index: int) -> str:
     name = type(callbacks[index]).__name__
     same = sum(1 for c in callbacks[:index] if type(c).__name__ == name)
     return f"{name}#{same}" if same else name
+
+
+# the entries of a checkpoint and the types they must have
+_REQUIRED: dict[str, type | tuple[type, ...]] = {
+    "model": dict,
+    "optimizer": dict,
+    "epoch": int,
+    "batch_in_epoch": int,
+    "global_step": int,
+    "best": dict,
+    "history": list,
+}
+
+
+def _check_checkpoint(path: str, state: Any) -> None:
+    """Refuse what is not a ``TrainingState.state_dict()``, naming the file and the entry."""
+    if not isinstance(state, dict):
+        raise SerializationError(
+            f"{path}: not a trainer checkpoint: its root is a {type(state).__name__}, "
+            "not a dict (a file saved by autogradcli.save, not by agrad train?)"
+        )
+    if state.get("format") != CHECKPOINT_FORMAT:
+        raise SerializationError(
+            f"{path}: not a trainer checkpoint (format {state.get('format')!r}, "
+            f"expected {CHECKPOINT_FORMAT!r})"
+        )
+    missing = [k for k in _REQUIRED if k not in state]
+    if missing:
+        raise SerializationError(f"{path}: trainer checkpoint without {', '.join(missing)}")
+    for key, kind in _REQUIRED.items():
+        value = state[key]
+        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+            raise SerializationError(
+                f"{path}: checkpoint entry {key!r} is a {type(value).__name__}, "
+                f"not a {getattr(kind, '__name__', kind)}"
+            )
+        if kind is int and value < 0:
+            raise SerializationError(f"{path}: checkpoint entry {key!r} is negative ({value})")
+    if "rng" not in state:
+        raise SerializationError(f"{path}: trainer checkpoint without rng")
 
 
 class TrainingState:
@@ -133,10 +175,24 @@ class TrainingState:
         }
 
     def save(self, path: str) -> None:
-        save(self.state_dict(), path)
+        """Write the checkpoint atomically: on failure (disk full) the previous one is kept and
+        a ``RunFolderError`` names the file."""
+        try:
+            save(self.state_dict(), path)
+        except OSError as err:
+            raise write_error(path, err) from None
 
     def load(self, path: str) -> None:
-        self.load_state_dict(load(path))
+        """Restore the checkpoint at ``path``; a file that is not a trainer checkpoint (another
+        root, missing or mistyped entries) is a ``SerializationError`` naming it."""
+        state = load(path)
+        _check_checkpoint(path, state)
+        try:
+            self.load_state_dict(state)
+        except (KeyError, TypeError, ValueError, AttributeError, RuntimeError) as err:
+            raise SerializationError(
+                f"{path}: not a usable trainer checkpoint: {type(err).__name__}: {err}"
+            ) from None
 
     def load_state_dict(self, state: dict[str, Any]) -> None:
         """Restore a ``state_dict()``; the trainer's next ``fit()`` continues from there."""

@@ -247,12 +247,14 @@ class Trainer:
             self.status = "interrupted"
             where = f"epoch {self.epochs_done + (1 if self.batch_in_epoch else 0)}"
             self.message = f"interrupted at {where}, step {self.global_step}"
+            if self.interrupt.signal_name not in (None, "SIGINT"):
+                self.message += f" ({self.interrupt.signal_name})"
             self._notify_exception(err)
             self._save_after_interrupt()
         except NonFiniteLossError as err:
             self.status, self.message = "failed", str(err)
             self._notify_exception(err)
-        except Exception as err:
+        except (Exception, SystemExit) as err:  # sys.exit() in user code fails the run too
             self.status = "failed"
             self.message = user_error_text(err)
             self.traceback_text = traceback.format_exc()

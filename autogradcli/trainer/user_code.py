@@ -42,7 +42,12 @@ def user_error_text(err: BaseException) -> str:
       at my_functions.py:14, in backward
         return grad_output * scale
     """
-    text = f"{type(err).__name__}: {err}"
+    if type(err).__name__ == "RunFolderError":  # ours, and it names its file
+        return str(err)
+    if isinstance(err, SystemExit):
+        text = f"the user's code called sys.exit({err.code!r})"
+    else:
+        text = f"{type(err).__name__}: {err}"
     frame = user_frame(err)
     if frame is None:
         return text
