@@ -15,7 +15,7 @@ import typer
 
 from .errors import EXIT_INTERRUPTED, EXIT_USAGE, report
 
-_STATE = {"debug": False}
+_STATE: dict = {"debug": False, "argv": []}
 
 app = typer.Typer(
     name="agrad",
@@ -126,6 +126,14 @@ def train(
     runs_dir: Path | None = typer.Option(
         None, "--runs-dir", metavar="DIR", help="Where run folders go (default: output.dir)."
     ),
+    nproc: int = typer.Option(
+        1,
+        "--nproc",
+        min=1,
+        metavar="N",
+        help="Train data-parallel on N processes started through mpiexec (train.batch_size "
+        "stays the global batch).",
+    ),
 ) -> None:
     from .train_cmd import run_train
 
@@ -137,6 +145,8 @@ def train(
         resume=str(resume) if resume is not None else None,
         progress=progress.value,
         runs_dir=str(runs_dir) if runs_dir is not None else None,
+        nproc=nproc,
+        argv=list(_STATE["argv"]),
     )
     raise typer.Exit(code)
 
@@ -328,6 +338,7 @@ def run(argv: list[str]) -> int:
     import sys
 
     _STATE["debug"] = "--debug" in argv or os.environ.get("AGRAD_DEBUG", "") not in ("", "0")
+    _STATE["argv"] = list(argv)
     try:
         result = app(args=argv, prog_name="agrad", standalone_mode=False)
     except typer.Exit as e:

@@ -112,6 +112,8 @@ def render_run(out: Any, path: str, summary: dict[str, Any] | None) -> None:
     if "exit_code" in summary:
         line += f" (exit code {summary['exit_code']})"
     out.print(line)
+    if summary.get("world_size"):
+        out.print(f"  world size: {summary['world_size']} process(es), data-parallel")
     best = summary.get("best")
     if isinstance(best, dict) and best:
         metrics = best.get("metrics") if isinstance(best.get("metrics"), dict) else best

@@ -1,7 +1,11 @@
 """``agrad train ... --nproc N``: the same command re-run on N ranks under ``mpiexec``.
 
-Not wired into the ``train`` command yet: ``launch(n, argv)`` runs ``python -m autogradcli.cli``
-with ``argv`` (``--nproc`` removed) on ``n`` ranks and returns the exit code of the job.
+``launch_checked`` (the process the user started) checks the config and the global batch
+first, so a mistake is reported once and no job starts; then ``launch(n, argv)`` runs
+``python -m autogradcli.cli`` with ``argv`` (``--nproc`` removed) on ``n`` ranks and returns
+the job's exit code, saying what happened when a rank died. ``run_rank`` is a rank's side
+(also under a plain ``mpiexec -n N agrad train ...``): join the process group, train, and
+let rank 0 alone print.
 """
 
 from __future__ import annotations
@@ -9,6 +13,18 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Callable
+from typing import Any
+
+from .errors import (
+    EXIT_FAILED,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_USAGE,
+    UserError,
+    describe,
+    run_exit_code,
+)
 
 
 def strip_nproc(argv: list[str]) -> list[str]:
@@ -52,12 +68,113 @@ def launch_env() -> dict[str, str]:
     return env
 
 
-def launch(nproc: int, argv: list[str]) -> int:
+def launch(nproc: int, argv: list[str], command: list[str] | None = None) -> int:
     """Run the job; its exit code (130 when interrupted here)."""
     try:
-        return subprocess.run(mpiexec_command(nproc, argv), env=launch_env()).returncode
+        cmd = command or mpiexec_command(nproc, argv)
+        return subprocess.run(cmd, env=launch_env()).returncode
     except KeyboardInterrupt:
         return 130
 
 
-__all__ = ["launch", "launch_env", "mpiexec_command", "strip_nproc"]
+def _stored_config(resume: str) -> Any:
+    from ..config import load_config
+    from ..trainer.run_dir import RESOLVED_CONFIG
+
+    path = os.path.join(resume, RESOLVED_CONFIG)
+    if not os.path.isfile(path):
+        raise UserError(f"--resume {resume}: no {RESOLVED_CONFIG} there (not a run folder)")
+    return load_config(path)
+
+
+def _check(nproc: int, config_path: str | None, overrides: list[str], resume: str | None) -> None:
+    """The mistakes a rank would find, found once here before any process starts."""
+    from ..config import load_config
+    from ..trainer.distributed import DistributedContext
+
+    if resume is not None:
+        if not os.path.isdir(resume):
+            raise UserError(f"--resume {resume}: no such run folder")
+        config = _stored_config(resume)
+    elif config_path is None:
+        raise UserError("missing CONFIG (or --resume RUN_DIR); see agrad train --help")
+    else:
+        config = load_config(config_path, overrides)
+    context = DistributedContext(0, nproc)
+    context.check_global_batch(config)
+    from ..config import build_experiment
+
+    context.check_global_batch(config, build_experiment(config))  # every config mistake, once
+
+
+def launch_checked(
+    nproc: int, config_path: str | None, overrides: list[str], resume: str | None, argv: list[str]
+) -> int:
+    """Check, then run ``agrad argv`` on ``nproc`` ranks; explain an abnormal end."""
+    _check(nproc, config_path, overrides, resume)
+    try:
+        command = mpiexec_command(nproc, argv)
+    except FileNotFoundError as err:
+        raise UserError(str(err)) from None
+    code = launch(nproc, argv, command)
+    if code not in (EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERRUPTED):
+        from ..trainer.distributed import collective_timeout
+
+        print(
+            f"agrad: error: the {nproc}-process run ended abnormally (mpiexec exit code {code}): "
+            "a rank was killed or aborted and mpiexec stopped the others (see its message "
+            "above; a rank left waiting in a collective stops itself after the "
+            f"{collective_timeout():g} s collective timeout, AGRAD_DIST_TIMEOUT). The run "
+            "folder's checkpoints/last holds the last finished epoch: continue with "
+            "agrad train --resume RUN_DIR [--nproc N] (any N)",
+            file=sys.stderr,
+        )
+    return code
+
+
+def run_rank(
+    config_path: str | None,
+    overrides: list[str],
+    resume: str | None,
+    progress: str,
+    runs_dir: str | None,
+    finish: Callable[[Any, str], int],
+) -> int:
+    """One rank of ``mpiexec -n N agrad train ...``: rank 0 writes and prints, the others train
+    silently; a mistake is printed by rank 0 and every rank exits with its code."""
+    from ..config import load_config
+    from ..trainer import train_from_config
+    from ..trainer.distributed import DistributedContext
+
+    if resume is not None and not os.path.isdir(resume):
+        raise UserError(f"--resume {resume}: no such run folder")
+    if resume is None and config_path is None:
+        raise UserError("missing CONFIG (or --resume RUN_DIR); see agrad train --help")
+    config = _stored_config(resume) if resume is not None else load_config(config_path, overrides)
+    context = DistributedContext.from_environment(str(config.data.get("device", "cpu")))
+    try:
+        if resume is not None:
+            result = train_from_config(
+                None, resume=resume, progress=progress, overrides=overrides, context=context
+            )
+        else:
+            result = train_from_config(
+                config, progress=progress, runs_dir=runs_dir, context=context
+            )
+    except Exception as err:
+        if context.is_main:
+            raise
+        return describe(err)[0]  # rank 0 reports the same mistake
+    if not context.is_main:
+        return run_exit_code(getattr(result, "status", "failed"))
+    return finish(result, progress)
+
+
+__all__ = [
+    "launch",
+    "launch_checked",
+    "launch_env",
+    "mpiexec_command",
+    "run_rank",
+    "strip_nproc",
+]

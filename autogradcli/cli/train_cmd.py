@@ -17,6 +17,30 @@ def run_train(
     resume: str | None,
     progress: str,
     runs_dir: str | None,
+    nproc: int = 1,
+    argv: list[str] | None = None,
+) -> int:
+    from ..trainer.distributed import launched_world_size
+
+    if nproc > 1 and launched_world_size() <= 1 and not (print_config or dry_run):
+        from .launch import launch_checked
+
+        return launch_checked(nproc, config_path, overrides, resume, argv or [])
+    if launched_world_size() <= 1 or print_config or dry_run:
+        return _run_one(config_path, overrides, print_config, dry_run, resume, progress, runs_dir)
+    from .launch import run_rank
+
+    return run_rank(config_path, overrides, resume, progress, runs_dir, _finish)
+
+
+def _run_one(
+    config_path: str | None,
+    overrides: list[str],
+    print_config: bool,
+    dry_run: bool,
+    resume: str | None,
+    progress: str,
+    runs_dir: str | None,
 ) -> int:
     from .errors import UserError
 

@@ -19,7 +19,8 @@ class DistTimeoutError(RuntimeError):
 def timeout_message(rank: int, name: str, timeout: float) -> str:
     return (
         f"autogradcli.distributed: rank {rank}: {name} did not complete within the "
-        f"{timeout:g} s timeout (init_process_group(timeout=...)); another rank has probably "
+        f"{timeout:g} s timeout (init_process_group(timeout=...); for agrad train: "
+        "AGRAD_DIST_TIMEOUT); another rank has probably "
         "died, raised or is stuck. Aborting every rank."
     )
 

@@ -6,6 +6,7 @@ configs, train, and return a ``RunResult`` (its ``status`` says how the run ende
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 from collections.abc import Callable, Sequence
@@ -23,6 +24,7 @@ from .callbacks import (
     ModuleHooks,
     event_table,
 )
+from .distributed import DistributedContext
 from .evaluate import TestEvaluation
 from .guards import NonFiniteGuard
 from .progress import Reporter, make_reporter
@@ -93,21 +95,30 @@ def trainer_from_experiment(
     run: RunDir | None = None,
     reporter: Reporter | None = None,
     epochs: int | None = None,
+    context: DistributedContext | None = None,
 ) -> Trainer:
     """A ``Trainer`` for an ``Experiment`` (``config.build_experiment``); ``run``: the folder
-    to write (with a ``RunLogger``), ``reporter``: the progress display."""
+    to write (with a ``RunLogger``), ``reporter``: the progress display; ``context``: this
+    rank's place in a data-parallel run (a ``DistributedTrainer`` when there are several)."""
     exp = experiment
     callbacks = callbacks_from_hooks(exp.hooks)
     t = exp.train
     config = getattr(exp, "config", None)
+    context = context or DistributedContext()
     if run is not None:
         extra = {"config": config.path if config is not None else None}
+        extra["world_size"] = context.world_size
         callbacks.append(RunLogger(run, exp.name, extra))
         if getattr(exp, "test_loader", None) is not None:
             callbacks.append(TestEvaluation(exp.test_loader))
     if reporter is not None:
         callbacks.append(reporter)
-    return Trainer(
+    kind: Any = Trainer
+    if context.distributed:
+        from .distributed_trainer import DistributedTrainer
+
+        kind = functools.partial(DistributedTrainer, context=context)
+    return kind(
         exp.model,
         exp.loss_fn,
         exp.optimizer,
@@ -150,6 +161,7 @@ def train_from_config(
     console: Any = None,
     epochs: int | None = None,
     overrides: Sequence[str] = (),
+    context: DistributedContext | None = None,
 ) -> RunResult:
     """Train the run ``config`` describes (a ``Config`` or a YAML path) in a new run folder
     under ``runs_dir`` (default: the config's ``output.dir``), or continue the run folder
@@ -159,18 +171,29 @@ def train_from_config(
     ``train.epochs`` (to extend a finished run when resuming). ``overrides`` (``--set``
     strings) may change, on resume, only ``RESUMABLE_KEYS``. Config errors
     (``ConfigError``) propagate; training problems come back as the result's status.
+    ``context``: this rank of a data-parallel run; only rank 0 writes the run folder and shows
+    progress (the others get a result whose ``run_dir`` is None).
     """
+    context = context or DistributedContext()
+    if not context.is_main:
+        progress = "none"
     reporter = progress if isinstance(progress, Reporter) else make_reporter(progress, console)
     if resume is not None:
-        return _resume(os.fspath(resume), reporter, epochs, list(overrides))
+        return _resume(os.fspath(resume), reporter, epochs, list(overrides), context)
     if config is None:
         raise ValueError("train_from_config needs a config (or resume=<run folder>)")
     cfg = _as_config(config)
+    context.check_global_batch(cfg)
     exp = build_experiment(cfg)
+    context.check_global_batch(cfg, exp)
+    if not context.is_main:
+        return trainer_from_experiment(exp, epochs=epochs, context=context).fit(raise_errors=False)
     run = RunDir.create(_runs_dir(cfg, runs_dir), exp.name)
     try:
         run.write_config(cfg.text, cfg.to_yaml(absolute_paths=True))
-        trainer = trainer_from_experiment(exp, run=run, reporter=reporter, epochs=epochs)
+        trainer = trainer_from_experiment(
+            exp, run=run, reporter=reporter, epochs=epochs, context=context
+        )
     except ConfigError:  # a user callback refused: no run started, leave no folder behind
         shutil.rmtree(run.path, ignore_errors=True)
         raise
@@ -194,7 +217,7 @@ def _changed(old: Any, new: Any, path: tuple = ()) -> list[tuple]:
     return [] if old == new else [path]
 
 
-def _resume_config(run: RunDir, overrides: list[str]) -> Config:
+def _resume_config(run: RunDir, overrides: list[str], write: bool = True) -> Config:
     """The stored config, with ``overrides`` applied when they only touch ``RESUMABLE_KEYS``
     (then written back, so a later resume keeps them); ConfigError naming any other key."""
     import fnmatch
@@ -214,11 +237,18 @@ def _resume_config(run: RunDir, overrides: list[str]) -> Config:
             f"same run); only {', '.join(RESUMABLE_KEYS)} can change: start a new run instead"
         )
         raise ConfigError([ConfigIssue("--set", (), message)])
-    run.write_text(RESOLVED_CONFIG, cfg.to_yaml(absolute_paths=True))
+    if write:
+        run.write_text(RESOLVED_CONFIG, cfg.to_yaml(absolute_paths=True))
     return cfg
 
 
-def _resume(folder: str, reporter: Reporter, epochs: int | None, overrides: list[str]) -> RunResult:
+def _resume(
+    folder: str,
+    reporter: Reporter,
+    epochs: int | None,
+    overrides: list[str],
+    context: DistributedContext,
+) -> RunResult:
     run = RunDir(folder)
     ckpt = run.checkpoint_path("last")
     if not os.path.isfile(ckpt):
@@ -226,9 +256,16 @@ def _resume(folder: str, reporter: Reporter, epochs: int | None, overrides: list
             f"cannot resume {folder!r}: it has no checkpoints/last (the run stopped before "
             "finishing its first epoch, or checkpoints were disabled)"
         )
-    cfg = _resume_config(run, overrides)
+    cfg = _resume_config(run, overrides, write=context.is_main)
+    context.check_global_batch(cfg)
     exp = build_experiment(cfg)  # the checkpoint then replaces weights and RNG states
-    trainer = trainer_from_experiment(exp, run=run, reporter=reporter, epochs=epochs)
+    context.check_global_batch(cfg, exp)
+    if context.is_main:
+        trainer = trainer_from_experiment(
+            exp, run=run, reporter=reporter, epochs=epochs, context=context
+        )
+    else:
+        trainer = trainer_from_experiment(exp, epochs=epochs, context=context)
     trainer.load_checkpoint(ckpt)
     if overrides and trainer.epochs_done < trainer.epochs:
         trainer.should_stop, trainer.stop_reason = False, ""  # extended: train on

@@ -77,6 +77,8 @@ class Trainer:
     for the first session.
     """
 
+    sums_class = EpochSums  # per-epoch sums; a data-parallel trainer reduces them across ranks
+
     def __init__(
         self,
         model: Any,
@@ -146,7 +148,7 @@ class Trainer:
         self.status, self.message = "created", ""
         self.traceback_text: str | None = None
         self.metric_names = list(default_metrics(self.task) if metrics is None else metrics)
-        self.epoch_sums = EpochSums(self.task, loss_fn, self.metric_names)
+        self.epoch_sums = self.sums_class(self.task, loss_fn, self.metric_names)
         self.epoch_start_rng: dict[str, Any] | None = None  # to replay a partial epoch's order
         self.resume_rng: dict[str, Any] | None = None  # set by a loaded checkpoint
         self.clock = RunClock()
@@ -383,7 +385,7 @@ class Trainer:
     def forward_backward(self, x: Any, y: Any) -> tuple[Any, float]:
         """Forward, loss, ``on_before_backward``, backward, ``on_after_backward`` (gradient
         synchronisation goes there); returns (output, loss value). Shared with ``dry_run``."""
-        out = self.model(x)
+        out = self.forward(x)
         loss = self.loss_fn(out, y)
         value = float(loss.item())
         self.batch_loss = value
@@ -391,6 +393,10 @@ class Trainer:
         loss.backward()
         self._emit("on_after_backward")
         return out, value
+
+    def forward(self, x: Any) -> Any:
+        """The model's output on a training batch (the seam for a data-parallel wrapper)."""
+        return self.model(x)
 
     def dry_run(self) -> dict[str, Any]:
         """The training step on the first batch without ``optimizer.step``: ``{"input",
@@ -430,7 +436,7 @@ class Trainer:
     def validate(self) -> dict[str, Any]:
         """``val_loss`` and the metrics over ``val_loader``, in eval mode without a graph."""
         self.model.eval()
-        sums = EpochSums(self.task, self.loss_fn, self.metric_names)
+        sums = self.sums_class(self.task, self.loss_fn, self.metric_names)
         try:
             with no_grad():
                 for batch in self.val_loader:
