@@ -31,6 +31,8 @@ _NP_SCALARS = frozenset(
 )
 # needs_input_grad when nothing is recorded, by argument count (no tuple built per call)
 _NO_GRAD_NEEDS = [(False,) * n for n in range(16)]
+# saved-tensor versions when none of them has been changed in place (the usual case)
+_ZEROS = [(0,) * n for n in range(8)]
 
 
 def run_function(ctx: FunctionCtx, forward: Callable, args: tuple[Any, ...]) -> Any:
@@ -141,11 +143,11 @@ def _outputs(ctx: FunctionCtx, raw: Any, args: tuple[Any, ...], track: bool) -> 
 def _record_saved(ctx: FunctionCtx) -> None:
     """Keep what save_for_backward was given, with versions, and where the op was called."""
     to_save = ctx._to_save
+    n = len(to_save)
     saved = None
-    versions = []
+    versions = _ZEROS[n] if n < 8 else (0,) * n  # a tensor never changed in place has no counter
     for j, t in enumerate(to_save):
         if t is None:
-            versions.append(0)
             continue
         vc = t._vc
         if t._grad_fn is ctx:  # an output of this node: kept without its grad_fn (no cycle)
@@ -154,9 +156,12 @@ def _record_saved(ctx: FunctionCtx) -> None:
             if saved is None:
                 saved = list(to_save)
             saved[j] = _SavedOutput((t._data, vc, t._output_nr))
-        versions.append(0 if vc is None else vc[0])
+        if vc is not None and vc[0]:
+            if type(versions) is tuple:
+                versions = list(versions)
+            versions[j] = vc[0]
     ctx._saved = to_save if saved is None else tuple(saved)
-    ctx._saved_versions = tuple(versions)
+    ctx._saved_versions = versions if type(versions) is tuple else tuple(versions)
     ctx._to_save = None
     # where the user called the op, for the error if a saved tensor is changed in place: the
     # innermost frame outside this package (frames 0-2 are this function, its caller, apply)

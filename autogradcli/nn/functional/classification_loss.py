@@ -143,11 +143,20 @@ class CrossEntropy(Function):
         z = arr - arr.max(axis=cdim, keepdims=True)
         e = xp.exp(z)
         s = e.sum(axis=cdim, keepdims=True)
-        logp = z
-        logp -= xp.log(s)
         ctx.cdim, ctx.n, ctx.ndim, ctx.w = cdim, n, arr.ndim, w
         ctx.reduction, ctx.smoothing = reduction, smoothing
         ctx.probs = target._data.dtype.kind == "f"
+        ctx.targets = None
+        if not ctx.probs and w is None and smoothing == 0 and reduction == "mean" and cdim == 1:
+            out = _plain_mean_nll(ctx, xp, z, s, target._data, ignore_index)
+            if out is not None:
+                ctx.save_for_backward(x, None)
+                if ctx.needs_input_grad[0]:
+                    e /= s
+                    ctx.softmax = e
+                return out
+        logp = z
+        logp -= xp.log(s)
         if ctx.probs:
             t = target._data
             if smoothing > 0:
@@ -176,6 +185,8 @@ class CrossEntropy(Function):
     @staticmethod
     def _coefficients(ctx: Any, xp: Any, dtype: Any) -> Any:
         """The constant coefficient matrix ``A`` of class-index targets."""
+        if ctx.targets is None:  # the plain case's targets, resolved only when needed
+            ctx.targets = _Targets(xp, ctx.target_arr, None, -1, ctx.n, dtype)
         tg, cdim, n, ndim = ctx.targets, ctx.cdim, ctx.n, ctx.ndim
         eps = ctx.smoothing
         a = tg.onehot(xp, n, cdim, ndim) * xp.expand_dims(tg.wy * (1 - eps), cdim)
@@ -194,6 +205,15 @@ class CrossEntropy(Function):
         need_x, need_t = ctx.needs_input_grad[0], ctx.needs_input_grad[1]
         wt = None if w is None else wrap(_along(w, cdim, ctx.ndim))
         graph = STATE.enabled
+        if not graph and ctx.targets is None and not ctx.probs:
+            if not need_x:
+                return None, None, None, None, None, None
+            # the plain case: softmax minus the one-hot, times the upstream share, in place
+            gx = ctx.softmax.copy()
+            t = ctx.target_arr
+            gx[xp.arange(t.shape[0]), t] -= 1.0
+            gx *= up._data
+            return wrap(gx), None, None, None, None, None
         if ctx.probs:
             a = target
             if ctx.smoothing > 0:
@@ -216,6 +236,20 @@ class CrossEntropy(Function):
                 logp = wrap(ctx.logp)
             gt = -(logp if wt is None else logp * wt) * (up * (1 - ctx.smoothing))
         return gx, gt, None, None, None, None
+
+
+def _plain_mean_nll(ctx: Any, xp: Any, z: Any, s: Any, t: Any, ignore_index: int) -> Any:
+    """The mean loss of a (N, C) batch whose targets are all in range and none ignored, from
+    only the picked log-probabilities (the same values as the general path); None otherwise."""
+    rows = t.shape[0]
+    if t.ndim != 1 or rows == 0 or (0 <= ignore_index < z.shape[1]):
+        return None
+    if int(t.min()) < 0 or int(t.max()) >= z.shape[1]:
+        return None
+    loss = -(z[xp.arange(rows), t] - xp.log(s[:, 0]))
+    denom = z.dtype.type(rows)
+    ctx.target_arr, ctx.denom = t, denom
+    return xp.asarray(loss.sum() / denom)
 
 
 def _index_args(name: str, input: Tensor, target: Tensor, weight: Tensor | None) -> tuple[int, Any]:
