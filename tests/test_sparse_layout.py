@@ -16,6 +16,7 @@ def test_sparse_coo_tensor_matches_torch():
     t = torch.sparse_coo_tensor(torch.tensor(IDX), torch.tensor(VALS), (2, 3)).coalesce()
     a = ag.sparse_coo_tensor(ag.tensor(IDX), ag.tensor(VALS), (2, 3))
     assert a.is_sparse and a.layout is ag.sparse_coo and ag.ones(1).layout is ag.strided
+    assert isinstance(ag.strided, ag.layout) and repr(ag.sparse_coo) == "autogradcli.sparse_coo"
     np.testing.assert_array_equal(a.to_dense().numpy(), t.to_dense().numpy())
     np.testing.assert_array_equal(a.indices().numpy(), t.indices().numpy())
     np.testing.assert_array_equal(a.values().numpy(), t.values().numpy())

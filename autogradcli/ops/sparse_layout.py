@@ -17,7 +17,7 @@ from ..tensor import dtype as dtypes
 from ..tensor.tensor import Tensor, wrap
 from ._util import array_module
 
-__all__ = ["Layout", "sparse_coo", "sparse_coo_tensor", "spmm", "strided"]
+__all__ = ["layout", "sparse_coo", "sparse_coo_tensor", "spmm", "strided"]
 
 
 class Layout:
@@ -30,6 +30,7 @@ class Layout:
         return f"autogradcli.{self.name}"
 
 
+layout = Layout  # torch.layout: the type of torch.strided and torch.sparse_coo
 strided = Layout("strided")
 sparse_coo = Layout("sparse_coo")
 
