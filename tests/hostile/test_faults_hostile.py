@@ -168,7 +168,7 @@ train: {epochs: 2, batch_size: 2}
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_signal_from_outside_stops_a_long_epoch_within_a_step(tmp_path, sig):
-    """A 20,000-step epoch: the signal, sent once the run has started, stops it inside that
+    """A 16,000-step epoch: the signal, sent once the run has started, stops it inside that
     epoch (the checkpoint is mid-epoch, no epoch was logged), not at its end."""
     cfg = write(str(tmp_path / "long.yaml"), LONG_EPOCH)
     env = dict(os.environ, PYTHONPATH=REPO, COLUMNS="120")
@@ -196,7 +196,8 @@ def test_signal_from_outside_stops_a_long_epoch_within_a_step(tmp_path, sig):
     summary = _summary(run)
     assert summary["status"] == "interrupted" and summary["epochs_completed"] == 0, summary
     last = ag.load(os.path.join(run, "checkpoints", "last"))
-    assert last["epoch"] == 0 and 0 < last["batch_in_epoch"] < 20000
+    # 0 when the signal came before the first step ended (a loaded machine): still epoch 1
+    assert last["epoch"] == 0 and 0 <= last["batch_in_epoch"] < 16000
     assert last["global_step"] == summary["global_step"]
     assert _metrics_lines(run) == []
 
@@ -236,7 +237,7 @@ def test_ctrl_c_while_importing_is_one_line(tmp_path, target):
     assert proc.returncode == 130, proc.stderr
     assert proc.stderr.strip() == "agrad: interrupted", proc.stderr
     assert "Traceback" not in proc.stdout + proc.stderr
-    assert not (tmp_path / "runs").exists() or target != "numpy"
+    assert not (tmp_path / "runs").exists()  # stopped before any run folder was made
 
 
 # ---------------------------------------------------------------- sys.exit in user code
