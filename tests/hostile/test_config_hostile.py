@@ -207,7 +207,7 @@ VALUE_CASES = [
     ("val-split-one", _sub("val_split: 0.25", "val_split: 1.0"), ["data.val_split"]),
     ("sine-n-zero", _sub("n: 64", "n: 0"), ["data.n"]),
     ("device-banana", _sub("seed: 0", "seed: 0\ndevice: banana"), ["device", "banana"]),
-    ("name-is-path", _sub("name: hostile", "name: ../../etc"), ["name", "must not be a path"]),
+    ("name-is-path", _sub("name: hostile", "name: ../outside"), ["name", "must not be a path"]),
     ("model-empty-list", _sub("model:\n", "model: []\nunused:\n"), ["model"]),
 ]
 
