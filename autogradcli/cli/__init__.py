@@ -45,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return run(list(sys.argv[1:] if argv is None else argv))
     except SystemExit as err:  # sys.exit() in the user's code (a layer built from the config)
-        from ..trainer.user_code import user_error_text
+        from .._utils.user_code import user_error_text
 
         print(f"agrad: error: {user_error_text(err)}", file=sys.stderr)
         return 1

@@ -65,6 +65,6 @@ def describe(err: BaseException) -> tuple[int, list[str]]:
         return EXIT_USAGE, [f"agrad: error: {what}: {name}" if name else f"agrad: error: {err}"]
     if isinstance(err, PermissionError):
         return EXIT_USAGE, [f"agrad: error: permission denied: {err.filename}"]
-    from ..trainer.user_code import user_error_text
+    from .._utils.user_code import user_error_text
 
     return EXIT_FAILED, [f"agrad: error: {user_error_text(err)}"]

@@ -85,7 +85,6 @@ _RULES: dict[str, Check] = {
             "steps_per_epoch",
             "history_size",
             "max_iter",
-            "patience_steps",
         ),
         POSITIVE_COUNT,
     ),

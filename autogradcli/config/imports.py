@@ -12,9 +12,9 @@ import importlib
 import importlib.util
 import os
 import sys
-import traceback
 from typing import Any
 
+from .._utils.user_code import user_frame
 from .errors import did_you_mean
 
 _file_modules: dict[str, Any] = {}
@@ -60,7 +60,7 @@ def _load_file(file: str, base_dir: str) -> Any:
             spec.loader.exec_module(module)
     except (Exception, SystemExit) as err:
         sys.modules.pop(mod_name, None)
-        raise ImportPathError(f"importing {file!r} failed: {_explain(err, full)}") from None
+        raise ImportPathError(f"importing {file!r} failed: {_explain(err)}") from None
     _file_modules[full] = module
     return module
 
@@ -77,20 +77,18 @@ def _load_module(name: str, base_dir: str) -> Any:
         raise ImportPathError(f"importing {name!r} failed: {_explain(err)}") from None
 
 
-def _explain(err: BaseException, file: str | None = None) -> str:
+def _explain(err: BaseException) -> str:
     """What went wrong while importing the user's module, with the user's file:line and line
-    of code (the last frame in ``file``, or the last frame of all)."""
+    of code (the last traceback frame that is theirs)."""
     if isinstance(err, SystemExit):
         what = f"it called sys.exit({err.code!r}) while being imported"
     else:
         what = f"{type(err).__name__}: {err}"
-    if isinstance(err, SyntaxError) and err.filename:
-        return f"{what}" if str(err.lineno) in str(err) else f"{what} ({err.filename}:{err.lineno})"
-    frames = traceback.extract_tb(err.__traceback__)
-    mine = [f for f in frames if file is None or os.path.abspath(f.filename) == file]
-    if not mine:
+    if isinstance(err, SyntaxError):
+        return what  # its message names the file and line
+    frame = user_frame(err)
+    if frame is None:
         return what
-    frame = mine[-1]
     code = f": {frame.line.strip()}" if frame.line else ""
     return f"{what}\n    at {frame.filename}:{frame.lineno}{code}"
 

@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from .._utils.user_code import user_error_text
 from ..autograd.grad_mode import no_grad
 from ..config.registry import resolve_mode
 from ..data.dataloader import default_collate
@@ -36,7 +37,6 @@ from .run_dir import RunDir
 from .run_logger import RunLogger
 from .signals import DeferredInterrupt
 from .state import RunClock, TrainingState
-from .user_code import user_error_text
 
 __all__ = ["RunResult", "Trainer"]
 
