@@ -7,6 +7,7 @@ this machine: the matrix products dominate, so numpy's BLAS against PyTorch's se
 
 from __future__ import annotations
 
+import itertools
 import time
 
 import numpy as np
@@ -17,14 +18,20 @@ BATCH, LR, MOMENTUM = 128, 0.01, 0.9
 SHAPES = ((512, 784), (256, 512), (10, 256))
 
 
-def numpy_step_factory(rng: np.random.Generator):
-    x = rng.standard_normal((BATCH, 784)).astype(np.float32)
-    y = rng.integers(0, 10, BATCH)
-    weights = [rng.standard_normal(s).astype(np.float32) * 0.05 for s in SHAPES]
-    biases = [np.zeros(s[0], np.float32) for s in SHAPES]
+def numpy_step_factory(
+    rng: np.random.Generator,
+    sizes: tuple[int, int, int, int] = (784, 512, 256, 10),
+    batch: int = BATCH,
+):
+    """The step of an MLP ``sizes[0]``-...-``sizes[3]`` at ``batch`` (bench_nn's MLP by default)."""
+    shapes = [(o, i) for i, o in itertools.pairwise(sizes)]
+    x = rng.standard_normal((batch, sizes[0])).astype(np.float32)
+    y = rng.integers(0, sizes[-1], batch)
+    weights = [rng.standard_normal(s).astype(np.float32) * 0.05 for s in shapes]
+    biases = [np.zeros(s[0], np.float32) for s in shapes]
     params = weights + biases
     buffers = [np.zeros_like(p) for p in params]
-    rows = np.arange(BATCH)
+    rows = np.arange(batch)
 
     def step() -> None:
         w0, w1, w2 = weights
@@ -38,7 +45,7 @@ def numpy_step_factory(rng: np.random.Generator):
         p = np.exp(z)
         p /= p.sum(1, keepdims=True)
         p[rows, y] -= 1  # softmax cross-entropy gradient
-        p /= BATCH
+        p /= batch
         ga2 = (p @ w2) * (h2 > 0)
         ga1 = (ga2 @ w1) * (h1 > 0)
         grads = [ga1.T @ x, ga2.T @ a1, p.T @ a2, ga1.sum(0), ga2.sum(0), p.sum(0)]
