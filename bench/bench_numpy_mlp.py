@@ -11,8 +11,6 @@ import itertools
 import time
 
 import numpy as np
-import torch
-from threadpoolctl import threadpool_limits
 
 BATCH, LR, MOMENTUM = 128, 0.01, 0.9
 SHAPES = ((512, 784), (256, 512), (10, 256))
@@ -63,6 +61,9 @@ def main() -> None:
 
 def measure() -> float:
     """Time the hand-written numpy step and torch's, print them, return the ratio numpy/torch."""
+    import torch  # here, not at the top: bench_memory.py runs the step without torch loaded
+    from threadpoolctl import threadpool_limits
+
     torch.set_num_threads(1)
     step_np, x, y = numpy_step_factory(np.random.default_rng(0))
     model = torch.nn.Sequential(
