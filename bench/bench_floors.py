@@ -50,20 +50,21 @@ def thread_count(threads: int) -> Iterator[str]:
     import autogradcli
 
     ours = getattr(autogradcli, "set_num_threads", None)
+    get_ours = getattr(autogradcli, "get_num_threads", lambda: None)
     if ours is None and threads != 1:
         raise RuntimeError("autogradcli has no set_num_threads: only --threads 1 is comparable")
-    before = torch.get_num_threads(), autogradcli.get_num_threads() if ours else None
+    before = torch.get_num_threads(), get_ours()
     torch.set_num_threads(threads)
     if ours:
         ours(threads)
     try:
         with threadpool_limits(limits=threads):
             pools = ", ".join(f"{i['internal_api']}={i['num_threads']}" for i in threadpool_info())
-            mine = autogradcli.get_num_threads() if ours else "1 (no pool)"
+            mine = (get_ours() or threads) if ours else "1 (no pool)"
             yield f"threads: torch {torch.get_num_threads()}, autogradcli {mine}, numpy [{pools}]"
     finally:
         torch.set_num_threads(before[0])
-        if ours:
+        if ours and before[1] is not None:
             ours(before[1])
 
 

@@ -59,7 +59,7 @@ COLUMNS = [  # (column heading, key in bench_floors.measure's result)
 ]
 MEMORY = [  # (key in bench_memory.measure's result, row, unit, target)
     ("peak", "peak RSS of the MLP step loop (a fresh process)", "MiB", "<= 1.1x floor"),
-    ("loop", "of which above the RSS after the imports", "MiB", "-"),
+    ("loop", "of which the step loop's own (peak minus RSS before the model)", "MiB", "-"),
     ("faults", "minor page faults per step after warm-up (median)", "", "0"),
     ("import", "RSS after `import autogradcli` (floor: `import numpy`)", "MiB", "< 40 MiB"),
 ]
