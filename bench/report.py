@@ -68,7 +68,8 @@ MEMORY = [  # (key in bench_memory.measure's result, row, unit, target)
 def measure_once(quick: bool, threads_ok: bool) -> dict[str, dict[str, float]]:
     """One run of every row: its ratios by column key (a row needing threads is left out unless
     ``threads_ok``), and the memory rows: {"ours": MiB or count, "numpy": ...} by key."""
-    sys.path.insert(0, HERE)
+    if HERE not in sys.path:
+        sys.path.insert(0, HERE)
     import bench_floors
     import bench_memory
 
@@ -163,7 +164,8 @@ def main(argv: list[str] | None = None) -> None:
     import numpy as np
     import torch
 
-    sys.path.insert(0, HERE)
+    if HERE not in sys.path:
+        sys.path.insert(0, HERE)
     import bench_floors
 
     threads_ok = bench_floors.threads_supported()
