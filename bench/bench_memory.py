@@ -45,8 +45,13 @@ if SIDE == "ours":
     model = bench_nn.build(ag, "mlp")
     x = ag.tensor(rng.standard_normal((128, 784)).astype("float32"))
     step = bench_nn.make_step(ag, model, x, ag.tensor(rng.integers(0, 10, 128)))
-else:
+else:  # the floor's module imports torch and threadpoolctl for its measure(), never called here
+    import types
+    sys.modules["torch"] = types.ModuleType("torch (stub: not loaded)")
+    sys.modules["threadpoolctl"] = stub = types.ModuleType("threadpoolctl (stub: not loaded)")
+    stub.threadpool_limits = None
     import bench_numpy_mlp
+    del sys.modules["torch"], sys.modules["threadpoolctl"]
     step = bench_numpy_mlp.numpy_step_factory(rng)[0]
 for _ in range(WARMUP):
     step()

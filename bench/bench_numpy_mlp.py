@@ -7,10 +7,11 @@ this machine: the matrix products dominate, so numpy's BLAS against PyTorch's se
 
 from __future__ import annotations
 
-import itertools
 import time
 
 import numpy as np
+import torch
+from threadpoolctl import threadpool_limits
 
 BATCH, LR, MOMENTUM = 128, 0.01, 0.9
 SHAPES = ((512, 784), (256, 512), (10, 256))
@@ -22,7 +23,7 @@ def numpy_step_factory(
     batch: int = BATCH,
 ):
     """The step of an MLP ``sizes[0]``-...-``sizes[3]`` at ``batch`` (bench_nn's MLP by default)."""
-    shapes = [(o, i) for i, o in itertools.pairwise(sizes)]
+    shapes = [(sizes[k + 1], sizes[k]) for k in range(len(sizes) - 1)]
     x = rng.standard_normal((batch, sizes[0])).astype(np.float32)
     y = rng.integers(0, sizes[-1], batch)
     weights = [rng.standard_normal(s).astype(np.float32) * 0.05 for s in shapes]
@@ -64,9 +65,6 @@ def main() -> None:
 
 def measure() -> float:
     """Time the hand-written numpy step and torch's, print them, return the ratio numpy/torch."""
-    import torch  # here, not at the top: bench_memory.py runs the step without torch loaded
-    from threadpoolctl import threadpool_limits
-
     torch.set_num_threads(1)
     step_np, x, y = numpy_step_factory(np.random.default_rng(0))
     model = torch.nn.Sequential(
