@@ -33,6 +33,7 @@ def numpy_step_factory(
     # one reused scratch for lr * buf: no fresh temporary per step (64 MiB, page faults, if wide)
     flat = np.empty(max(p.size for p in params), np.float32)
     scratch = [flat[: p.size].reshape(p.shape) for p in params]
+    wgrads = [np.empty_like(w) for w in weights]  # reused: a fresh 64 MiB array faults its pages
     rows = np.arange(batch)
 
     def step() -> None:
@@ -50,7 +51,9 @@ def numpy_step_factory(
         p /= batch
         ga2 = (p @ w2) * (h2 > 0)
         ga1 = (ga2 @ w1) * (h1 > 0)
-        grads = [ga1.T @ x, ga2.T @ a1, p.T @ a2, ga1.sum(0), ga2.sum(0), p.sum(0)]
+        for gw, g, a in zip(wgrads, (ga1, ga2, p), (x, a1, a2)):
+            np.matmul(g.T, a, out=gw)
+        grads = [*wgrads, ga1.sum(0), ga2.sum(0), p.sum(0)]
         for param, grad, buf, tmp in zip(params, grads, buffers, scratch):
             buf *= MOMENTUM
             buf += grad

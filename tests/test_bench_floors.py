@@ -4,6 +4,7 @@ is timed."""
 
 from __future__ import annotations
 
+import itertools
 import os
 
 import numpy as np
@@ -73,6 +74,37 @@ def test_numpy_fit_loss_matches_torch():
 
     _, loss = bench_numpy_engine.run_numpy_fit(50)
     assert loss == pytest.approx(bench_engine.run_fit(torch, 50)[1], rel=1e-4)
+
+
+def _closure(fn) -> dict:
+    return dict(zip(fn.__code__.co_freevars, (c.cell_contents for c in fn.__closure__)))
+
+
+@pytest.mark.parametrize("sizes", [(784, 512, 256, 10), (40, 24, 16, 7)])
+def test_numpy_mlp_step_matches_torch(sizes):
+    torch = pytest.importorskip("torch")
+    import bench_numpy_mlp as mlp
+
+    step, x, y = mlp.numpy_step_factory(np.random.default_rng(0), sizes=sizes, batch=9)
+    weights, biases = _closure(step)["weights"], _closure(step)["biases"]
+    layers = [torch.nn.Linear(i, o) for i, o in itertools.pairwise(sizes)]
+    with torch.no_grad():
+        for layer, w, b in zip(layers, weights, biases):
+            layer.weight.copy_(torch.from_numpy(w))
+            layer.bias.copy_(torch.from_numpy(b))
+    model = torch.nn.Sequential(layers[0], torch.nn.ReLU(), layers[1], torch.nn.ReLU(), layers[2])
+    opt = torch.optim.SGD(model.parameters(), lr=mlp.LR, momentum=mlp.MOMENTUM)
+    for _ in range(3):
+        opt.zero_grad()
+        torch.nn.functional.cross_entropy(
+            model(torch.from_numpy(x)), torch.from_numpy(y)
+        ).backward()
+        opt.step()
+        step()
+    for layer, w, b in zip(layers, weights, biases):
+        np.testing.assert_allclose(w, layer.weight.detach().numpy(), rtol=1e-4, atol=1e-6)
+        np.testing.assert_allclose(b, layer.bias.detach().numpy(), rtol=1e-4, atol=1e-6)
+        assert w.dtype == b.dtype == np.float32
 
 
 def test_wide_numpy_mlp_floor_has_the_asked_sizes():
