@@ -48,7 +48,7 @@ WORKLOADS = [
         "CNN (conv 1-8-16, pooling, linear) training step, batch 64, 28x28", "<= 0.85x torch"),
     Row("wide", "wide", 1,
         "wide MLP 4096-4096-4096-10 training step, batch 256, SGD momentum", "<= 1.03x floor"),
-    Row("mlp_t2", "mlp", 2, "the MLP step, `--threads 2` (all of the 2 cores)", "<= 1.05x floor"),
+    Row("mlp_t2", "mlp", 2, "the MLP step, `--threads 2`", "<= 1.05x floor"),
     Row("cnn_t2", "cnn", 2, "the CNN step, `--threads 2`", "<= 1.1x torch"),
 ]  # fmt: skip
 COLUMNS = [  # (column heading, key in bench_floors.measure's result)
