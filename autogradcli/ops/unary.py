@@ -7,6 +7,7 @@ from typing import Any
 from ..autograd.fixed_arity import binary_apply, unary_apply
 from ..autograd.function import Function
 from ..autograd.gradient_ops import sum_to
+from ..backend.kernels import sigmoid_backward, tanh_backward
 from ..tensor.tensor import Tensor, wrap
 from ._util import array_module, binary_operands
 
@@ -195,10 +196,7 @@ class TanhBackward(Function):
     def forward(ctx: Any, g: Tensor, y: Tensor) -> Any:
         if True in ctx.needs_input_grad:
             ctx.save_for_backward(g, y)
-        yd = y._data
-        t = yd * yd
-        array_module(yd).subtract(1.0, t, out=t)
-        return g._data * t
+        return tanh_backward(g._data, y._data)
 
     @staticmethod
     def backward(ctx: Any, gg: Tensor) -> tuple[Any, Any]:
@@ -240,10 +238,7 @@ class SigmoidBackward(Function):
     def forward(ctx: Any, g: Tensor, y: Tensor) -> Any:
         if True in ctx.needs_input_grad:
             ctx.save_for_backward(g, y)
-        yd = y._data
-        out = g._data * yd
-        out *= 1.0 - yd
-        return out
+        return sigmoid_backward(g._data, y._data)
 
     @staticmethod
     def backward(ctx: Any, gg: Tensor) -> tuple[Any, Any]:

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from functools import partial
 from typing import Any
 
+from ..backend import array_module
+from ..backend.kernels import sgd_kernel
 from ..tensor.tensor import wrap
-from .optimizer import Optimizer, params_with_grad, step_grad, to_scalar
+from .optimizer import Optimizer, params_with_grad, to_scalar
 
 __all__ = ["SGD"]
 
@@ -62,29 +65,24 @@ class SGD(Optimizer):
             wd = group["weight_decay"]
             nesterov = group["nesterov"]
             maximize = group["maximize"]
-            for p, w, xp in params_with_grad(group):
-                g = step_grad(xp, w, p.grad._data, wd, maximize, work)
+            decay = wd != 0
+            neg_lr = -lr
+            keep = 1 - dampening
+            for p, w, _ in params_with_grad(group):
+                buf, mode = None, "none"
                 if momentum != 0:
                     state = self.state[p]
                     buf_t = state.get("momentum_buffer")
                     if buf_t is None:
-                        state["momentum_buffer"] = buf_t = wrap(g.copy())
-                        buf = buf_t._data
+                        state["momentum_buffer"] = buf_t = wrap(array_module(w).empty_like(w))
+                        mode = "first"
                     else:
-                        buf = buf_t._data
-                        xp.multiply(buf, momentum, out=buf)
-                        if dampening == 0:
-                            xp.add(buf, g, out=buf)
-                        else:
-                            tmp = xp.multiply(g, 1 - dampening, out=work.get(w, 2))
-                            xp.add(buf, tmp, out=buf)
                         buf_t._bump_version()
-                    if nesterov:
-                        tmp = xp.multiply(buf, momentum, out=work.get(w, 2))
-                        g = xp.add(g, tmp, out=tmp)
-                    else:
-                        g = buf
-                upd = xp.multiply(g, -lr, out=work.get(w, 3))
-                xp.add(w, upd, out=w)
+                        mode = "next"
+                    buf = buf_t._data
+                kernel = sgd_kernel(maximize, decay, mode, dampening != 0, nesterov)
+                kernel(
+                    w, p.grad._data, buf, wd, momentum, keep, neg_lr, scratch=partial(work.get, w)
+                )
                 p._bump_version()
         return loss

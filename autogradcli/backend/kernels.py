@@ -1,0 +1,221 @@
+"""Fused elementwise kernels: each defined once, as a Python body of ``xp`` ufunc calls.
+
+On the CPU a body runs as it reads: numpy ufuncs with ``out=`` into the caller's arrays or reused
+scratch buffers, so there are no temporaries and the arithmetic is the same, op for op, as the
+unfused code it replaced. On CUDA the same body is traced by ``cupy.fuse`` into one kernel: every
+intermediate stays in registers and each array is read and written once per call.
+
+Why ``cupy.fuse`` and not ``cupy.ElementwiseKernel``: a fused function is a Python function of
+ufuncs, so one definition serves numpy and cupy (Chainer's single code path), where an
+``ElementwiseKernel`` is CUDA C source that would need a numpy twin kept in step by hand.
+``cupy.fuse`` has what the kernels need: ufunc calls with ``out=`` an argument (that argument is
+updated in place), ``a[...] = b`` copies, several outputs, and Python scalar arguments that are
+weakly typed (float32 stays float32, as with numpy's NEP 50 promotion). Its limits shape the
+bodies: no Python branching on values (flags that choose a formula are fixed per kernel, so
+each combination is its own cached kernel), no reductions or indexing, and scalar coefficients
+computed by the caller in Python (``1 - beta``, ``-lr``), so the device does no scalar math.
+
+A body's scratch buffers come from ``scratch(slot)``: the caller's reusable workspace array on
+the CPU and ``None`` under ``cupy.fuse`` (``out=None`` gives a register there). A body therefore
+always rebinds results (``t = xp.multiply(a, b, out=t)``) rather than relying on ``out=``.
+cupy is never imported here: the CUDA module comes from the registry, and only when a device
+array arrives.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import cache
+from typing import Any
+
+import numpy as np
+
+from .registry import array_module
+
+Scratch = Callable[[int], Any]
+
+__all__ = [
+    "Kernel",
+    "adam_kernel",
+    "decayed_grad",
+    "lerp",
+    "sgd_kernel",
+    "sigmoid_backward",
+    "tanh_backward",
+]
+
+
+def _no_scratch(slot: int) -> None:
+    return None
+
+
+class Kernel:
+    """An elementwise kernel from one ``body(xp, scratch, *args)``: called with arrays and Python
+    scalars (positional, as ``cupy.fuse`` takes them); ``scratch`` serves the CPU path only."""
+
+    __slots__ = ("_fused", "body", "name")
+
+    def __init__(self, name: str, body: Callable[..., Any]) -> None:
+        self.name = name
+        self.body = body
+        self._fused: dict[Any, Any] = {}  # device module -> its fused function
+
+    def __call__(self, *args: Any, scratch: Scratch | None = None) -> Any:
+        xp = array_module(args[0])
+        if xp is np:
+            return self.body(np, scratch or _no_scratch, *args)
+        fused = self._fused.get(xp)
+        if fused is None:
+            body = self.body
+
+            def traced(*a: Any) -> Any:
+                return body(xp, _no_scratch, *a)
+
+            fused = self._fused[xp] = xp.fuse(kernel_name=self.name)(traced)
+        return fused(*args)
+
+    def __repr__(self) -> str:
+        return f"<Kernel {self.name}>"
+
+
+# ------------------------------------------------------------------ shared pieces of bodies
+def decayed_grad(
+    xp: Any, scratch: Scratch, w: Any, g: Any, wd: Any, maximize: bool, decay: bool
+) -> Any:
+    """The gradient a step follows: ``g`` negated under ``maximize``, plus ``wd * w`` when
+    ``decay`` (L2); ``g`` itself when neither applies (it is never written), else slot 0."""
+    if maximize:
+        g = xp.negative(g, out=scratch(0))
+        if decay:
+            g = xp.add(g, xp.multiply(w, wd, out=scratch(1)), out=g)
+    elif decay:
+        t = scratch(0)
+        g = xp.add(g, xp.multiply(w, wd, out=t), out=t)
+    return g
+
+
+def lerp(xp: Any, dst: Any, end: Any, coef: Any, tmp: Any, from_end: bool) -> Any:
+    """``dst.lerp_(end, weight)`` in place with PyTorch's two-sided formula: ``dst + (end - dst)
+    * weight`` (``coef = weight``) while ``|weight| < 0.5``, else ``end - (end - dst) * (1 -
+    weight)`` (``from_end``, ``coef = 1 - weight``). ``tmp`` is scratch; returns ``dst``."""
+    tmp = xp.subtract(end, dst, out=tmp)
+    tmp = xp.multiply(tmp, coef, out=tmp)
+    if from_end:
+        return xp.subtract(end, tmp, out=dst)
+    return xp.add(dst, tmp, out=dst)
+
+
+# ------------------------------------------------------------------ optimizer updates
+@cache
+def sgd_kernel(maximize: bool, decay: bool, momentum: str, damped: bool, nesterov: bool) -> Kernel:
+    """PyTorch's SGD update of one parameter, in place on ``w`` (and the momentum buffer).
+
+    ``momentum`` is ``"none"``, ``"first"`` (the buffer is set to the gradient) or ``"next"``
+    (``buf = momentum * buf + (1 - dampening) * g``, ``damped`` when dampening is non-zero).
+    Arguments: ``w, grad, buf, wd, momentum, 1 - dampening, -lr`` (``buf`` None without momentum).
+    CPU scratch slots 0-1 (the decayed gradient), 2 (damping, Nesterov) and 3 (the update).
+    """
+
+    def sgd(
+        xp: Any,
+        scratch: Scratch,
+        w: Any,
+        grad: Any,
+        buf: Any,
+        wd: Any,
+        mom: Any,
+        keep: Any,
+        neg_lr: Any,
+    ) -> None:
+        g = decayed_grad(xp, scratch, w, grad, wd, maximize, decay)
+        if momentum == "first":
+            buf[...] = g
+        elif momentum == "next":
+            buf = xp.multiply(buf, mom, out=buf)
+            if damped:
+                buf = xp.add(buf, xp.multiply(g, keep, out=scratch(2)), out=buf)
+            else:
+                buf = xp.add(buf, g, out=buf)
+        if momentum != "none":
+            if nesterov:
+                t = xp.multiply(buf, mom, out=scratch(2))
+                g = xp.add(g, t, out=t)
+            else:
+                g = buf
+        xp.add(w, xp.multiply(g, neg_lr, out=scratch(3)), out=w)
+
+    return Kernel(f"sgd_{'m' if maximize else ''}{'d' if decay else ''}_{momentum}", sgd)
+
+
+@cache
+def adam_kernel(
+    maximize: bool, decay: bool, decoupled: bool, from_end: bool, amsgrad: bool
+) -> Kernel:
+    """PyTorch's Adam/AdamW update of one parameter, in place on ``w``, ``m``, ``v`` (and
+    ``vmax`` under AMSGrad).
+
+    ``decay``: L2 decay folded into the gradient (Adam); ``decoupled``: ``w *= 1 - lr * wd``
+    first (AdamW); ``from_end``: the side of ``m.lerp_(g, 1 - beta1)`` (see ``lerp``).
+    Arguments: ``w, grad, m, v, vmax, wd, 1 - lr * wd, lerp coef, beta2, 1 - beta2,
+    sqrt(bias_correction2), eps, -lr / bias_correction1``. CPU scratch slots 0-2.
+    """
+
+    def adam(
+        xp: Any,
+        scratch: Scratch,
+        w: Any,
+        grad: Any,
+        m: Any,
+        v: Any,
+        vmax: Any,
+        wd: Any,
+        keep_w: Any,
+        coef: Any,
+        beta2: Any,
+        one_minus_beta2: Any,
+        bc2_sqrt: Any,
+        eps: Any,
+        neg_step: Any,
+    ) -> None:
+        g = decayed_grad(xp, scratch, w, grad, wd, maximize, decay)
+        if decoupled:
+            xp.multiply(w, keep_w, out=w)
+        t1 = scratch(1)
+        lerp(xp, m, g, coef, t1, from_end)
+        v = xp.multiply(v, beta2, out=v)
+        t1 = xp.multiply(g, one_minus_beta2, out=t1)
+        t1 = xp.multiply(t1, g, out=t1)
+        v = xp.add(v, t1, out=v)
+        if amsgrad:
+            v = xp.maximum(vmax, v, out=vmax)
+        denom = xp.sqrt(v, out=t1)
+        denom = xp.divide(denom, bc2_sqrt, out=denom)
+        denom = xp.add(denom, eps, out=denom)
+        upd = xp.multiply(m, neg_step, out=scratch(2))
+        upd = xp.divide(upd, denom, out=upd)
+        xp.add(w, upd, out=w)
+
+    flags = "".join(
+        c for c, on in zip("mdwea", (maximize, decay, decoupled, from_end, amsgrad)) if on
+    )
+    return Kernel(f"adam_{flags}", adam)
+
+
+# ------------------------------------------------------------------ activation backwards
+def _sigmoid_backward(xp: Any, scratch: Scratch, g: Any, y: Any) -> Any:
+    out = xp.multiply(g, y)
+    return xp.multiply(out, xp.subtract(1.0, y), out=out)
+
+
+def _tanh_backward(xp: Any, scratch: Scratch, g: Any, y: Any) -> Any:
+    t = xp.multiply(y, y)
+    t = xp.subtract(1.0, t, out=t)
+    # the product lands in t unless g's dtype would promote it (a float64 g over float32 y)
+    return xp.multiply(g, t, out=t if g.dtype == t.dtype else None)
+
+
+sigmoid_backward = Kernel("sigmoid_backward", _sigmoid_backward)
+"""``g * y * (1 - y)``: sigmoid's gradient from its output ``y``, as a new array."""
+
+tanh_backward = Kernel("tanh_backward", _tanh_backward)
+"""``g * (1 - y * y)``: tanh's gradient from its output ``y``, as a new array."""
