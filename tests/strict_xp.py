@@ -392,7 +392,8 @@ class _DeviceUfunc:
         self._uf = uf
         self.__name__ = uf.__name__
         self.nin, self.nout = uf.nin, uf.nout
-        self._fn = _device_function(uf, uf.__name__, elementwise=True)
+        # generalized ufuncs (matmul) are not elementwise: cupy.fuse has no place for them
+        self._fn = _device_function(uf, uf.__name__, elementwise=uf.signature is None)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         for a in args:
