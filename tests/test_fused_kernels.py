@@ -69,7 +69,7 @@ def _sgd_steps(xp_wrap, case, grads, w0):
         mode = "none" if not mom else ("first" if i == 0 else "next")
         k = sgd_kernel(mx, wd != 0, mode, damp != 0, nest)
         scratch = _Work(w0) if type(w) is np.ndarray else None
-        k(w, xp_wrap(grad), buf, wd, mom, 1 - damp, -LR, scratch=scratch)
+        k.run(scratch, w, xp_wrap(grad), buf, wd, mom, 1 - damp, -LR)
     unwrap = (lambda a: a) if type(w) is np.ndarray else (lambda a: a._a)
     return unwrap(w), (None if buf is None else unwrap(buf))
 
@@ -117,7 +117,7 @@ def test_sgd_updates_in_place_and_leaves_grad_untouched() -> None:
     w, grad, buf = _data(4, 3)
     w_before, grad_before, buf_before = w.copy(), grad.copy(), buf.copy()
     k = sgd_kernel(True, True, "next", True, False)
-    assert k(w, grad, buf, WD, 0.9, 0.75, -LR, scratch=_Work(w)) is None
+    assert k.run(_Work(w), w, grad, buf, WD, 0.9, 0.75, -LR) is None
     assert np.array_equal(grad, grad_before)  # the gradient is read, never written
     assert not np.array_equal(w, w_before) and not np.array_equal(buf, buf_before)
     ref_w, ref_buf = _sgd_unfused(w_before, grad, buf_before, True, WD, 0.9, 0.25, False, False)
@@ -146,7 +146,7 @@ def _adam_steps(xp_wrap, case, grads, w0):
     k = adam_kernel(mx, wd != 0 and not dec, wd != 0 and dec, abs(1 - b1) >= 0.5, ams)
     for step, grad in enumerate(grads, 1):
         scratch = _Work(w0) if type(w) is np.ndarray else None
-        k(w, xp_wrap(grad), m, v, vmax, *_adam_args(step, wd, b1), scratch=scratch)
+        k.run(scratch, w, xp_wrap(grad), m, v, vmax, *_adam_args(step, wd, b1))
     arrays = [w, m, v] + ([vmax] if ams else [])
     return [a if type(a) is np.ndarray else a._a for a in arrays]
 
@@ -263,9 +263,9 @@ def test_kernels_are_cached_per_flag_set_and_fused_once_per_module(strict_cuda: 
     )
     g, y = _data(12, 2)
     sigmoid_backward(StrictArray(g), StrictArray(y))
-    fused = sigmoid_backward._fused[strict_cupy]
+    fused = sigmoid_backward.on[strict_cupy]
     sigmoid_backward(StrictArray(g), StrictArray(y))
-    assert sigmoid_backward._fused[strict_cupy] is fused
+    assert sigmoid_backward.on[strict_cupy] is fused
 
 
 @pytest.mark.parametrize(
@@ -323,6 +323,6 @@ def test_numpy_updates_allocate_nothing_beyond_the_workspace(kind: str) -> None:
         k = adam_kernel(True, True, False, False, True)
         args = (w, grad, a, b, c, *_adam_args(3, WD, 0.9))
     work = _Work(w)
-    k(*args, scratch=work)  # warm the workspace
-    assert _peak_extra_bytes(lambda: k(*args, scratch=work)) < 64 * 1024
+    k.run(work, *args)  # warm the workspace
+    assert _peak_extra_bytes(lambda: k.run(work, *args)) < 64 * 1024
     assert _peak_extra_bytes(lambda: k(*args)) >= w.nbytes

@@ -25,7 +25,7 @@ array arrives.
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import cache
+from functools import cache, partial
 from typing import Any
 
 import numpy as np
@@ -50,32 +50,56 @@ def _no_scratch(slot: int) -> None:
 
 
 class Kernel:
-    """An elementwise kernel from one ``body(xp, scratch, *args)``: called with arrays and Python
-    scalars (positional, as ``cupy.fuse`` takes them); ``scratch`` serves the CPU path only."""
+    """An elementwise kernel from one ``body(xp, scratch, *args)``, called with arrays and Python
+    scalars (positional, as ``cupy.fuse`` takes them).
 
-    __slots__ = ("_fused", "body", "name")
+    ``kernel(*args)`` runs it with no workspace (CPU results are fresh arrays);
+    ``kernel.on[xp](scratch, *args)`` runs it for arrays of module ``xp`` with the CPU workspace
+    ``scratch(slot)`` (a device ignores it): the optimizers' per-parameter hot path, one dict
+    lookup and no Python frame of its own on the CPU.
+    """
+
+    __slots__ = ("body", "name", "on")
 
     def __init__(self, name: str, body: Callable[..., Any]) -> None:
         self.name = name
         self.body = body
-        self._fused: dict[Any, Any] = {}  # device module -> its fused function
+        self.on = _Runners(self)
 
-    def __call__(self, *args: Any, scratch: Scratch | None = None) -> Any:
-        xp = array_module(args[0])
-        if xp is np:
-            return self.body(np, scratch or _no_scratch, *args)
-        fused = self._fused.get(xp)
-        if fused is None:
-            body = self.body
+    def __call__(self, *args: Any) -> Any:
+        if type(args[0]) is np.ndarray:
+            return self.body(np, _no_scratch, *args)
+        return self.on[array_module(args[0])](_no_scratch, *args)
 
-            def traced(*a: Any) -> Any:
-                return body(xp, _no_scratch, *a)
-
-            fused = self._fused[xp] = xp.fuse(kernel_name=self.name)(traced)
-        return fused(*args)
+    def run(self, scratch: Scratch, *args: Any) -> Any:
+        """``kernel.on[module of args[0]](scratch, *args)``."""
+        return self.on[array_module(args[0])](scratch, *args)
 
     def __repr__(self) -> str:
         return f"<Kernel {self.name}>"
+
+
+class _Runners(dict):
+    """Array module -> ``run(scratch, *args)``: the body itself on numpy; on a device module its
+    ``fuse`` of the body (compiled by cupy on first use per argument dtypes, then cached)."""
+
+    def __init__(self, kernel: Kernel) -> None:
+        super().__init__({np: partial(kernel.body, np)})
+        self._kernel = kernel
+
+    def __missing__(self, xp: Any) -> Callable[..., Any]:
+        body = self._kernel.body
+
+        def traced(*a: Any) -> Any:
+            return body(xp, _no_scratch, *a)
+
+        fused = xp.fuse(kernel_name=self._kernel.name)(traced)
+
+        def run(scratch: Scratch, *args: Any) -> Any:
+            return fused(*args)
+
+        self[xp] = run
+        return run
 
 
 # ------------------------------------------------------------------ shared pieces of bodies
@@ -116,6 +140,10 @@ def sgd_kernel(maximize: bool, decay: bool, momentum: str, damped: bool, nestero
     CPU scratch slots 0-1 (the decayed gradient), 2 (damping, Nesterov) and 3 (the update).
     """
 
+    adjust = maximize or decay  # the flags, read once here: the body runs per parameter
+    first, following = momentum == "first", momentum == "next"
+    nest = nesterov and momentum != "none"
+
     def sgd(
         xp: Any,
         scratch: Scratch,
@@ -127,21 +155,20 @@ def sgd_kernel(maximize: bool, decay: bool, momentum: str, damped: bool, nestero
         keep: Any,
         neg_lr: Any,
     ) -> None:
-        g = decayed_grad(xp, scratch, w, grad, wd, maximize, decay)
-        if momentum == "first":
+        g = decayed_grad(xp, scratch, w, grad, wd, maximize, decay) if adjust else grad
+        if first:
             buf[...] = g
-        elif momentum == "next":
+        elif following:
             buf = xp.multiply(buf, mom, out=buf)
             if damped:
                 buf = xp.add(buf, xp.multiply(g, keep, out=scratch(2)), out=buf)
             else:
                 buf = xp.add(buf, g, out=buf)
-        if momentum != "none":
-            if nesterov:
-                t = xp.multiply(buf, mom, out=scratch(2))
-                g = xp.add(g, t, out=t)
-            else:
-                g = buf
+        if nest:
+            t = xp.multiply(buf, mom, out=scratch(2))
+            g = xp.add(g, t, out=t)
+        elif buf is not None:
+            g = buf
         xp.add(w, xp.multiply(g, neg_lr, out=scratch(3)), out=w)
 
     return Kernel(f"sgd_{'m' if maximize else ''}{'d' if decay else ''}_{momentum}", sgd)
@@ -160,6 +187,8 @@ def adam_kernel(
     sqrt(bias_correction2), eps, -lr / bias_correction1``. CPU scratch slots 0-2.
     """
 
+    adjust = maximize or decay
+
     def adam(
         xp: Any,
         scratch: Scratch,
@@ -177,7 +206,7 @@ def adam_kernel(
         eps: Any,
         neg_step: Any,
     ) -> None:
-        g = decayed_grad(xp, scratch, w, grad, wd, maximize, decay)
+        g = decayed_grad(xp, scratch, w, grad, wd, maximize, decay) if adjust else grad
         if decoupled:
             xp.multiply(w, keep_w, out=w)
         t1 = scratch(1)

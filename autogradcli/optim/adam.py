@@ -79,6 +79,7 @@ class Adam(Optimizer):
             kernel = adam_kernel(
                 maximize, decay and not decoupled, decay and decoupled, not small, amsgrad
             )
+            keep_w, one_minus_beta2 = 1 - lr * wd, 1 - beta2
             for p, w, xp in params_with_grad(group):
                 state = self.state[p]
                 if len(state) == 0:
@@ -91,21 +92,21 @@ class Adam(Optimizer):
                 bias_correction2_sqrt = bias_correction2**0.5
                 m_t, v_t = state["exp_avg"], state["exp_avg_sq"]
                 vmax_t = state["max_exp_avg_sq"] if amsgrad else None
-                kernel(
+                kernel.on[xp](
+                    partial(work.get, w),
                     w,
                     p.grad._data,
                     m_t._data,
                     v_t._data,
                     None if vmax_t is None else vmax_t._data,
                     wd,
-                    1 - lr * wd,
+                    keep_w,
                     coef,
                     beta2,
-                    1 - beta2,
+                    one_minus_beta2,
                     bias_correction2_sqrt,
                     eps,
                     -step_size,
-                    scratch=partial(work.get, w),
                 )
                 m_t._bump_version()
                 v_t._bump_version()

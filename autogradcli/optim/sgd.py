@@ -6,7 +6,6 @@ from collections.abc import Callable, Iterable
 from functools import partial
 from typing import Any
 
-from ..backend import array_module
 from ..backend.kernels import sgd_kernel
 from ..tensor.tensor import wrap
 from .optimizer import Optimizer, params_with_grad, to_scalar
@@ -65,24 +64,20 @@ class SGD(Optimizer):
             wd = group["weight_decay"]
             nesterov = group["nesterov"]
             maximize = group["maximize"]
-            decay = wd != 0
-            neg_lr = -lr
-            keep = 1 - dampening
-            for p, w, _ in params_with_grad(group):
-                buf, mode = None, "none"
+            decay, damped = wd != 0, dampening != 0
+            kernel = sgd_kernel(maximize, decay, "next" if momentum else "none", damped, nesterov)
+            neg_lr, keep = -lr, 1 - dampening
+            for p, w, xp in params_with_grad(group):
+                buf, k = None, kernel
                 if momentum != 0:
                     state = self.state[p]
                     buf_t = state.get("momentum_buffer")
-                    if buf_t is None:
-                        state["momentum_buffer"] = buf_t = wrap(array_module(w).empty_like(w))
-                        mode = "first"
+                    if buf_t is None:  # the first buffer is the gradient itself
+                        state["momentum_buffer"] = buf_t = wrap(xp.empty_like(w))
+                        k = sgd_kernel(maximize, decay, "first", damped, nesterov)
                     else:
                         buf_t._bump_version()
-                        mode = "next"
                     buf = buf_t._data
-                kernel = sgd_kernel(maximize, decay, mode, dampening != 0, nesterov)
-                kernel(
-                    w, p.grad._data, buf, wd, momentum, keep, neg_lr, scratch=partial(work.get, w)
-                )
+                k.on[xp](partial(work.get, w), w, p.grad._data, buf, wd, momentum, keep, neg_lr)
                 p._bump_version()
         return loss
