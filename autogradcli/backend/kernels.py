@@ -231,20 +231,36 @@ def adam_kernel(
 
 
 # ------------------------------------------------------------------ activation backwards
+# (operators, not ufunc calls with ``out=``: as fast on tiny arrays, and traced alike by cupy.fuse)
 def _sigmoid_backward(xp: Any, scratch: Scratch, g: Any, y: Any) -> Any:
-    out = xp.multiply(g, y)
-    return xp.multiply(out, xp.subtract(1.0, y), out=out)
+    out = g * y
+    out *= 1.0 - y
+    return out
 
 
 def _tanh_backward(xp: Any, scratch: Scratch, g: Any, y: Any) -> Any:
-    t = xp.multiply(y, y)
+    t = y * y
     t = xp.subtract(1.0, t, out=t)
-    # the product lands in t unless g's dtype would promote it (a float64 g over float32 y)
-    return xp.multiply(g, t, out=t if g.dtype == t.dtype else None)
+    if g.dtype != t.dtype:  # a float64 upstream gradient over a float32 output promotes
+        return g * t
+    t *= g
+    return t
 
 
-sigmoid_backward = Kernel("sigmoid_backward", _sigmoid_backward)
-"""``g * y * (1 - y)``: sigmoid's gradient from its output ``y``, as a new array."""
+_SIGMOID_BACKWARD = Kernel("sigmoid_backward", _sigmoid_backward)
+_TANH_BACKWARD = Kernel("tanh_backward", _tanh_backward)
 
-tanh_backward = Kernel("tanh_backward", _tanh_backward)
-"""``g * (1 - y * y)``: tanh's gradient from its output ``y``, as a new array."""
+
+# plain functions of fixed arity: on tiny arrays a kernel's generic call costs as much as its math
+def sigmoid_backward(g: Any, y: Any) -> Any:
+    """``g * y * (1 - y)``: sigmoid's gradient from its output ``y``, as a new array."""
+    if type(g) is np.ndarray:
+        return _sigmoid_backward(np, _no_scratch, g, y)
+    return _SIGMOID_BACKWARD(g, y)
+
+
+def tanh_backward(g: Any, y: Any) -> Any:
+    """``g * (1 - y * y)``: tanh's gradient from its output ``y``, as a new array."""
+    if type(g) is np.ndarray:
+        return _tanh_backward(np, _no_scratch, g, y)
+    return _TANH_BACKWARD(g, y)
