@@ -230,6 +230,38 @@ def test_activation_backward_kernels(name: str, kernel: Any, unfused: Any, dtype
     np.testing.assert_allclose(out, ref.numpy(), rtol=tol, atol=tol)
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_sigmoid_kernel(dtype: Any) -> None:
+    torch = pytest.importorskip("torch")
+    x = _data(14, 1)[0].astype(dtype) * 30  # far enough out that exp(-x) overflows float32
+    x_before = x.copy()
+    out = kernels.sigmoid(x)
+    assert out.dtype == dtype and np.array_equal(x, x_before)
+    assert np.array_equal(out, np.tanh(x * 0.5) * 0.5 + 0.5)  # the unfused formula
+    tol = 1e-6 if dtype == np.float32 else 1e-14
+    np.testing.assert_allclose(out, torch.sigmoid(torch.tensor(x)).numpy(), rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("fn", ["sigmoid", "tanh"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_zero_dim_activations_and_their_gradients_match_torch(fn: str, dtype: str) -> None:
+    """0-d arrays give numpy scalars, which have no ``out=``: the kernels take the other path."""
+    torch = pytest.importorskip("torch")
+    import autogradcli as ag
+
+    for v in (-3.0, 0.5):
+        x = ag.tensor(v, dtype=getattr(ag, dtype), requires_grad=True)
+        tx = torch.tensor(v, dtype=getattr(torch, dtype), requires_grad=True)
+        y, ty = getattr(x, fn)(), getattr(tx, fn)()
+        (g,) = ag.autograd.grad(y, x, create_graph=True)
+        (tg,) = torch.autograd.grad(ty, tx, create_graph=True)
+        (gg,) = ag.autograd.grad(g, x)
+        (tgg,) = torch.autograd.grad(tg, tx)
+        for a, t in ((y, ty), (g, tg), (gg, tgg)):
+            assert a.shape == () and a.dtype == getattr(ag, dtype)
+            np.testing.assert_allclose(a.item(), t.item(), rtol=1e-6, atol=1e-7)
+
+
 def test_tanh_backward_promotes_like_numpy_when_dtypes_differ() -> None:
     """A float64 upstream gradient over a float32 output is not squeezed into float32."""
     g, y = _data(9, 2)
@@ -249,6 +281,13 @@ def test_activation_backward_on_the_strict_device(
 
 
 # ------------------------------------------------------------------ the seam and the stand-in
+def test_sigmoid_on_the_strict_device(strict_cuda: Any) -> None:
+    x = _data(15, 1)[0]
+    out = kernels.sigmoid(StrictArray(x))
+    assert type(out) is StrictArray and out.dtype == np.float32
+    assert np.array_equal(out._a, kernels.sigmoid(x))
+
+
 def test_a_host_array_given_to_a_device_kernel_is_refused(strict_cuda: Any) -> None:
     g, y = _data(11, 2)
     with pytest.raises(TypeError, match="Invalid argument type for 'tanh_backward'"):

@@ -40,6 +40,7 @@ __all__ = [
     "decayed_grad",
     "lerp",
     "sgd_kernel",
+    "sigmoid",
     "sigmoid_backward",
     "tanh_backward",
 ]
@@ -230,37 +231,51 @@ def adam_kernel(
     return Kernel(f"adam_{flags}", adam)
 
 
-# ------------------------------------------------------------------ activation backwards
-# (operators, not ufunc calls with ``out=``: as fast on tiny arrays, and traced alike by cupy.fuse)
-def _sigmoid_backward(xp: Any, scratch: Scratch, g: Any, y: Any) -> Any:
+# ------------------------------------------------------------------ activations
+# Each is its own body: called plainly it runs numpy (one Python frame, as cheap as inline code
+# on tiny arrays) or hands a device array to its fused kernel, which traces the same function with
+# ``xp`` given. Operators, not ufunc calls with ``out=``: as fast on numpy, traced alike by cupy.
+def sigmoid(x: Any, xp: Any = None) -> Any:
+    """``1 / (1 + exp(-x))`` as ``0.5 * tanh(0.5 * x) + 0.5``: exact, and stable where
+    ``exp(-x)`` overflows; one temporary, updated in place (numpy's 0-d results are scalars,
+    which have no ``out=``)."""
+    if xp is None:
+        if type(x) is not np.ndarray:
+            return _SIGMOID(x)
+        xp = np
+    t = x * 0.5
+    if not t.ndim:
+        return xp.tanh(t) * 0.5 + 0.5
+    t = xp.tanh(t, out=t)
+    t *= 0.5
+    t += 0.5
+    return t
+
+
+def sigmoid_backward(g: Any, y: Any, xp: Any = None) -> Any:
+    """``g * y * (1 - y)``: sigmoid's gradient from its output ``y``, as a new array."""
+    if xp is None and type(g) is not np.ndarray:
+        return _SIGMOID_BACKWARD(g, y)  # traces this function again, with xp given
     out = g * y
     out *= 1.0 - y
     return out
 
 
-def _tanh_backward(xp: Any, scratch: Scratch, g: Any, y: Any) -> Any:
+def tanh_backward(g: Any, y: Any, xp: Any = None) -> Any:
+    """``g * (1 - y * y)``: tanh's gradient from its output ``y``, as a new array."""
+    if xp is None:
+        if type(g) is not np.ndarray:
+            return _TANH_BACKWARD(g, y)
+        xp = np
     t = y * y
-    t = xp.subtract(1.0, t, out=t)
+    # in place into t, except on numpy's 0-d results, which are scalars (numpy has no out= there)
+    t = xp.subtract(1.0, t, out=t) if t.ndim else 1.0 - t
     if g.dtype != t.dtype:  # a float64 upstream gradient over a float32 output promotes
         return g * t
     t *= g
     return t
 
 
-_SIGMOID_BACKWARD = Kernel("sigmoid_backward", _sigmoid_backward)
-_TANH_BACKWARD = Kernel("tanh_backward", _tanh_backward)
-
-
-# plain functions of fixed arity: on tiny arrays a kernel's generic call costs as much as its math
-def sigmoid_backward(g: Any, y: Any) -> Any:
-    """``g * y * (1 - y)``: sigmoid's gradient from its output ``y``, as a new array."""
-    if type(g) is np.ndarray:
-        return _sigmoid_backward(np, _no_scratch, g, y)
-    return _SIGMOID_BACKWARD(g, y)
-
-
-def tanh_backward(g: Any, y: Any) -> Any:
-    """``g * (1 - y * y)``: tanh's gradient from its output ``y``, as a new array."""
-    if type(g) is np.ndarray:
-        return _tanh_backward(np, _no_scratch, g, y)
-    return _TANH_BACKWARD(g, y)
+_SIGMOID = Kernel("sigmoid", lambda xp, scratch, x: sigmoid(x, xp))
+_SIGMOID_BACKWARD = Kernel("sigmoid_backward", lambda xp, scratch, g, y: sigmoid_backward(g, y, xp))
+_TANH_BACKWARD = Kernel("tanh_backward", lambda xp, scratch, g, y: tanh_backward(g, y, xp))

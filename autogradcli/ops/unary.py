@@ -7,6 +7,7 @@ from typing import Any
 from ..autograd.fixed_arity import binary_apply, unary_apply
 from ..autograd.function import Function
 from ..autograd.gradient_ops import sum_to
+from ..backend import kernels
 from ..backend.kernels import sigmoid_backward, tanh_backward
 from ..tensor.tensor import Tensor, wrap
 from ._util import array_module, binary_operands
@@ -213,13 +214,7 @@ class Sigmoid(Function):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Any:
-        xp, arr = _float_operand(x)
-        # 1/(1+exp(-x)) overflows for very negative x; the tanh form is stable and exact
-        t = arr * 0.5  # one temporary, updated in place: two passes fewer over memory
-        xp.tanh(t, out=t)
-        t *= 0.5
-        t += 0.5
-        out = wrap(t)
+        out = wrap(kernels.sigmoid(_float_operand(x)[1]))
         ctx.save_for_backward(out)
         return out
 
