@@ -159,13 +159,13 @@ def test_fused_optimizer_kernels_match_the_cpu_in_place(name, kw):
     np.testing.assert_allclose(results[1], results[0], rtol=1e-5, atol=1e-6)
 
 
-@pytest.mark.parametrize("name", ["sigmoid_backward", "tanh_backward"])
-def test_fused_activation_backward_kernels_match_the_cpu(name):
+@pytest.mark.parametrize("name", ["sigmoid", "sigmoid_backward", "tanh_backward"])
+def test_fused_activation_kernels_match_the_cpu(name):
     from autogradcli.backend import kernels
 
     rng = np.random.default_rng(1)
-    g, y = (rng.uniform(-1, 1, (128, 65)).astype(np.float32) for _ in range(2))
+    args = [rng.uniform(-1, 1, (128, 65)).astype(np.float32) for _ in range(name.count("_") + 1)]
     xp = registry.cuda_module()
-    out = getattr(kernels, name)(xp.asarray(g), xp.asarray(y))
+    out = getattr(kernels, name)(*[xp.asarray(a) for a in args])
     assert isinstance(out, xp.ndarray) and out.dtype == np.float32
-    np.testing.assert_allclose(xp.asnumpy(out), getattr(kernels, name)(g, y), rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(xp.asnumpy(out), getattr(kernels, name)(*args), rtol=1e-6, atol=1e-7)
