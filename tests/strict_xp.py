@@ -7,7 +7,10 @@
   (``np.sum(a)``, via ``__array_function__``);
 - operators, methods and attributes delegate to the wrapped array and re-wrap the results;
   numpy scalars from reductions and indexing come back as 0-d arrays, as cupy returns them;
-- mixing in a host array (``a + np.ones(3)``, ``strict_cupy.exp(np_array)``) raises, as cupy does.
+- mixing in a host array (``a + np.ones(3)``, ``strict_cupy.exp(np_array)``) raises, as cupy does;
+- ``strict_cupy.fuse`` runs a fused function eagerly but only as cupy could fuse it: device
+  arrays and scalars in, elementwise ufuncs and operators inside (methods, indexing, reductions,
+  other functions and Python truth tests on arrays raise, as cupy's tracer refuses them).
 
 ``strict_cupy`` mirrors the numpy namespace the way cupy does (``strict_cupy.exp``,
 ``strict_cupy.random.default_rng``, ``strict_cupy.lib.stride_tricks.as_strided``,
@@ -29,6 +32,18 @@ IMPLICIT_MSG = (
     "NumPy array explicitly."
 )
 _SCALARS = (bool, int, float, complex, np.generic)
+_FUSING: list[str | None] = [None]  # the fused function being run by ``strict_cupy.fuse``
+
+
+def _is_full_slice(key: Any) -> bool:
+    return type(key) is slice and key == slice(None)
+
+
+def _refuse_in_fusion(what: str) -> None:
+    if _FUSING[0] is not None:
+        raise TypeError(
+            f"{what} cannot be fused: cupy.fuse kernel '{_FUSING[0]}' takes ufuncs only"
+        )
 
 
 def _host_error(x: Any) -> TypeError:
@@ -204,6 +219,7 @@ class StrictArray:
             yield self[i]
 
     def __bool__(self) -> bool:
+        _refuse_in_fusion("a truth test on an array")
         return bool(self._a)
 
     def __int__(self) -> int:
@@ -231,9 +247,12 @@ class StrictArray:
         return (StrictArray, (self._a,))
 
     def __getitem__(self, key: Any) -> Any:
+        _refuse_in_fusion("indexing")
         return _wrap(self._a[_key(key)])
 
     def __setitem__(self, key: Any, value: Any) -> None:
+        if _FUSING[0] is not None and key is not Ellipsis and not _is_full_slice(key):
+            _refuse_in_fusion("assignment other than a[...] = b")
         if type(value) is np.ndarray and value.ndim:
             raise _host_error(value)
         self._a[_key(key)] = value._a if type(value) is StrictArray else value
@@ -243,6 +262,7 @@ class StrictArray:
 
 def _method(name: str) -> Any:
     def method(self: StrictArray, *args: Any, **kwargs: Any) -> Any:
+        _refuse_in_fusion(f"ndarray.{name}")
         return _wrap(getattr(self._a, name)(*_unwrap(args), **_unwrap_kwargs(kwargs)))
 
     method.__name__ = name
@@ -349,8 +369,10 @@ for _op in ["neg", "pos", "abs", "invert"]:
 
 
 # ------------------------------------------------------------------ the module
-def _device_function(fn: Any, name: str) -> Any:
+def _device_function(fn: Any, name: str, elementwise: bool = False) -> Any:
     def device_fn(*args: Any, **kwargs: Any) -> Any:
+        if not elementwise:
+            _refuse_in_fusion(name)
         out = kwargs.get("out")
         r = fn(*_unwrap(args), **_unwrap_kwargs(kwargs))
         if out is not None and type(out) is StrictArray and r is out._a:
@@ -370,7 +392,8 @@ class _DeviceUfunc:
         self._uf = uf
         self.__name__ = uf.__name__
         self.nin, self.nout = uf.nin, uf.nout
-        self._fn = _device_function(uf, uf.__name__)
+        # generalized ufuncs (matmul) are not elementwise: cupy.fuse has no place for them
+        self._fn = _device_function(uf, uf.__name__, elementwise=uf.signature is None)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         for a in args:
@@ -506,6 +529,34 @@ def _asnumpy(a: Any, stream: Any = None, order: str = "C", out: Any = None) -> n
     return np.asarray(a, order=order)
 
 
+def _fuse(*args: Any, kernel_name: str | None = None) -> Any:
+    """``cupy.fuse``: the decorated function runs (eagerly) on device arrays and scalars only,
+    under the tracer's restrictions; a host array among the arguments raises cupy's TypeError."""
+
+    def decorate(func: Any) -> Any:
+        name = kernel_name or func.__name__
+
+        def fused(*a: Any) -> Any:
+            for x in a:
+                if x is not None and type(x) is not StrictArray and not isinstance(x, _SCALARS):
+                    types_ = ", ".join(repr(type(v)) for v in a)
+                    raise TypeError(f"Invalid argument type for '{name}': ({types_})")
+            if not any(type(x) is StrictArray for x in a):
+                raise TypeError(f"'{name}' was called with no device array (a seam leak)")
+            prev, _FUSING[0] = _FUSING[0], name
+            try:
+                return func(*a)
+            finally:
+                _FUSING[0] = prev
+
+        fused.__name__ = name
+        return fused
+
+    if len(args) == 1 and callable(args[0]) and kernel_name is None:
+        return decorate(args[0])
+    return decorate
+
+
 def _get_array_module(*args: Any) -> Any:
     return strict_cupy if any(type(a) is StrictArray for a in args) else np
 
@@ -535,6 +586,7 @@ strict_cupy.ascontiguousarray = lambda a, dtype=None: _asarray(a, dtype).copy() 
 strict_cupy.array = _array  # type: ignore[attr-defined]
 strict_cupy.asnumpy = _asnumpy  # type: ignore[attr-defined]
 strict_cupy.get_array_module = _get_array_module  # type: ignore[attr-defined]
+strict_cupy.fuse = _fuse  # type: ignore[attr-defined]
 strict_cupy.cuda = _cuda  # type: ignore[attr-defined]
 strict_cupy.random = _StrictNamespace("strict_cupy.random", np.random)  # type: ignore[attr-defined]
 strict_cupy.random.default_rng = _default_rng  # type: ignore[attr-defined]

@@ -125,3 +125,47 @@ def test_a_training_step_on_gpu():
             b.sub_(b.grad * 0.2)
     assert loss.item() < first * 0.01
     np.testing.assert_allclose(w.cpu().detach().numpy().ravel(), [1.0, -2.0, 0.5], atol=0.05)
+
+
+@pytest.mark.parametrize(
+    "name,kw",
+    [
+        ("SGD", {"lr": 0.1}),
+        ("SGD", {"lr": 0.1, "momentum": 0.9, "dampening": 0.25, "weight_decay": 0.01}),
+        ("SGD", {"lr": 0.1, "momentum": 0.9, "nesterov": True, "maximize": True}),
+        ("Adam", {"lr": 0.01, "weight_decay": 0.05, "amsgrad": True}),
+        ("Adam", {"lr": 0.01, "betas": (0.3, 0.99), "maximize": True}),
+        ("AdamW", {"lr": 0.01}),
+    ],
+)
+def test_fused_optimizer_kernels_match_the_cpu_in_place(name, kw):
+    """The optimizers' cupy.fuse kernels: one kernel per parameter, updating the device array
+    in place (same buffer), float32 kept, values as on the CPU (FMA contraction aside)."""
+    rng = np.random.default_rng(0)
+    w0 = rng.standard_normal((64, 33)).astype(np.float32)
+    grads = [rng.standard_normal(w0.shape).astype(np.float32) for _ in range(4)]
+    results = []
+    for device in ("cpu", "cuda"):
+        p = ag.tensor(w0.copy(), device=device, requires_grad=True)
+        opt = getattr(ag.optim, name)([p], **kw)
+        arr = p._data
+        for g in grads:
+            p.grad = ag.tensor(g, device=device)
+            before = p.grad.cpu().numpy().copy()
+            opt.step()
+            np.testing.assert_array_equal(p.grad.cpu().numpy(), before)
+        assert p._data is arr and p.dtype == ag.float32
+        results.append(p.detach().cpu().numpy())
+    np.testing.assert_allclose(results[1], results[0], rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("name", ["sigmoid", "sigmoid_backward", "tanh_backward"])
+def test_fused_activation_kernels_match_the_cpu(name):
+    from autogradcli.backend import kernels
+
+    rng = np.random.default_rng(1)
+    args = [rng.uniform(-1, 1, (128, 65)).astype(np.float32) for _ in range(name.count("_") + 1)]
+    xp = registry.cuda_module()
+    out = getattr(kernels, name)(*[xp.asarray(a) for a in args])
+    assert isinstance(out, xp.ndarray) and out.dtype == np.float32
+    np.testing.assert_allclose(xp.asnumpy(out), getattr(kernels, name)(*args), rtol=1e-6, atol=1e-7)

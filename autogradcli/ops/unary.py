@@ -7,6 +7,8 @@ from typing import Any
 from ..autograd.fixed_arity import binary_apply, unary_apply
 from ..autograd.function import Function
 from ..autograd.gradient_ops import sum_to
+from ..backend import kernels
+from ..backend.kernels import sigmoid_backward, tanh_backward
 from ..tensor.tensor import Tensor, wrap
 from ._util import array_module, binary_operands
 
@@ -195,10 +197,7 @@ class TanhBackward(Function):
     def forward(ctx: Any, g: Tensor, y: Tensor) -> Any:
         if True in ctx.needs_input_grad:
             ctx.save_for_backward(g, y)
-        yd = y._data
-        t = yd * yd
-        array_module(yd).subtract(1.0, t, out=t)
-        return g._data * t
+        return tanh_backward(g._data, y._data)
 
     @staticmethod
     def backward(ctx: Any, gg: Tensor) -> tuple[Any, Any]:
@@ -215,13 +214,7 @@ class Sigmoid(Function):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Any:
-        xp, arr = _float_operand(x)
-        # 1/(1+exp(-x)) overflows for very negative x; the tanh form is stable and exact
-        t = arr * 0.5  # one temporary, updated in place: two passes fewer over memory
-        xp.tanh(t, out=t)
-        t *= 0.5
-        t += 0.5
-        out = wrap(t)
+        out = wrap(kernels.sigmoid(_float_operand(x)[1]))
         ctx.save_for_backward(out)
         return out
 
@@ -240,10 +233,7 @@ class SigmoidBackward(Function):
     def forward(ctx: Any, g: Tensor, y: Tensor) -> Any:
         if True in ctx.needs_input_grad:
             ctx.save_for_backward(g, y)
-        yd = y._data
-        out = g._data * yd
-        out *= 1.0 - yd
-        return out
+        return sigmoid_backward(g._data, y._data)
 
     @staticmethod
     def backward(ctx: Any, gg: Tensor) -> tuple[Any, Any]:

@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from functools import partial
 from typing import Any
 
+from ..backend.kernels import adam_kernel, lerp
 from .optimizer import (
     Optimizer,
     bump_step,
     check_adam_args,
     init_state,
     params_with_grad,
-    step_grad,
     to_scalar,
 )
 
@@ -20,13 +21,8 @@ __all__ = ["Adam", "lerp_"]
 
 def lerp_(xp: Any, dst: Any, end: Any, weight: float, tmp: Any) -> None:
     """``dst.lerp_(end, weight)`` with PyTorch's two-sided formula (``tmp`` is scratch)."""
-    xp.subtract(end, dst, out=tmp)
-    if abs(weight) < 0.5:
-        xp.multiply(tmp, weight, out=tmp)
-        xp.add(dst, tmp, out=dst)
-    else:
-        xp.multiply(tmp, 1 - weight, out=tmp)
-        xp.subtract(end, tmp, out=dst)
+    small = abs(weight) < 0.5
+    lerp(xp, dst, end, weight if small else 1 - weight, tmp, not small)
 
 
 class Adam(Optimizer):
@@ -76,40 +72,45 @@ class Adam(Optimizer):
             amsgrad = group["amsgrad"]
             maximize = group["maximize"]
             decoupled = group["decoupled_weight_decay"]
+            decay = wd != 0
+            weight = 1 - beta1  # of m.lerp_(g, weight): the side is fixed per group
+            small = abs(weight) < 0.5
+            coef = weight if small else 1 - weight
+            kernel = adam_kernel(
+                maximize, decay and not decoupled, decay and decoupled, not small, amsgrad
+            )
+            keep_w, one_minus_beta2 = 1 - lr * wd, 1 - beta2
             for p, w, xp in params_with_grad(group):
                 state = self.state[p]
                 if len(state) == 0:
                     max_sq = "max_exp_avg_sq" if amsgrad else None
                     init_state(state, xp, w, "exp_avg", "exp_avg_sq", max_sq)
                 step = bump_step(state["step"])
-                g = step_grad(xp, w, p.grad._data, 0 if decoupled else wd, maximize, work)
-                if decoupled and wd != 0:
-                    xp.multiply(w, 1 - lr * wd, out=w)
-                m_t, v_t = state["exp_avg"], state["exp_avg_sq"]
-                m, v = m_t._data, v_t._data
-                t1, t2 = work.get(w, 1), work.get(w, 2)
-                lerp_(xp, m, g, 1 - beta1, t1)
-                xp.multiply(v, beta2, out=v)
-                xp.multiply(g, 1 - beta2, out=t1)
-                xp.multiply(t1, g, out=t1)
-                xp.add(v, t1, out=v)
-                m_t._bump_version()
-                v_t._bump_version()
-
                 bias_correction1 = 1 - beta1**step
                 bias_correction2 = 1 - beta2**step
                 step_size = lr / bias_correction1
                 bias_correction2_sqrt = bias_correction2**0.5
-                if amsgrad:
-                    vmax_t = state["max_exp_avg_sq"]
-                    xp.maximum(vmax_t._data, v, out=vmax_t._data)
+                m_t, v_t = state["exp_avg"], state["exp_avg_sq"]
+                vmax_t = state["max_exp_avg_sq"] if amsgrad else None
+                kernel.on[xp](
+                    partial(work.get, w),
+                    w,
+                    p.grad._data,
+                    m_t._data,
+                    v_t._data,
+                    None if vmax_t is None else vmax_t._data,
+                    wd,
+                    keep_w,
+                    coef,
+                    beta2,
+                    one_minus_beta2,
+                    bias_correction2_sqrt,
+                    eps,
+                    -step_size,
+                )
+                m_t._bump_version()
+                v_t._bump_version()
+                if vmax_t is not None:
                     vmax_t._bump_version()
-                    v = vmax_t._data
-                denom = xp.sqrt(v, out=t1)
-                xp.divide(denom, bias_correction2_sqrt, out=denom)
-                xp.add(denom, eps, out=denom)
-                upd = xp.multiply(m, -step_size, out=t2)
-                xp.divide(upd, denom, out=upd)
-                xp.add(w, upd, out=w)
                 p._bump_version()
         return loss

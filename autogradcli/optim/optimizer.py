@@ -11,12 +11,14 @@ import copy
 import warnings
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
+from functools import partial
 from typing import Any
 
 import numpy as np
 
 from ..autograd.grad_mode import enable_grad
 from ..backend import array_module, device_of, to_device
+from ..backend.kernels import decayed_grad
 from ..tensor.tensor import Tensor, wrap
 
 __all__ = ["Optimizer", "check_flags", "required"]
@@ -99,8 +101,9 @@ def check_adam_args(lr: Any, betas: tuple[float, float], eps: float, weight_deca
 
 
 _UNSUPPORTED_FLAGS = {
-    "fused": "autogradcli has no fused optimizer kernels; every step already updates each "
-    "parameter with whole-array operations (the foreach path). Leave fused unset",
+    "fused": "each optimizer has one update path, chosen without this flag: whole-array "
+    "operations over every parameter (the foreach path), which CUDA runs as fused kernels for "
+    "SGD, Adam and AdamW. Leave fused unset",
     "differentiable": "optimizer steps update parameter arrays in place outside autograd, so a "
     "step cannot be differentiated through. Leave differentiable=False",
     "capturable": "it prepares a step for CUDA-graph capture, which autogradcli does not have. "
@@ -122,14 +125,7 @@ def check_flags(group: dict[str, Any]) -> None:
 def step_grad(xp: Any, w: Any, g: Any, weight_decay: float, maximize: bool, work: Any) -> Any:
     """The gradient array a step follows: ``g`` negated under ``maximize``, plus
     ``weight_decay * w`` (L2 decay); ``g`` itself when neither applies, else scratch slot 0."""
-    if maximize:
-        g = xp.negative(g, out=work.get(w, 0))
-    if weight_decay != 0:
-        if maximize:
-            xp.add(g, xp.multiply(w, weight_decay, out=work.get(w, 1)), out=g)
-        else:
-            g = xp.add(g, xp.multiply(w, weight_decay, out=work.get(w, 0)), out=work.get(w, 0))
-    return g
+    return decayed_grad(xp, partial(work.get, w), w, g, weight_decay, maximize, weight_decay != 0)
 
 
 class _Workspace:

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from functools import partial
 from typing import Any
 
+from ..backend.kernels import sgd_kernel
 from ..tensor.tensor import wrap
-from .optimizer import Optimizer, params_with_grad, step_grad, to_scalar
+from .optimizer import Optimizer, params_with_grad, to_scalar
 
 __all__ = ["SGD"]
 
@@ -62,29 +64,20 @@ class SGD(Optimizer):
             wd = group["weight_decay"]
             nesterov = group["nesterov"]
             maximize = group["maximize"]
+            decay, damped = wd != 0, dampening != 0
+            kernel = sgd_kernel(maximize, decay, "next" if momentum else "none", damped, nesterov)
+            neg_lr, keep = -lr, 1 - dampening
             for p, w, xp in params_with_grad(group):
-                g = step_grad(xp, w, p.grad._data, wd, maximize, work)
+                buf, k = None, kernel
                 if momentum != 0:
                     state = self.state[p]
                     buf_t = state.get("momentum_buffer")
-                    if buf_t is None:
-                        state["momentum_buffer"] = buf_t = wrap(g.copy())
-                        buf = buf_t._data
+                    if buf_t is None:  # the first buffer is the gradient itself
+                        state["momentum_buffer"] = buf_t = wrap(xp.empty_like(w))
+                        k = sgd_kernel(maximize, decay, "first", damped, nesterov)
                     else:
-                        buf = buf_t._data
-                        xp.multiply(buf, momentum, out=buf)
-                        if dampening == 0:
-                            xp.add(buf, g, out=buf)
-                        else:
-                            tmp = xp.multiply(g, 1 - dampening, out=work.get(w, 2))
-                            xp.add(buf, tmp, out=buf)
                         buf_t._bump_version()
-                    if nesterov:
-                        tmp = xp.multiply(buf, momentum, out=work.get(w, 2))
-                        g = xp.add(g, tmp, out=tmp)
-                    else:
-                        g = buf
-                upd = xp.multiply(g, -lr, out=work.get(w, 3))
-                xp.add(w, upd, out=w)
+                    buf = buf_t._data
+                k.on[xp](partial(work.get, w), w, p.grad._data, buf, wd, momentum, keep, neg_lr)
                 p._bump_version()
         return loss
