@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..tensor.tensor import Tensor, wrap
 from .grad_mode import STATE
-from .node import edge_to
+from .node import _seq, edge_to
 from .record import _ndarray, recorded_outputs, unrecorded_outputs
 
 if TYPE_CHECKING:
@@ -43,6 +43,16 @@ def unary_apply(cls: type[Function]) -> Callable[[Any], Any]:
                     raw = forward(ctx, a)
                 finally:
                     state.enabled = True
+                if (
+                    type(raw) is _ndarray
+                    and ctx._to_save is None
+                    and raw.dtype.kind == "f"
+                    and not ctx._dirty
+                    and not ctx._non_differentiable
+                ):  # recorded_outputs' most common case (one fresh array, nothing saved)
+                    ctx._key = -next(_seq)
+                    ctx._next = edges
+                    return wrap(raw, True, ctx)
                 return recorded_outputs(ctx, raw, (a,), edges)
             ctx.needs_input_grad = _F1
             state.enabled = False
@@ -95,6 +105,16 @@ def binary_apply(
                     raw = forward(ctx, a, b)
                 finally:
                     state.enabled = True
+                if (
+                    type(raw) is _ndarray
+                    and ctx._to_save is None
+                    and raw.dtype.kind == "f"
+                    and not ctx._dirty
+                    and not ctx._non_differentiable
+                ):  # recorded_outputs' most common case (one fresh array, nothing saved)
+                    ctx._key = -next(_seq)
+                    ctx._next = edges
+                    return wrap(raw, True, ctx)
                 return recorded_outputs(ctx, raw, (a, b), edges)
             state.enabled = False
             try:
