@@ -24,7 +24,8 @@ from .node import FunctionCtx, _SavedOutput, _seq, edge_to
 _ndarray = np.ndarray
 _getframe = sys._getframe
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-_internal_files: dict[str, bool] = {}  # file name -> inside this package (for _record_saved)
+# code object -> defined inside this package (for _record_saved)
+_internal_code: dict[Any, bool] = {}
 # numpy's scalar types (what 0-d array arithmetic returns): wrapped back into 0-d arrays
 _NP_SCALARS = frozenset(
     t for t in np.sctypeDict.values() if isinstance(t, type) and issubclass(t, np.generic)
@@ -43,18 +44,25 @@ def run_function(ctx: FunctionCtx, forward: Callable, args: tuple[Any, ...]) -> 
         n = len(args)
         ctx.needs_input_grad = _NO_GRAD_NEEDS[n] if n < 16 else (False,) * n
         return unrecorded_outputs(ctx, forward(ctx, *args), args)
-    needs = tuple([isinstance(a, Tensor) and a._requires_grad for a in args])
-    ctx.needs_input_grad = needs
-    track = True in needs
-    if track:
-        edges = tuple([edge_to(a) if n else None for a, n in zip(args, needs)])
+    track = False
+    needs = []
+    edges = []  # one loop for both (a comprehension is a function call each)
+    for a in args:
+        if isinstance(a, Tensor) and a._requires_grad:
+            track = True
+            needs.append(True)
+            edges.append(edge_to(a))
+        else:
+            needs.append(False)
+            edges.append(None)
+    ctx.needs_input_grad = tuple(needs)
     state.enabled = False
     try:
         raw = forward(ctx, *args)
     finally:
         state.enabled = True
     if track:
-        return recorded_outputs(ctx, raw, args, edges)
+        return recorded_outputs(ctx, raw, args, tuple(edges))
     return unrecorded_outputs(ctx, raw, args)
 
 
@@ -165,15 +173,18 @@ def _record_saved(ctx: FunctionCtx) -> None:
     ctx._to_save = None
     # where the user called the op, for the error if a saved tensor is changed in place: the
     # innermost frame outside this package (frames 0-2 are this function, its caller, apply)
+    # (kept as code object and instruction offset: the line is looked up only for the message)
     frame = _getframe(3)
-    internal = _internal_files
+    internal = _internal_code
     while frame is not None:
-        filename = frame.f_code.co_filename
-        flag = internal.get(filename)
+        code = frame.f_code
+        flag = internal.get(code)
         if flag is None:
-            flag = internal[filename] = filename.startswith(_PACKAGE_DIR)
+            if len(internal) > 4096:  # code compiled at run time (exec) must not pile up
+                internal.clear()
+            flag = internal[code] = code.co_filename.startswith(_PACKAGE_DIR)
         if not flag:
-            ctx._site = (filename, frame.f_lineno)
+            ctx._site = (code, frame.f_lasti)
             return
         frame = frame.f_back
 
