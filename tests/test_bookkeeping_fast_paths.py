@@ -229,3 +229,29 @@ def test_linear_forward_hook_still_runs():
     lin.register_forward_hook(lambda mod, args, out: seen.append(out.shape))
     lin(ag.ones(4, 3))
     assert seen == [ag.Size([4, 2])]
+
+
+# --------------------------------------------------------------- loss modules' class weight
+def test_weighted_cross_entropy_module_matches_torch():
+    w = np.array([0.2, 1.0, 3.0])
+    logits = np.random.default_rng(0).standard_normal((4, 3))
+    target = np.array([0, 2, 1, 2])
+    ours = ag.nn.CrossEntropyLoss(weight=ag.tensor(w))(ag.tensor(logits), ag.tensor(target))
+    theirs = torch.nn.CrossEntropyLoss(weight=torch.tensor(w))(
+        torch.tensor(logits), torch.tensor(target)
+    )
+    np.testing.assert_allclose(ours.item(), theirs.item(), 1e-12)
+
+
+def test_loss_subclass_goes_through_the_attribute_protocol():
+    class Unweighted(ag.nn.NLLLoss):
+        def __getattr__(self, name):  # what a subclass elsewhere may do
+            value = super().__getattr__(name)
+            return value * 0.0 + 1.0 if name == "weight" else value
+
+    p = np.array([[0.5, 0.25, 0.25], [0.25, 0.25, 0.5]])
+    loss = Unweighted(weight=ag.tensor([1.0, 0.0, 0.0]))  # in the buffers, but not used
+    got = loss(ag.tensor(np.log(p)), ag.tensor([0, 1])).item()
+    np.testing.assert_allclose(
+        got, -(np.log(0.5) + np.log(0.25)) / 2, 1e-12
+    )  # the stored weight gives -log 0.5
