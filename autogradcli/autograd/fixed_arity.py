@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from ..tensor.tensor import Tensor, wrap
 from .grad_mode import STATE
 from .node import _seq, edge_to
-from .record import _ndarray, recorded_outputs, unrecorded_outputs
+from .record import _ndarray, _record_saved, recorded_outputs, unrecorded_outputs
 
 if TYPE_CHECKING:
     from .function import Function
@@ -45,14 +45,16 @@ def unary_apply(cls: type[Function]) -> Callable[[Any], Any]:
                     state.enabled = True
                 if (
                     type(raw) is _ndarray
-                    and ctx._to_save is None
                     and raw.dtype.kind == "f"
                     and not ctx._dirty
                     and not ctx._non_differentiable
-                ):  # recorded_outputs' most common case (one fresh array, nothing saved)
+                ):  # recorded_outputs' most common case: one fresh array
                     ctx._key = -next(_seq)
                     ctx._next = edges
-                    return wrap(raw, True, ctx)
+                    out = wrap(raw, True, ctx)
+                    if ctx._to_save is not None:
+                        _record_saved(ctx, 2)  # the caller is frame 2 from there
+                    return out
                 return recorded_outputs(ctx, raw, (a,), edges)
             ctx.needs_input_grad = _F1
             state.enabled = False
@@ -107,14 +109,16 @@ def binary_apply(
                     state.enabled = True
                 if (
                     type(raw) is _ndarray
-                    and ctx._to_save is None
                     and raw.dtype.kind == "f"
                     and not ctx._dirty
                     and not ctx._non_differentiable
-                ):  # recorded_outputs' most common case (one fresh array, nothing saved)
+                ):  # recorded_outputs' most common case: one fresh array
                     ctx._key = -next(_seq)
                     ctx._next = edges
-                    return wrap(raw, True, ctx)
+                    out = wrap(raw, True, ctx)
+                    if ctx._to_save is not None:
+                        _record_saved(ctx, 2)  # the caller is frame 2 from there
+                    return out
                 return recorded_outputs(ctx, raw, (a, b), edges)
             state.enabled = False
             try:

@@ -148,8 +148,9 @@ def _outputs(ctx: FunctionCtx, raw: Any, args: tuple[Any, ...], track: bool) -> 
     return outputs[0] if single else outputs
 
 
-def _record_saved(ctx: FunctionCtx) -> None:
-    """Keep what save_for_backward was given, with versions, and where the op was called."""
+def _record_saved(ctx: FunctionCtx, depth: int = 3) -> None:
+    """Keep what save_for_backward was given, with versions, and where the op was called (the
+    search for the caller starts ``depth`` frames up: the frame that called ``apply``)."""
     to_save = ctx._to_save
     n = len(to_save)
     saved = None
@@ -172,9 +173,9 @@ def _record_saved(ctx: FunctionCtx) -> None:
     ctx._saved_versions = versions if type(versions) is tuple else tuple(versions)
     ctx._to_save = None
     # where the user called the op, for the error if a saved tensor is changed in place: the
-    # innermost frame outside this package (frames 0-2 are this function, its caller, apply)
-    # (kept as code object and instruction offset: the line is looked up only for the message)
-    frame = _getframe(3)
+    # innermost frame outside this package, kept as code object and instruction offset (the
+    # line is looked up only for the message)
+    frame = _getframe(depth)
     internal = _internal_code
     while frame is not None:
         code = frame.f_code
