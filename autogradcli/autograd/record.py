@@ -94,9 +94,16 @@ def recorded_outputs(ctx: FunctionCtx, raw: Any, args: tuple[Any, ...], edges: t
 
 def unrecorded_outputs(ctx: FunctionCtx, raw: Any, args: tuple[Any, ...]) -> Any:
     """forward's results as Tensors when nothing is recorded."""
-    tr = type(raw)
-    if (tr is _ndarray or tr in _NP_SCALARS) and not ctx._dirty:
-        return wrap(raw)
+    if not ctx._dirty:
+        tr = type(raw)
+        if tr is _ndarray or tr in _NP_SCALARS:
+            return wrap(raw)
+        if tr is Tensor and raw._grad_fn is None and not raw._requires_grad:
+            for a in args:  # a new Tensor forward made (a view, say), not an input: as it is
+                if a is raw:
+                    break
+            else:
+                return raw
     return _outputs(ctx, raw, args, False)
 
 
