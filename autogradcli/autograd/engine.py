@@ -66,10 +66,14 @@ def run_backward(
     With it, only the nodes from which a tensor of ``capture`` can be reached run, nothing is
     accumulated, and the gradients reaching those tensors are returned, in ``capture``'s order.
     """
-    root_edges = [edge_to(t) for t in roots]
+    root_edges = []
     root_nodes = []
-    for e in root_edges:
-        if e[0] not in root_nodes:
+    deps: dict[Any, int] = {}  # how many edges reach each node that will run
+    for t in roots:
+        e = edge_to(t)
+        root_edges.append(e)
+        if e[0] not in deps:
+            deps[e[0]] = 0
             root_nodes.append(e[0])
     targets: dict[tuple[Any, int], int] = {}  # (node, output_nr) -> index in capture
     needed: set[Any] = set()  # with capture: the nodes that run (pruning)
@@ -80,8 +84,7 @@ def run_backward(
             targets[(e[0], e[1])] = i
         needed = _needed_nodes(root_nodes, {node for node, _ in targets})
 
-    # discovery: how many edges reach each node that will run
-    deps: dict[Any, int] = {n: 0 for n in root_nodes}
+    # discovery: count the edges into each node (``deps``)
     stack = list(root_nodes)
     pop, push, get_dep = stack.pop, stack.append, deps.get
     while stack:
@@ -107,10 +110,15 @@ def run_backward(
     captured: list[Any] = [None] * len(targets)
     # gradients that may be referenced elsewhere: a leaf copies rather than adopts them. The
     # tensors are kept (id -> tensor) so that a freed one's id, reused, is not mistaken for it.
-    shared = {id(g): g for g in root_grads}
-
-    ready = [(n._key, n) for n in root_nodes if deps[n] == 0]
-    heapq.heapify(ready)
+    shared = {}
+    for g in root_grads:
+        shared[id(g)] = g
+    ready = []
+    for n in root_nodes:
+        if deps[n] == 0:
+            ready.append((n._key, n))
+    if len(ready) > 1:
+        heapq.heapify(ready)
     heappush, heappop = heapq.heappush, heapq.heappop
     pop_buffer, get_buffer = buffers.pop, buffers.get
     prev_mode = STATE.enabled
