@@ -255,3 +255,59 @@ def test_loss_subclass_goes_through_the_attribute_protocol():
     np.testing.assert_allclose(
         got, -(np.log(0.5) + np.log(0.25)) / 2, 1e-12
     )  # the stored weight gives -log 0.5
+
+
+# --------------------------------------------------------------- unrecorded outputs, root grad
+def _identity_and_view(m):
+    class Ident(m.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+
+    class View(m.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x.view(-1)
+
+        @staticmethod
+        def backward(ctx, g):
+            return g.view(2, 2)
+
+    return Ident, View
+
+
+def test_unrecorded_outputs_alias_a_returned_input_and_keep_a_new_view_like_torch():
+    for m in (ag, torch):
+        ident, view = _identity_and_view(m)
+        x = m.ones(2, 2)
+        with m.no_grad():
+            y, z = ident.apply(x), view.apply(x)
+        assert y is not x and y._base is x  # an input returned as is: an alias
+        assert z._base is x and z.shape == (4,)
+        y.add_(1.0)
+        assert x._version == 1 and float(x.sum()) == 8.0
+
+
+def test_implicit_root_gradient_of_a_0d_output_keeps_dtype_like_torch():
+    for dtype in ("float32", "float64"):
+        a = np.arange(3.0).astype(dtype)
+        x, tx = ag.tensor(a, requires_grad=True), torch.tensor(a, requires_grad=True)
+        (x * x).sum().backward()
+        (tx * tx).sum().backward()
+        assert str(x.grad.dtype).split(".")[-1] == dtype
+        _close(x.grad, tx.grad)
+    leaf = ag.tensor(2.0, requires_grad=True)
+    leaf.backward()
+    leaf.grad.add_(1.0)  # the one adopted as .grad is writable and not shared
+    assert leaf.grad.item() == 2.0
+
+
+def test_implicit_root_gradient_of_a_one_element_nd_output():
+    x, tx = _pair(1, 1)
+    (x * 3.0).backward()
+    (tx * 3.0).backward()
+    _close(x.grad, tx.grad)
