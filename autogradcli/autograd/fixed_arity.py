@@ -36,7 +36,9 @@ def unary_apply(cls: type[Function]) -> Callable[[Any], Any]:
         ctx = node_cls()
         if state.enabled:
             if isinstance(a, Tensor) and a._requires_grad:
-                edges = (edge_to(a),)
+                fn = a._grad_fn  # edge_to for a non-leaf inlined (a tuple)
+                d = a._data
+                edges = ((fn, a._output_nr, d.shape, d.dtype) if fn is not None else edge_to(a),)
                 ctx.needs_input_grad = _T1
                 state.enabled = False
                 try:
@@ -101,7 +103,20 @@ def binary_apply(
             nb = isinstance(b, Tensor) and b._requires_grad
             ctx.needs_input_grad = (_TT if nb else _TF) if na else (_FT if nb else _FF)
             if na or nb:
-                edges = (edge_to(a) if na else None, edge_to(b) if nb else None)
+                # edge_to for a non-leaf inlined (a tuple), a leaf's through edge_to
+                if na:
+                    fn = a._grad_fn
+                    d = a._data
+                    ea = (fn, a._output_nr, d.shape, d.dtype) if fn is not None else edge_to(a)
+                else:
+                    ea = None
+                if nb:
+                    fn = b._grad_fn
+                    d = b._data
+                    eb = (fn, b._output_nr, d.shape, d.dtype) if fn is not None else edge_to(b)
+                else:
+                    eb = None
+                edges = (ea, eb)
                 state.enabled = False
                 try:
                     raw = forward(ctx, a, b)
