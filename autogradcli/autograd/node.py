@@ -209,8 +209,9 @@ def _line_at(code: Any, offset: int) -> int | None:
 
 
 def edge_to(t: Tensor) -> tuple[Any, int, tuple[int, ...], Any]:
-    """The edge from a node to input ``t``: (node, output_nr, shape, dtype); the one place an
-    edge is built (a leaf's AccumulateGrad is made on first use)."""
+    """The edge from a node to input ``t``: (node, output_nr, shape, dtype); a leaf's
+    AccumulateGrad is made here on first use (fixed_arity.py builds a non-leaf's tuple in place,
+    with these fields in this order)."""
     d = t._data
     fn = t._grad_fn
     if fn is not None:
