@@ -45,15 +45,26 @@ def unary_apply(cls: type[Function]) -> Callable[[Any], Any]:
                     raw = forward(ctx, a)
                 finally:
                     state.enabled = True
-                if (
-                    type(raw) is _ndarray
-                    and raw.dtype.kind == "f"
-                    and not ctx._dirty
-                    and not ctx._non_differentiable
-                ):  # recorded_outputs' most common case: one fresh array
+                # recorded_outputs' common cases: one fresh float array, or a new float Tensor
+                # forward made (to save it)
+                if not ctx._dirty and not ctx._non_differentiable:
+                    tr = type(raw)
+                    if tr is _ndarray and raw.dtype.kind == "f":
+                        out = wrap(raw, True, ctx)
+                    elif (
+                        tr is Tensor
+                        and raw._grad_fn is None
+                        and not raw._requires_grad
+                        and raw is not a
+                        and raw._data.dtype.kind == "f"
+                    ):
+                        out = raw
+                        out._grad_fn = ctx
+                        out._requires_grad = True
+                    else:
+                        return recorded_outputs(ctx, raw, (a,), edges)
                     ctx._key = -next(_seq)
                     ctx._next = edges
-                    out = wrap(raw, True, ctx)
                     if ctx._to_save is not None:
                         _record_saved(ctx, 2)  # the caller is frame 2 from there
                     return out
@@ -122,15 +133,27 @@ def binary_apply(
                     raw = forward(ctx, a, b)
                 finally:
                     state.enabled = True
-                if (
-                    type(raw) is _ndarray
-                    and raw.dtype.kind == "f"
-                    and not ctx._dirty
-                    and not ctx._non_differentiable
-                ):  # recorded_outputs' most common case: one fresh array
+                # recorded_outputs' common cases: one fresh float array, or a new float Tensor
+                # forward made (to save it)
+                if not ctx._dirty and not ctx._non_differentiable:
+                    tr = type(raw)
+                    if tr is _ndarray and raw.dtype.kind == "f":
+                        out = wrap(raw, True, ctx)
+                    elif (
+                        tr is Tensor
+                        and raw._grad_fn is None
+                        and not raw._requires_grad
+                        and raw is not a
+                        and raw is not b
+                        and raw._data.dtype.kind == "f"
+                    ):
+                        out = raw
+                        out._grad_fn = ctx
+                        out._requires_grad = True
+                    else:
+                        return recorded_outputs(ctx, raw, (a, b), edges)
                     ctx._key = -next(_seq)
                     ctx._next = edges
-                    out = wrap(raw, True, ctx)
                     if ctx._to_save is not None:
                         _record_saved(ctx, 2)  # the caller is frame 2 from there
                     return out
