@@ -2,6 +2,9 @@
 
 ``unary_apply(cls)`` and ``binary_apply(cls)`` take the same steps as ``run_function`` (record.py)
 in one Python call, without packing ``*args`` or building a ``needs_input_grad`` tuple per call.
+They also do ``recorded_outputs``' two common cases in place (one fresh float array, or a new float
+Tensor forward made), and build a non-leaf input's edge tuple in place: each measured at 2-4% of
+the per-op chain benchmark (bench/README.md, "Bookkeeping"); everything else goes through record.py.
 """
 
 from __future__ import annotations

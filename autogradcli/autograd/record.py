@@ -68,7 +68,8 @@ def run_function(ctx: FunctionCtx, forward: Callable, args: tuple[Any, ...]) -> 
 
 def recorded_outputs(ctx: FunctionCtx, raw: Any, args: tuple[Any, ...], edges: tuple) -> Any:
     """forward's results as Tensors with ``ctx`` as their grad_fn; ``ctx`` gets ``edges`` (one
-    ``edge_to`` tuple or None per argument) and what forward saved, with versions."""
+    ``edge_to`` tuple or None per argument) and what forward saved, with versions. (The fixed-arity
+    applies do its first two cases in place; keep them in step.)"""
     ctx._key = -next(_seq)
     ctx._next = edges
     if ctx._dirty or ctx._non_differentiable:
