@@ -66,10 +66,14 @@ def run_backward(
     With it, only the nodes from which a tensor of ``capture`` can be reached run, nothing is
     accumulated, and the gradients reaching those tensors are returned, in ``capture``'s order.
     """
-    root_edges = [edge_to(t) for t in roots]
+    root_edges = []
     root_nodes = []
-    for e in root_edges:
-        if e[0] not in root_nodes:
+    deps: dict[Any, int] = {}  # how many edges reach each node that will run
+    for t in roots:
+        e = edge_to(t)
+        root_edges.append(e)
+        if e[0] not in deps:
+            deps[e[0]] = 0
             root_nodes.append(e[0])
     targets: dict[tuple[Any, int], int] = {}  # (node, output_nr) -> index in capture
     needed: set[Any] = set()  # with capture: the nodes that run (pruning)
@@ -80,8 +84,7 @@ def run_backward(
             targets[(e[0], e[1])] = i
         needed = _needed_nodes(root_nodes, {node for node, _ in targets})
 
-    # discovery: how many edges reach each node that will run
-    deps: dict[Any, int] = {n: 0 for n in root_nodes}
+    # discovery: count the edges into each node (``deps``)
     stack = list(root_nodes)
     pop, push, get_dep = stack.pop, stack.append, deps.get
     while stack:
@@ -100,17 +103,22 @@ def run_backward(
                 else:
                     deps[child] = count + 1
 
-    buffers: dict[Any, list[Any]] = {}
+    # gradients received so far: a single-output node's one Tensor, a multi-output node's list
+    buffers: dict[Any, Any] = {}
     for e, g in zip(root_edges, root_grads):
-        buf = buffers.setdefault(e[0], [None] * e[0]._n_outputs)
-        buf[e[1]] = g if buf[e[1]] is None else add_grads(buf[e[1]], g, create_graph)
+        _add_root_grad(buffers, e, g, create_graph)
     captured: list[Any] = [None] * len(targets)
     # gradients that may be referenced elsewhere: a leaf copies rather than adopts them. The
     # tensors are kept (id -> tensor) so that a freed one's id, reused, is not mistaken for it.
-    shared = {id(g): g for g in root_grads}
-
-    ready = [(n._key, n) for n in root_nodes if deps[n] == 0]
-    heapq.heapify(ready)
+    shared = {}
+    for g in root_grads:
+        shared[id(g)] = g
+    ready = []
+    for n in root_nodes:
+        if deps[n] == 0:
+            ready.append((n._key, n))
+    if len(ready) > 1:
+        heapq.heapify(ready)
     heappush, heappop = heapq.heappush, heapq.heappop
     pop_buffer, get_buffer = buffers.pop, buffers.get
     prev_mode = STATE.enabled
@@ -127,31 +135,47 @@ def run_backward(
                 node = heappop(ready)[1]
             else:
                 break
-            grads = pop_buffer(node, None)
-            if grads is None:
+            g = pop_buffer(node, None)
+            if type(g) is list:  # a multi-output node's gradients
+                grads = g
+                g = None
+            elif node._n_outputs > 1:  # ... none of which arrived
                 grads = [None] * node._n_outputs
-            if node._special:
-                _special(node, grads, create_graph)
-            if targets:
-                for nr, g in enumerate(grads):
-                    idx = targets.get((node, nr))
-                    if idx is not None:
-                        captured[idx] = g
+            else:
+                grads = None  # a single-output node: ``g`` is its gradient (or None)
+            if node._special or targets:
+                if grads is None:
+                    grads = [g]
+                if node._special:
+                    _special(node, grads, create_graph)
+                if targets:
+                    for nr, gi in enumerate(grads):
+                        idx = targets.get((node, nr))
+                        if idx is not None:
+                            captured[idx] = gi
+                if node._n_outputs == 1:
+                    g = grads[0]
+                    grads = None
             if type(node) is AccumulateGrad:
                 var = node._ref()
-                if not pruning and grads[0] is not None and var is not None:
-                    _accumulate(var, grads[0], create_graph, shared)
+                if not pruning and g is not None and var is not None:
+                    _accumulate(var, g, create_graph, shared)
                 continue
             edges = node._next
-            if (grads[0] is None and _all_none(grads)) or (
+            if (g is None if grads is None else _all_none(grads)) or (
                 pruning and not any(e is not None and e[0] in needed for e in edges)
             ):
                 outs = (None,) * len(edges)  # nothing flows on: the children only lose a dependency
             else:
-                if node._n_outputs > 1 and node.materialize_grads:
-                    _materialize(node, grads)
                 fc = node._forward_cls  # BackwardNode._call_backward inlined
-                outs = fc.backward(node, *grads) if fc is not None else node._call_backward(grads)
+                if grads is None:
+                    outs = fc.backward(node, g) if fc is not None else node._call_backward([g])
+                else:
+                    if node.materialize_grads:
+                        _materialize(node, grads)
+                    outs = (
+                        fc.backward(node, *grads) if fc is not None else node._call_backward(grads)
+                    )
                 if type(outs) is not tuple:
                     outs = (outs,)
                 if len(outs) != len(edges):
@@ -159,32 +183,38 @@ def run_backward(
                 if not keep_graph and node._saved is not None:
                     node._saved = None
                     node._freed = True
-            for e, g in zip(edges, outs):
+            for e, gi in zip(edges, outs):
                 if e is None:
                     continue
                 child = e[0]
                 if pruning and child not in needed:
                     continue
-                if g is not None:
-                    if type(g) is not Tensor:
-                        g = _validate(node, edges, e, g)
+                if gi is not None:
+                    if type(gi) is not Tensor:
+                        gi = _validate(node, edges, e, gi)
                     else:
-                        arr = g._data
+                        arr = gi._data
                         dt = arr.dtype
                         if arr.shape != e[2] or (dt is not e[3] and dt != e[3]):
-                            g = _validate(node, edges, e, g)
-                    buf = get_buffer(child)
-                    if buf is None:
-                        buf = buffers[child] = [None] * child._n_outputs
-                    prev = buf[e[1]]
+                            gi = _validate(node, edges, e, gi)
+                    prev = get_buffer(child)
                     if prev is None:
-                        buf[e[1]] = g
-                        if type(child) is AccumulateGrad and _maybe_shared(g, grads, outs, node):
-                            shared[id(g)] = g
+                        if child._n_outputs == 1:
+                            buffers[child] = gi
+                            if type(child) is AccumulateGrad and _maybe_shared(
+                                gi, (g,) if grads is None else grads, outs, node
+                            ):
+                                shared[id(gi)] = gi
+                        else:
+                            buf = buffers[child] = [None] * child._n_outputs
+                            buf[e[1]] = gi
+                    elif type(prev) is list:
+                        p = prev[e[1]]
+                        prev[e[1]] = gi if p is None else add_grads(p, gi, create_graph)
                     elif create_graph:
-                        buf[e[1]] = add_grads(prev, g, True)
+                        buffers[child] = add_grads(prev, gi, True)
                     else:
-                        buf[e[1]] = wrap(prev._data + g._data)
+                        buffers[child] = wrap(prev._data + gi._data)
                 count = deps[child] - 1
                 deps[child] = count
                 if count == 0:
@@ -198,6 +228,19 @@ def run_backward(
     finally:
         STATE.enabled = prev_mode
     return captured if capture is not None else None
+
+
+def _add_root_grad(
+    buffers: dict[Any, Any], edge: tuple[Any, ...], g: Tensor, create_graph: bool
+) -> None:
+    """Put root gradient ``g`` into the buffer of the node ``edge`` leads to (summing repeats)."""
+    node, nr = edge[0], edge[1]
+    if node._n_outputs == 1:
+        prev = buffers.get(node)
+        buffers[node] = g if prev is None else add_grads(prev, g, create_graph)
+        return
+    buf = buffers.setdefault(node, [None] * node._n_outputs)
+    buf[nr] = g if buf[nr] is None else add_grads(buf[nr], g, create_graph)
 
 
 def _make_root_grads(tensors: Sequence[Tensor], grad_tensors: Sequence[Any]) -> list[Tensor]:
@@ -216,7 +259,9 @@ def _make_root_grads(tensors: Sequence[Tensor], grad_tensors: Sequence[Any]) -> 
             if t._data.size != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
             arr = t._data  # ones_like(t), without the factory's argument handling
-            g = wrap(array_module(arr).ones(arr.shape, arr.dtype))
+            xp = array_module(arr)
+            # a 0-d one straight from asarray (one C call; ones() is Python over empty + copyto)
+            g = wrap(xp.asarray(1, arr.dtype) if arr.ndim == 0 else xp.ones(arr.shape, arr.dtype))
         elif not isinstance(g, Tensor):
             from ..tensor.factory import ones_like
 

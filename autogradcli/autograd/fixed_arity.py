@@ -2,6 +2,9 @@
 
 ``unary_apply(cls)`` and ``binary_apply(cls)`` take the same steps as ``run_function`` (record.py)
 in one Python call, without packing ``*args`` or building a ``needs_input_grad`` tuple per call.
+They also do ``recorded_outputs``' two common cases in place (one fresh float array, or a new float
+Tensor forward made), and build a non-leaf input's edge tuple in place: each measured at 2-4% of
+the per-op chain benchmark (bench/README.md, "Bookkeeping"); everything else goes through record.py.
 """
 
 from __future__ import annotations
@@ -11,8 +14,8 @@ from typing import TYPE_CHECKING, Any
 
 from ..tensor.tensor import Tensor, wrap
 from .grad_mode import STATE
-from .node import edge_to
-from .record import _ndarray, recorded_outputs, unrecorded_outputs
+from .node import _seq, edge_to
+from .record import _ndarray, _record_saved, recorded_outputs, unrecorded_outputs
 
 if TYPE_CHECKING:
     from .function import Function
@@ -36,13 +39,38 @@ def unary_apply(cls: type[Function]) -> Callable[[Any], Any]:
         ctx = node_cls()
         if state.enabled:
             if isinstance(a, Tensor) and a._requires_grad:
-                edges = (edge_to(a),)
+                fn = a._grad_fn  # edge_to for a non-leaf inlined (a tuple)
+                d = a._data
+                edges = ((fn, a._output_nr, d.shape, d.dtype) if fn is not None else edge_to(a),)
                 ctx.needs_input_grad = _T1
                 state.enabled = False
                 try:
                     raw = forward(ctx, a)
                 finally:
                     state.enabled = True
+                # recorded_outputs' common cases: one fresh float array, or a new float Tensor
+                # forward made (to save it)
+                if not ctx._dirty and not ctx._non_differentiable:
+                    tr = type(raw)
+                    if tr is _ndarray and raw.dtype.kind == "f":
+                        out = wrap(raw, True, ctx)
+                    elif (
+                        tr is Tensor
+                        and raw._grad_fn is None
+                        and not raw._requires_grad
+                        and raw is not a
+                        and raw._data.dtype.kind == "f"
+                    ):
+                        out = raw
+                        out._grad_fn = ctx
+                        out._requires_grad = True
+                    else:
+                        return recorded_outputs(ctx, raw, (a,), edges)
+                    ctx._key = -next(_seq)
+                    ctx._next = edges
+                    if ctx._to_save is not None:
+                        _record_saved(ctx, 2)  # the caller is frame 2 from there
+                    return out
                 return recorded_outputs(ctx, raw, (a,), edges)
             ctx.needs_input_grad = _F1
             state.enabled = False
@@ -89,12 +117,49 @@ def binary_apply(
             nb = isinstance(b, Tensor) and b._requires_grad
             ctx.needs_input_grad = (_TT if nb else _TF) if na else (_FT if nb else _FF)
             if na or nb:
-                edges = (edge_to(a) if na else None, edge_to(b) if nb else None)
+                # edge_to for a non-leaf inlined (a tuple), a leaf's through edge_to
+                if na:
+                    fn = a._grad_fn
+                    d = a._data
+                    ea = (fn, a._output_nr, d.shape, d.dtype) if fn is not None else edge_to(a)
+                else:
+                    ea = None
+                if nb:
+                    fn = b._grad_fn
+                    d = b._data
+                    eb = (fn, b._output_nr, d.shape, d.dtype) if fn is not None else edge_to(b)
+                else:
+                    eb = None
+                edges = (ea, eb)
                 state.enabled = False
                 try:
                     raw = forward(ctx, a, b)
                 finally:
                     state.enabled = True
+                # recorded_outputs' common cases: one fresh float array, or a new float Tensor
+                # forward made (to save it)
+                if not ctx._dirty and not ctx._non_differentiable:
+                    tr = type(raw)
+                    if tr is _ndarray and raw.dtype.kind == "f":
+                        out = wrap(raw, True, ctx)
+                    elif (
+                        tr is Tensor
+                        and raw._grad_fn is None
+                        and not raw._requires_grad
+                        and raw is not a
+                        and raw is not b
+                        and raw._data.dtype.kind == "f"
+                    ):
+                        out = raw
+                        out._grad_fn = ctx
+                        out._requires_grad = True
+                    else:
+                        return recorded_outputs(ctx, raw, (a, b), edges)
+                    ctx._key = -next(_seq)
+                    ctx._next = edges
+                    if ctx._to_save is not None:
+                        _record_saved(ctx, 2)  # the caller is frame 2 from there
+                    return out
                 return recorded_outputs(ctx, raw, (a, b), edges)
             state.enabled = False
             try:

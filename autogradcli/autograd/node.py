@@ -53,7 +53,7 @@ class FunctionCtx:
     _tensor_hooks: dict[int, dict[int, Callable]] | None = None
     _retained: dict[int, Any] | None = None
     _special = False  # has tensor hooks or retained grads (the engine checks this one flag)
-    _site: tuple[str, int] | None = None
+    _site: tuple[Any, int] | None = None  # (code object, instruction offset) of the user's call
     _forward_cls: Any = None  # the Function of a node (None: an older-style Function instance)
 
     # ----------------------------------------------------------------- the ctx API
@@ -144,7 +144,10 @@ class FunctionCtx:
         return ref is not None and ref() is t
 
     def _modified_message(self, t: Tensor, saved: int, current: int) -> str:
-        where = f" (called at {self._site[0]}:{self._site[1]})" if self._site else ""
+        where = ""
+        if self._site is not None:
+            code, offset = self._site
+            where = f" (called at {code.co_filename}:{_line_at(code, offset)})"
         return (
             "one of the variables needed for gradient computation has been modified by an "
             f"inplace operation: [{t.dtype.name} tensor of shape {list(t._data.shape)}], saved "
@@ -197,9 +200,18 @@ class AccumulateGrad:
         return f"<AccumulateGrad object at {hex(id(self))}>"
 
 
+def _line_at(code: Any, offset: int) -> int | None:
+    """The source line of the instruction at byte ``offset`` in ``code`` (a frame's f_lineno)."""
+    for start, end, line in code.co_lines():
+        if start <= offset < end:
+            return line
+    return None
+
+
 def edge_to(t: Tensor) -> tuple[Any, int, tuple[int, ...], Any]:
-    """The edge from a node to input ``t``: (node, output_nr, shape, dtype); the one place an
-    edge is built (a leaf's AccumulateGrad is made on first use)."""
+    """The edge from a node to input ``t``: (node, output_nr, shape, dtype); a leaf's
+    AccumulateGrad is made here on first use (fixed_arity.py builds a non-leaf's tuple in place,
+    with these fields in this order)."""
     d = t._data
     fn = t._grad_fn
     if fn is not None:

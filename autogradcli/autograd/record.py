@@ -24,7 +24,8 @@ from .node import FunctionCtx, _SavedOutput, _seq, edge_to
 _ndarray = np.ndarray
 _getframe = sys._getframe
 _PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-_internal_files: dict[str, bool] = {}  # file name -> inside this package (for _record_saved)
+# code object -> defined inside this package (for _record_saved)
+_internal_code: dict[Any, bool] = {}
 # numpy's scalar types (what 0-d array arithmetic returns): wrapped back into 0-d arrays
 _NP_SCALARS = frozenset(
     t for t in np.sctypeDict.values() if isinstance(t, type) and issubclass(t, np.generic)
@@ -43,24 +44,32 @@ def run_function(ctx: FunctionCtx, forward: Callable, args: tuple[Any, ...]) -> 
         n = len(args)
         ctx.needs_input_grad = _NO_GRAD_NEEDS[n] if n < 16 else (False,) * n
         return unrecorded_outputs(ctx, forward(ctx, *args), args)
-    needs = tuple([isinstance(a, Tensor) and a._requires_grad for a in args])
-    ctx.needs_input_grad = needs
-    track = True in needs
-    if track:
-        edges = tuple([edge_to(a) if n else None for a, n in zip(args, needs)])
+    track = False
+    needs = []
+    edges = []  # one loop for both (a comprehension is a function call each)
+    for a in args:
+        if isinstance(a, Tensor) and a._requires_grad:
+            track = True
+            needs.append(True)
+            edges.append(edge_to(a))
+        else:
+            needs.append(False)
+            edges.append(None)
+    ctx.needs_input_grad = tuple(needs)
     state.enabled = False
     try:
         raw = forward(ctx, *args)
     finally:
         state.enabled = True
     if track:
-        return recorded_outputs(ctx, raw, args, edges)
+        return recorded_outputs(ctx, raw, args, tuple(edges))
     return unrecorded_outputs(ctx, raw, args)
 
 
 def recorded_outputs(ctx: FunctionCtx, raw: Any, args: tuple[Any, ...], edges: tuple) -> Any:
     """forward's results as Tensors with ``ctx`` as their grad_fn; ``ctx`` gets ``edges`` (one
-    ``edge_to`` tuple or None per argument) and what forward saved, with versions."""
+    ``edge_to`` tuple or None per argument) and what forward saved, with versions. (The fixed-arity
+    applies do its first two cases in place; keep them in step.)"""
     ctx._key = -next(_seq)
     ctx._next = edges
     if ctx._dirty or ctx._non_differentiable:
@@ -86,9 +95,16 @@ def recorded_outputs(ctx: FunctionCtx, raw: Any, args: tuple[Any, ...], edges: t
 
 def unrecorded_outputs(ctx: FunctionCtx, raw: Any, args: tuple[Any, ...]) -> Any:
     """forward's results as Tensors when nothing is recorded."""
-    tr = type(raw)
-    if (tr is _ndarray or tr in _NP_SCALARS) and not ctx._dirty:
-        return wrap(raw)
+    if not ctx._dirty:
+        tr = type(raw)
+        if tr is _ndarray or tr in _NP_SCALARS:
+            return wrap(raw)
+        if tr is Tensor and raw._grad_fn is None and not raw._requires_grad:
+            for a in args:  # a new Tensor forward made (a view, say), not an input: as it is
+                if a is raw:
+                    break
+            else:
+                return raw
     return _outputs(ctx, raw, args, False)
 
 
@@ -140,8 +156,9 @@ def _outputs(ctx: FunctionCtx, raw: Any, args: tuple[Any, ...], track: bool) -> 
     return outputs[0] if single else outputs
 
 
-def _record_saved(ctx: FunctionCtx) -> None:
-    """Keep what save_for_backward was given, with versions, and where the op was called."""
+def _record_saved(ctx: FunctionCtx, depth: int = 3) -> None:
+    """Keep what save_for_backward was given, with versions, and where the op was called (the
+    search for the caller starts ``depth`` frames up: the frame that called ``apply``)."""
     to_save = ctx._to_save
     n = len(to_save)
     saved = None
@@ -164,16 +181,19 @@ def _record_saved(ctx: FunctionCtx) -> None:
     ctx._saved_versions = versions if type(versions) is tuple else tuple(versions)
     ctx._to_save = None
     # where the user called the op, for the error if a saved tensor is changed in place: the
-    # innermost frame outside this package (frames 0-2 are this function, its caller, apply)
-    frame = _getframe(3)
-    internal = _internal_files
+    # innermost frame outside this package, kept as code object and instruction offset (the
+    # line is looked up only for the message)
+    frame = _getframe(depth)
+    internal = _internal_code
     while frame is not None:
-        filename = frame.f_code.co_filename
-        flag = internal.get(filename)
+        code = frame.f_code
+        flag = internal.get(code)
         if flag is None:
-            flag = internal[filename] = filename.startswith(_PACKAGE_DIR)
+            if len(internal) > 4096:  # code compiled at run time (exec) must not pile up
+                internal.clear()
+            flag = internal[code] = code.co_filename.startswith(_PACKAGE_DIR)
         if not flag:
-            ctx._site = (filename, frame.f_lineno)
+            ctx._site = (code, frame.f_lasti)
             return
         frame = frame.f_back
 

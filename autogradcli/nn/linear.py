@@ -63,6 +63,11 @@ class Linear(Module):
         _init_bias(self.bias, self.weight)
 
     def forward(self, input: Tensor) -> Tensor:
+        params = self._parameters
+        if type(self) is Linear and "weight" in params and "bias" in params:
+            # read directly: the failed ordinary lookup before Module.__getattr__ costs more
+            # than the rest of the layer's bookkeeping
+            return F.linear(input, params["weight"], params["bias"])
         return F.linear(input, self.weight, self.bias)
 
     def extra_repr(self) -> str:

@@ -50,6 +50,15 @@ class _WeightedLoss(_Loss):
         super().__init__(size_average, reduce, reduction)
         self.register_buffer("weight", weight)
 
+    def _class_weight(self) -> Tensor | None:
+        """``self.weight``, read from the buffers for this module's own classes (the ordinary
+        attribute lookup fails before Module.__getattr__ finds it, which costs more than the rest
+        of the call); a subclass elsewhere may redefine ``weight`` and goes the ordinary way."""
+        buffers = self._buffers
+        if "weight" in buffers and type(self).__module__ == __name__:
+            return buffers["weight"]
+        return self.weight
+
 
 class L1Loss(_Loss):
     """Mean absolute error."""
@@ -109,7 +118,11 @@ class NLLLoss(_WeightedLoss):
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
         return F.nll_loss(
-            input, target, self.weight, ignore_index=self.ignore_index, reduction=self.reduction
+            input,
+            target,
+            self._class_weight(),
+            ignore_index=self.ignore_index,
+            reduction=self.reduction,
         )
 
 
@@ -133,7 +146,7 @@ class CrossEntropyLoss(_WeightedLoss):
         return F.cross_entropy(
             input,
             target,
-            self.weight,
+            self._class_weight(),
             ignore_index=self.ignore_index,
             reduction=self.reduction,
             label_smoothing=self.label_smoothing,
@@ -144,7 +157,9 @@ class BCELoss(_WeightedLoss):
     """Binary cross-entropy of probabilities."""
 
     def forward(self, input: Tensor, target: Tensor) -> Tensor:
-        return F.binary_cross_entropy(input, target, weight=self.weight, reduction=self.reduction)
+        return F.binary_cross_entropy(
+            input, target, weight=self._class_weight(), reduction=self.reduction
+        )
 
 
 class BCEWithLogitsLoss(_Loss):

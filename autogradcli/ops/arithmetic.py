@@ -6,8 +6,9 @@ from typing import Any
 
 from ..autograd.fixed_arity import binary_apply
 from ..autograd.function import Function
+from ..autograd.grad_mode import STATE
 from ..autograd.gradient_ops import sum_to
-from ..tensor.tensor import Tensor
+from ..tensor.tensor import Tensor, wrap
 from ._util import OPERANDS, array_module, binary_operands, load_mixed, save_mixed
 
 
@@ -84,10 +85,11 @@ class Sub(Function):
     def backward(ctx: Any, g: Tensor) -> tuple[Any, Any]:
         na, nb = ctx.needs_input_grad
         sa, sb = ctx.shapes
-        return (
-            (g if g._data.shape == sa else sum_to(g, sa)) if na else None,
-            sum_to(-g, sb) if nb else None,
-        )
+        gb = None
+        if nb:
+            # -g on the array when nothing is recorded (no create_graph): Neg's forward, no node
+            gb = sum_to(wrap(-g._data) if not STATE.enabled else -g, sb)
+        return (g if g._data.shape == sa else sum_to(g, sa)) if na else None, gb
 
 
 class Mul(Function):
@@ -127,20 +129,36 @@ class Mul(Function):
 
     @staticmethod
     def backward(ctx: Any, g: Tensor) -> tuple[Any, Any]:
+        # the products on the arrays when nothing is recorded (no create_graph) and forward's
+        # own fast path applies (same dtype and array type, or a Python float): no node
+        plain = not STATE.enabled
         const = ctx.const
         if const is not None:
             pos, c = const
-            return (_mul(g, c), None) if pos == 1 else (None, _mul(g, c))
+            if plain and type(c) is float and g._data.dtype.kind == "f":
+                gc = wrap(g._data * c)
+            else:
+                gc = _mul(g, c)
+            return (gc, None) if pos == 1 else (None, gc)
         a, b = ctx.saved_tensors
         na, nb = ctx.needs_input_grad
         sa, sb = ctx.shapes
         ga = gb = None
+        x = g._data
         if na:
-            ga = _mul(g, b)  # g * b without the operator's dispatch
+            y = b._data
+            if plain and x.dtype is y.dtype and type(x) is type(y):
+                ga = wrap(x * y)
+            else:
+                ga = _mul(g, b)  # g * b without the operator's dispatch
             if ga._data.shape != sa:
                 ga = sum_to(ga, sa)
         if nb:
-            gb = _mul(g, a)
+            y = a._data
+            if plain and x.dtype is y.dtype and type(x) is type(y):
+                gb = wrap(x * y)
+            else:
+                gb = _mul(g, a)
             if gb._data.shape != sb:
                 gb = sum_to(gb, sb)
         return ga, gb

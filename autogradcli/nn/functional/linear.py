@@ -30,12 +30,13 @@ class Linear(Function):
     @staticmethod
     def forward(ctx: Any, x: Tensor, weight: Tensor, bias: Tensor | None) -> Any:
         xa, wa = x._data, weight._data
-        if xa.dtype != wa.dtype:
+        wdt = wa.dtype
+        if xa.dtype is not wdt and xa.dtype != wdt:
             raise RuntimeError(
                 "expected m1 and m2 to have the same dtype, but got: "
                 f"{_type_name(xa).lower()} != {_type_name(wa).lower()}"
             )
-        if bias is not None and bias._data.dtype != wa.dtype:
+        if bias is not None and bias._data.dtype is not wdt and bias._data.dtype != wdt:
             raise RuntimeError(
                 "self and mat2 must have the same dtype, but got "
                 f"{_type_name(bias._data)} and {_type_name(wa)}"
