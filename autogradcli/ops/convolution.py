@@ -75,6 +75,19 @@ def _lines(arr: Any, c: int, n: int, h: int, w: int) -> Any:
     return None
 
 
+def _channel_major_copy(arr: Any) -> Any:
+    """A C-contiguous copy of (N, C, H, W) ``arr`` in (C, N, H, W) order."""
+    xp = array_module(arr)
+    n = arr.shape[0]
+    res = xp.empty((arr.shape[1], n, *arr.shape[2:]), dtype=arr.dtype)
+
+    def images(n0: int, n1: int) -> None:
+        res[:, n0:n1] = channel_major(arr[n0:n1])
+
+    _by_images(res, n, images)
+    return res
+
+
 def _im2col_shifted(src: Any, out: Any, kernel: Pair, pad: Pad, dilation: Pair, ho: int) -> None:
     """Stride-1 columns when Wo == W into ``out`` (C, kh, kw, N, Ho*W): each kernel offset is a
     shift of the flattened images (long contiguous copies), then the rows and columns it does
@@ -380,7 +393,10 @@ class Convolution(Function):
         nx, nw, nb = ctx.needs_input_grad[:3]
         o, cg = weight.shape[0], weight.shape[1]
         k = cg * kernel[0] * kernel[1]
-        g2 = g.transpose(0, 1).reshape(o, -1)  # (O, N*Ho*Wo), free for channel-major g
+        if STATE.enabled or g._data.strides[0] < g._data.strides[1]:
+            g2 = g.transpose(0, 1).reshape(o, -1)  # (O, N*Ho*Wo), free for channel-major g
+        else:  # NCHW g and no graph: the transpose copy in chunks of the batch, over the threads
+            g2 = wrap(_channel_major_copy(g._data).reshape(o, -1))
         gx = gw = gb = None
         if nx:
             if groups == 1:
