@@ -174,28 +174,65 @@ def test_slices_cover_every_unit_once(n_threads: int, total: int) -> None:
     seen = _slices(total, g)
     covered = [i for start, stop, _ in seen for i in range(start, stop)]
     assert covered == list(range(total))
-    expected_parts = max(1, min(n_threads, total // g)) if total else 0
-    assert len(seen) == expected_parts
-    if len(seen) > 1:
+    parts = max(1, min(n_threads, total // g)) if total else 0
+    assert [s[:2] for s in seen] == [(total * k // parts, total * (k + 1) // parts) for k in
+                                     range(parts)]  # fmt: skip
+    if parts > 1:
         assert all(stop - start >= g for start, stop, _ in seen)
-        assert seen[0][2] == threading.current_thread().name  # the caller takes a slice
-        assert len({name for *_, name in seen}) == len(seen)  # one slice per thread
+        assert seen[0][2] == threading.current_thread().name  # the caller takes slice 0
+    else:
+        assert all(name == threading.current_thread().name for *_, name in seen)  # inline
 
 
-@pytest.mark.parametrize("where", ["worker", "caller"])
-def test_an_error_in_a_slice_reaches_the_caller(where: str) -> None:
-    ag.set_num_threads(2)
-    done = []
+def test_workers_run_slices_while_the_caller_is_busy() -> None:
+    ag.set_num_threads(3)
+    others_started = threading.Barrier(3, timeout=30)  # slice 0 waits for slices 1 and 2
+    names: dict[int, str] = {}
 
     def body(start: int, stop: int) -> None:
-        if (start > 0) == (where == "worker"):
-            raise ValueError(f"slice {start}:{stop} failed")
-        done.append((start, stop))
+        names[start] = threading.current_thread().name
+        others_started.wait()
 
-    with pytest.raises(ValueError, match="slice"):
+    threads.parallel_for(30, body, grain=10)
+    assert names[0] == threading.current_thread().name
+    assert len({names[10], names[20], names[0]}) == 3  # three threads at once
+
+
+def test_an_error_in_a_worker_slice_reaches_the_caller() -> None:
+    ag.set_num_threads(2)
+    worker_failed = threading.Event()
+    finished = []
+
+    def body(start: int, stop: int) -> None:
+        if start > 0:  # the caller is held in slice 0 until this one started: a worker runs it
+            worker_failed.set()
+            raise ValueError(f"slice {start}:{stop} failed in {threading.current_thread().name}")
+        assert worker_failed.wait(30)
+        finished.append(start)
+
+    with pytest.raises(ValueError, match="slice 50:100 failed in autogradcli-intraop"):
         threads.parallel_for(100, body, grain=10)
-    assert len(done) == 1  # the other slice ran to its end before the error was raised
+    assert finished == [0]  # the caller's slice ran to its end before the error was raised
     assert [s[:2] for s in _slices(100, 10)] == [(0, 50), (50, 100)]  # the pool still works
+
+
+def test_an_error_in_the_callers_slice_waits_for_the_workers() -> None:
+    ag.set_num_threads(2)
+    running = threading.Event()
+    finished = []
+
+    def body(start: int, stop: int) -> None:
+        if start == 0:
+            running.wait(0.5)  # give the worker its chance to start (either order is valid)
+            raise KeyError("caller")
+        running.set()
+        finished.append(start)
+
+    with pytest.raises(KeyError, match="caller"):
+        threads.parallel_for(100, body, grain=10)
+    # a worker slice that started has finished (not still writing); one not started is skipped
+    assert finished == ([50] if running.is_set() else [])
+    assert [s[:2] for s in _slices(100, 10)] == [(0, 50), (50, 100)]
 
 
 def test_nested_calls_run_inline(dispatches: list[int]) -> None:

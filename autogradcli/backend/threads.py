@@ -12,6 +12,7 @@ parallel. Thread counts follow ``torch.set_num_threads``/``OMP_NUM_THREADS``.
 from __future__ import annotations
 
 import os
+import queue
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -92,57 +93,86 @@ def set_num_interop_threads(n: int) -> None:
         _num_interop, _interop_set = n, True
 
 
+class _Job:
+    """One ``parallel_for`` call: fixed slices, each run once, by its worker or by the caller.
+
+    The caller runs slice 0, then claims and runs every slice whose worker has not started it
+    yet (on a loaded machine a woken thread may wait for a core), and waits only for the slices
+    a worker did start. Which thread runs a slice never changes its bounds, so neither the bits.
+    """
+
+    __slots__ = ("body", "bounds", "claims", "done", "errors")
+
+    def __init__(self, body: Callable[[int, int], None], bounds: list[int]) -> None:
+        parts = len(bounds) - 1
+        self.body, self.bounds = body, bounds
+        self.claims = [threading.Lock() for _ in range(parts)]
+        self.done = [threading.Lock() for _ in range(parts)]  # released when a worker finishes
+        for lock in self.done:
+            lock.acquire()
+        self.errors: list[BaseException | None] = [None] * parts
+
+    def run_slice(self, s: int) -> None:
+        try:
+            self.body(self.bounds[s], self.bounds[s + 1])
+        except BaseException as err:  # raised in the caller, after every slice has stopped
+            self.errors[s] = err
+
+
 class _Pool:
-    """``size`` worker threads, each woken by its own lock for one slice per job."""
+    """``size`` worker threads; worker ``i`` is offered slice ``i + 1`` of each job."""
 
     def __init__(self, size: int) -> None:
         self.size = size
-        self.job: tuple[Callable[[int, int], None], list[int]] | None = None
-        self.errors: list[BaseException | None] = [None] * size
-        self.wake = [threading.Lock() for _ in range(size)]
-        self.done = [threading.Lock() for _ in range(size)]
+        self.queues: list[queue.SimpleQueue[_Job | None]] = []
         for i in range(size):
-            self.wake[i].acquire()
-            self.done[i].acquire()
+            self.queues.append(queue.SimpleQueue())
             threading.Thread(
                 target=self._work, args=(i,), name=f"autogradcli-intraop-{i + 1}", daemon=True
             ).start()
 
     def _work(self, i: int) -> None:
+        jobs, s = self.queues[i], i + 1
         while True:
-            self.wake[i].acquire()
-            job = self.job
+            job = jobs.get()
             if job is None:  # retired
-                self.done[i].release()
                 return
-            body, bounds = job
-            try:
-                body(bounds[i + 1], bounds[i + 2])
-            except BaseException as err:
-                self.errors[i] = err
-            self.done[i].release()
+            if job.claims[s].acquire(blocking=False):
+                job.run_slice(s)
+                job.done[s].release()
 
     def run(self, body: Callable[[int, int], None], bounds: list[int]) -> None:
-        """Slices 1.. on the workers, slice 0 here; the first error (in slice order) raised."""
-        helpers = len(bounds) - 2
-        self.job = (body, bounds)
-        for i in range(helpers):
-            self.wake[i].release()
-        try:
-            body(bounds[0], bounds[1])
-        finally:  # the workers still write into the caller's arrays: always wait for them
-            for i in range(helpers):
-                self.done[i].acquire()
-            self.job = None
-        errors = [e for e in self.errors[:helpers] if e is not None]
-        self.errors[:helpers] = [None] * helpers
+        """Run ``body`` over the slices of ``bounds``; the first error (in slice order) raised."""
+        job = _Job(body, bounds)
+        parts = len(bounds) - 1
+        for i in range(parts - 1):
+            self.queues[i].put(job)
+        job.run_slice(0)
+        failed = job.errors[0] is not None
+        started = []  # slices a worker claimed: the caller waits for those only
+        for s in range(1, parts):
+            if job.claims[s].acquire(blocking=False):
+                if not failed:  # after an error the unstarted slices are skipped
+                    job.run_slice(s)
+            else:
+                started.append(s)
+        interrupted: BaseException | None = None
+        for s in started:  # the workers write into the caller's arrays: always wait for them
+            while True:
+                try:
+                    job.done[s].acquire()
+                    break
+                except KeyboardInterrupt as err:
+                    interrupted = err
+        errors = [e for e in job.errors if e is not None]
         if errors:
             raise errors[0]
+        if interrupted is not None:
+            raise interrupted
 
     def retire(self) -> None:
-        self.job = None
-        for i in range(self.size):
-            self.wake[i].release()
+        for jobs in self.queues:
+            jobs.put(None)
 
 
 _pool: _Pool | None = None
