@@ -1,6 +1,7 @@
 """What autogradcli's intra-op pool pays: the same step with the pool on N threads and on one,
 beside torch on N threads (and, for the MLP, the hand-written numpy step), BLAS on N threads for
-all, in rotating order in one process; medians and medians of the paired ratios.
+all, in rotating order in one process; medians, medians of the paired ratios, and the best
+times (on a shared machine, the best of many rounds shows what an idle core gives).
 
     python bench/bench_threads.py [--threads 2] [--rounds 100] [--only mlp|cnn] [--ops]
 
@@ -72,7 +73,10 @@ def steps(kind: str, n: int, rounds: int) -> None:
         fns["numpy"] = numpy_step_factory(np.random.default_rng(0))[0]
     times = _rotate(fns, rounds)
     threads._num_threads = n
-    med = "  ".join(f"{k} {statistics.median(v) * 1e3:.3f} ms" for k, v in times.items())
+    med = "  ".join(
+        f"{k} {statistics.median(v) * 1e3:.3f} ms (best {min(v) * 1e3:.3f})"
+        for k, v in times.items()
+    )
     ratios = [f"pool {n}/torch {_paired(times, f'pool {n}', 'torch'):.3f}"]
     ratios.append(f"pool {n}/pool 1 {_paired(times, f'pool {n}', 'pool 1'):.3f}")
     if kind == "mlp":
@@ -126,9 +130,10 @@ def ops(n: int, rounds: int) -> None:
 
             times = _rotate({"1": on(1), str(n): on(n)}, rounds)
             m1, mn = (statistics.median(times[k]) * 1e6 for k in ("1", str(n)))
+            b1, bn = (min(times[k]) * 1e6 for k in ("1", str(n)))
             print(
-                f"{name:28s} 1 thread {m1:7.1f} us  {n} threads {mn:7.1f} us  paired "
-                f"{_paired(times, str(n), '1'):.2f}",
+                f"{name:28s} 1 thread {m1:7.1f} us (best {b1:6.1f})  {n} threads {mn:7.1f} us "
+                f"(best {bn:6.1f})  paired {_paired(times, str(n), '1'):.2f}",
                 flush=True,
             )
     threads._num_threads = n
