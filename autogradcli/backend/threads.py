@@ -19,8 +19,8 @@ from typing import Any
 
 import numpy as np
 
-# Elements a slice must hold for splitting to pay: below ~64K float32 (256 KiB) one numpy pass
-# takes ~20 us, and waking a pool thread costs ~5-15 us (measured in bench/README.md).
+# Elements a slice must hold for splitting to pay: one float32 pass over 64K elements takes ~25 us
+# and handing a slice to a pool thread ~16 us at best (bench/README.md, "Threads").
 GRAIN = 1 << 16
 
 _lock = threading.Lock()  # guards the settings and the pool's creation
