@@ -76,15 +76,16 @@ def _lines(arr: Any, c: int, n: int, h: int, w: int) -> Any:
 
 
 def _channel_major_copy(arr: Any) -> Any:
-    """A C-contiguous copy of (N, C, H, W) ``arr`` in (C, N, H, W) order."""
+    """A C-contiguous copy of (A, B, H, W) ``arr`` in (B, A, H, W) order, in chunks of A over
+    the intra-op threads (A is the batch, or the channels of a channel-major array)."""
     xp = array_module(arr)
-    n = arr.shape[0]
-    res = xp.empty((arr.shape[1], n, *arr.shape[2:]), dtype=arr.dtype)
+    a = arr.shape[0]
+    res = xp.empty((arr.shape[1], a, *arr.shape[2:]), dtype=arr.dtype)
 
-    def images(n0: int, n1: int) -> None:
-        res[:, n0:n1] = channel_major(arr[n0:n1])
+    def images(a0: int, a1: int) -> None:
+        res[:, a0:a1] = channel_major(arr[a0:a1])
 
-    _by_images(res, n, images)
+    _by_images(res, a, images)
     return res
 
 
@@ -368,23 +369,13 @@ class Convolution(Function):
         else:
             out = xp.matmul(w.reshape(groups, o // groups, k), cols.reshape(groups, k, -1))
             out = out.reshape(o, n * ho * wo)
+        if bias is not None:  # in place on (O, N*Ho*Wo): faster than fused into the copy below
+            out += bias._data.reshape(o, 1)
         ctx.save_for_backward(x, weight)
         ctx.geometry = ((kh, kw), stride, pad, dilation, groups)
         ctx.cols = cols if ctx.needs_input_grad[1] else None
-        # PyTorch's conv output is contiguous NCHW, and programs rely on it (x.view(-1, C*H*W)):
-        # the (O, N, Ho, Wo) product copied over, the bias added in the same pass
-        out4 = out.reshape(o, n, ho, wo)
-        res = xp.empty((n, o, ho, wo), dtype=out.dtype)
-        b4 = None if bias is None else bias._data.reshape(1, o, 1, 1)
-
-        def images(n0: int, n1: int) -> None:
-            if b4 is None:
-                res[n0:n1] = channel_major(out4[:, n0:n1])
-            else:
-                xp.add(channel_major(out4[:, n0:n1]), b4, out=res[n0:n1])
-
-        _by_images(res, n, images)
-        return res
+        # PyTorch's conv output is contiguous NCHW, and programs rely on it (x.view(-1, C*H*W))
+        return _channel_major_copy(out.reshape(o, n, ho, wo))
 
     @staticmethod
     def backward(ctx: Any, g: Tensor) -> tuple[Any, ...]:
