@@ -1,8 +1,9 @@
 """Intra-op threads: one array operation split over a small persistent pool, as torch's.
 
 ``parallel_for(total, body)`` runs ``body(start, stop)`` over fixed, disjoint slices of
-``range(total)``: the caller's thread takes the first slice, pool threads the others, and the
-call returns when all are done. numpy releases the GIL inside large ufuncs and copies, so the
+``range(total)``: the caller's thread takes the first slice, pool threads the others (the
+caller also runs any slice whose thread has not started yet), and the call returns when all
+are done. numpy releases the GIL inside large ufuncs and copies, so the
 slices really run at once. Bodies only write disjoint outputs and never reduce across units, so
 results are bit-for-bit the same whatever the thread count. Work below ``GRAIN`` elements a slice
 runs inline, without the pool. Only host (numpy) work is split: device arrays are already
