@@ -26,6 +26,12 @@ from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
 from .autograd.inference_mode import inference_mode, is_inference_mode_enabled
 from .backend import Device as device
 from .backend.device import get_default_device, set_default_device
+from .backend.threads import (
+    get_num_interop_threads,
+    get_num_threads,
+    set_num_interop_threads,
+    set_num_threads,
+)
 from .data.generator import Generator
 from .ops import *
 from .serialization import load, save

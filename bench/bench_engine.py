@@ -115,6 +115,7 @@ def measure(quick: bool = False) -> dict[str, float]:
     repeats, chain_reps, iters = (3, 20, 100) if quick else (7, 100, 500)
 
     torch.set_num_threads(1)
+    autogradcli.set_num_threads(1)
     with threadpool_limits(limits=1):
         blas = {i["internal_api"]: i["num_threads"] for i in threadpool_info()}
         print(f"threads: torch {torch.get_num_threads()}, numpy pools {blas}")

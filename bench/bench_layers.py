@@ -126,7 +126,10 @@ def main() -> None:
     import torch
     from threadpoolctl import threadpool_limits
 
+    import autogradcli
+
     torch.set_num_threads(args.threads)
+    autogradcli.set_num_threads(args.threads)  # its intra-op pool, as torch's
     with threadpool_limits(limits=args.threads):
         print(f"threads {args.threads}; mallopt thresholds raised: {tuned}")
         for kind in ("lm", "gan"):

@@ -6,8 +6,9 @@
 ReLU-maxpool 2-linear(784->10), batch 64 on 28x28. Each step: zero_grad, forward, cross-entropy,
 backward, SGD with momentum 0.9. Both libraries start from identical weights and see the same
 batches; their steps alternate, ABBA, so load on the machine hits both alike; the medians, their
-ratio ours/torch and the median of the per-pair ratios (robust to load drift) are printed. BLAS runs on ``--threads`` threads in both (threadpoolctl for
-numpy's BLAS, torch.set_num_threads for torch); the counts in effect are printed.
+ratio ours/torch and the median of the per-pair ratios (robust to load drift) are printed. Both
+run on ``--threads`` threads: torch.set_num_threads for torch, autogradcli.set_num_threads (its
+intra-op pool) and threadpoolctl for numpy's BLAS; the counts in effect are printed.
 
 glibc returns big freed blocks to the OS (mmap/trim thresholds), so every step's temporaries
 would page-fault anew; ``mallopt`` raises the thresholds for the process (both libraries gain).
@@ -166,12 +167,16 @@ def measure(
     import torch
     from threadpoolctl import threadpool_info, threadpool_limits
 
+    import autogradcli
+
     ratios = {}
     torch.set_num_threads(threads)
+    autogradcli.set_num_threads(threads)
     with threadpool_limits(limits=threads):
         blas = ", ".join(f"{i['internal_api']}={i['num_threads']}" for i in threadpool_info())
         print(
-            f"threads: torch intra-op {torch.get_num_threads()}, threadpoolctl [{blas}]; "
+            f"threads: torch intra-op {torch.get_num_threads()}, autogradcli intra-op "
+            f"{autogradcli.get_num_threads()}, threadpoolctl [{blas}]; "
             f"mallopt thresholds raised: {tuned}"
         )
         for kind in kinds:

@@ -1,12 +1,15 @@
 """Baseline for bench_nn.py's MLP step: the same step written by hand in numpy (no autograd),
-against PyTorch, alternating, one BLAS thread. It shows what any numpy-based engine can reach on
-this machine: the matrix products dominate, so numpy's BLAS against PyTorch's sets the floor.
+against PyTorch, alternating, on ``--threads`` threads (numpy's BLAS through threadpoolctl,
+torch.set_num_threads; numpy's elementwise passes stay on one thread). It shows what any
+numpy-based engine can reach on this machine: the matrix products dominate, so numpy's BLAS
+against PyTorch's sets the floor.
 
-    python bench/bench_numpy_mlp.py
+    python bench/bench_numpy_mlp.py [--threads 1]
 """
 
 from __future__ import annotations
 
+import argparse
 import time
 
 import numpy as np
@@ -63,12 +66,15 @@ def numpy_step_factory(
 
 
 def main() -> None:
-    measure()
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--threads", type=int, default=1)
+    measure(threads=ap.parse_args().threads)
 
 
-def measure() -> float:
-    """Time the hand-written numpy step and torch's, print them, return the ratio numpy/torch."""
-    torch.set_num_threads(1)
+def measure(threads: int = 1) -> float:
+    """Time the hand-written numpy step and torch's on ``threads`` threads (BLAS for numpy,
+    intra-op for torch), print them, return the ratio numpy/torch."""
+    torch.set_num_threads(threads)
     step_np, x, y = numpy_step_factory(np.random.default_rng(0))
     model = torch.nn.Sequential(
         torch.nn.Linear(784, 512), torch.nn.ReLU(), torch.nn.Linear(512, 256), torch.nn.ReLU(),
@@ -83,7 +89,7 @@ def measure() -> float:
         opt.step()
 
     times: dict[str, list[float]] = {"numpy": [], "torch": []}
-    with threadpool_limits(1):
+    with threadpool_limits(threads):
         for _ in range(40):
             for name, fn in (("numpy", step_np), ("torch", step_torch)):
                 start = time.perf_counter()
@@ -91,7 +97,10 @@ def measure() -> float:
                     fn()
                 times[name].append((time.perf_counter() - start) / 5 * 1e3)
     a, t = np.median(times["numpy"]), np.median(times["torch"])
-    print(f"MLP step, hand-written numpy {a:.2f} ms  torch {t:.2f} ms  ratio {a / t:.2f}x")
+    print(
+        f"MLP step ({threads} thread{'s' if threads > 1 else ''}), hand-written numpy {a:.2f} ms  "
+        f"torch {t:.2f} ms  ratio {a / t:.2f}x"
+    )
     return float(a / t)
 
 

@@ -65,6 +65,9 @@ def main() -> None:
     tune_malloc()
     torch.set_num_threads(1)
     libs = {"before": autogradcli_before, "after": autogradcli, "torch": torch}
+    for lib in (autogradcli_before, autogradcli):  # one intra-op thread each, where there is a pool
+        if hasattr(lib, "set_num_threads"):
+            lib.set_num_threads(1)
     work = {
         "MLP step": {k: _nn_step(v, "mlp") for k, v in libs.items()},
         "CNN step": {k: _nn_step(v, "cnn") for k, v in libs.items()},

@@ -38,6 +38,7 @@ def main() -> None:
     import autogradcli as ag
 
     tune_malloc()
+    ag.set_num_threads(1)
     rng = np.random.default_rng(0)
     xs = rng.standard_normal((128, 784)).astype("float32")
     x, y = ag.tensor(xs), ag.tensor(rng.integers(0, 10, 128))

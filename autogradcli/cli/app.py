@@ -134,6 +134,15 @@ def train(
         help="Train data-parallel on N processes started through mpiexec (train.batch_size "
         "stays the global batch).",
     ),
+    threads: int | None = typer.Option(
+        None,
+        "--threads",
+        min=1,
+        metavar="N",
+        help="CPU threads for one operation, numpy's BLAS included (default: the usable cores, "
+        "or OMP_NUM_THREADS; under --nproc, the cores shared among the ranks).",
+        show_default=False,
+    ),
 ) -> None:
     from .train_cmd import run_train
 
@@ -147,6 +156,7 @@ def train(
         runs_dir=str(runs_dir) if runs_dir is not None else None,
         nproc=nproc,
         argv=list(_STATE["argv"]),
+        threads=threads,
     )
     raise typer.Exit(code)
 

@@ -19,6 +19,7 @@ def run_train(
     runs_dir: str | None,
     nproc: int = 1,
     argv: list[str] | None = None,
+    threads: int | None = None,
 ) -> int:
     from ..trainer.distributed import launched_world_size
 
@@ -26,11 +27,23 @@ def run_train(
         from .launch import launch_checked
 
         return launch_checked(nproc, config_path, overrides, resume, argv or [])
+    if not print_config:
+        set_threads(threads, launched_world_size())
     if launched_world_size() <= 1 or print_config or dry_run:
         return _run_one(config_path, overrides, print_config, dry_run, resume, progress, runs_dir)
     from .launch import run_rank
 
     return run_rank(config_path, overrides, resume, progress, runs_dir, _finish)
+
+
+def set_threads(threads: int | None, world_size: int = 1) -> int:
+    """Set the intra-op (and BLAS) threads for this process: ``threads``, else the default
+    (the usable cores or OMP_NUM_THREADS) shared among ``world_size`` ranks; the count set."""
+    from ..backend.threads import get_num_threads, set_num_threads
+
+    n = threads if threads is not None else max(1, get_num_threads() // max(1, world_size))
+    set_num_threads(n)
+    return n
 
 
 def _run_one(
