@@ -23,6 +23,11 @@ from . import (
 from ._version import __version__
 from .amp import autocast
 from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
+from .autograd.anomaly_mode import (
+    is_anomaly_check_nan_enabled,
+    is_anomaly_enabled,
+    set_anomaly_enabled,
+)
 from .autograd.inference_mode import inference_mode, is_inference_mode_enabled
 from .backend import Device as device
 from .backend.device import get_default_device, set_default_device

@@ -1,5 +1,6 @@
 """Automatic differentiation: PyTorch's ``torch.autograd`` API on our engine."""
 
+from .anomaly_mode import detect_anomaly, set_detect_anomaly
 from .engine import backward, grad
 from .function import Function, FunctionCtx, InplaceFunction, once_differentiable
 from .grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
@@ -13,6 +14,7 @@ __all__ = [
     "InplaceFunction",
     "Variable",
     "backward",
+    "detect_anomaly",
     "enable_grad",
     "grad",
     "gradcheck",
@@ -20,5 +22,6 @@ __all__ = [
     "is_grad_enabled",
     "no_grad",
     "once_differentiable",
+    "set_detect_anomaly",
     "set_grad_enabled",
 ]

@@ -18,6 +18,7 @@ from typing import Any
 
 from ..backend import array_module
 from ..tensor.tensor import Tensor, wrap
+from .anomaly_mode import check_nan, warn_forward_trace
 from .engine_steps import (
     _accumulate,
     _all_none,
@@ -122,7 +123,9 @@ def run_backward(
     heappush, heappop = heapq.heappush, heapq.heappop
     pop_buffer, get_buffer = buffers.pop, buffers.get
     prev_mode = STATE.enabled
+    anomaly, nan_check = STATE.anomaly, STATE.anomaly and STATE.check_nan
     STATE.enabled = create_graph
+    node = None
     try:
         # ``nxt``: the one ready node when the heap would hold nothing else (a chain's usual
         # case), run next without going through the heap; the order is the heap's
@@ -180,6 +183,8 @@ def run_backward(
                     outs = (outs,)
                 if len(outs) != len(edges):
                     _check_count(node, outs)
+                if nan_check:
+                    check_nan(node, outs)
                 if not keep_graph and node._saved is not None:
                     node._saved = None
                     node._freed = True
@@ -225,6 +230,10 @@ def run_backward(
                             heappush(ready, (nxt._key, nxt))
                             nxt = None
                         heappush(ready, (child._key, child))
+    except Exception:
+        if anomaly and node is not None:
+            warn_forward_trace(node)
+        raise
     finally:
         STATE.enabled = prev_mode
     return captured if capture is not None else None

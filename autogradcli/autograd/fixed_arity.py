@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..tensor.tensor import Tensor, wrap
+from .anomaly_mode import note_forward
 from .grad_mode import STATE
 from .node import _seq, edge_to
 from .record import _ndarray, _record_saved, recorded_outputs, unrecorded_outputs
@@ -68,6 +69,8 @@ def unary_apply(cls: type[Function]) -> Callable[[Any], Any]:
                         return recorded_outputs(ctx, raw, (a,), edges)
                     ctx._key = -next(_seq)
                     ctx._next = edges
+                    if state.anomaly:
+                        note_forward(ctx)
                     if ctx._to_save is not None:
                         _record_saved(ctx, 2)  # the caller is frame 2 from there
                     return out
@@ -157,6 +160,8 @@ def binary_apply(
                         return recorded_outputs(ctx, raw, (a, b), edges)
                     ctx._key = -next(_seq)
                     ctx._next = edges
+                    if state.anomaly:
+                        note_forward(ctx)
                     if ctx._to_save is not None:
                         _record_saved(ctx, 2)  # the caller is frame 2 from there
                     return out

@@ -10,10 +10,12 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 class _GradState:
-    __slots__ = ("enabled",)
+    __slots__ = ("anomaly", "check_nan", "enabled")
 
     def __init__(self) -> None:
         self.enabled = True
+        self.anomaly = False  # anomaly mode (anomaly_mode.py): forward traces kept on nodes
+        self.check_nan = True  # ... and, with it, backward results checked for nan
 
 
 # One process-wide flag (not thread-local): read on every op, so it must be cheap.

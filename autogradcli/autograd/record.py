@@ -18,6 +18,7 @@ import numpy as np
 
 from ..backend import array_module
 from ..tensor.tensor import Tensor, wrap, wrap_view
+from .anomaly_mode import note_forward
 from .grad_mode import STATE
 from .node import FunctionCtx, _SavedOutput, _seq, edge_to
 
@@ -72,6 +73,8 @@ def recorded_outputs(ctx: FunctionCtx, raw: Any, args: tuple[Any, ...], edges: t
     applies do its first two cases in place; keep them in step.)"""
     ctx._key = -next(_seq)
     ctx._next = edges
+    if STATE.anomaly:
+        note_forward(ctx)
     if ctx._dirty or ctx._non_differentiable:
         return _outputs(ctx, raw, args, True)
     # the common cases: one fresh array, or a new Tensor forward made (to save it)
