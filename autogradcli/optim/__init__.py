@@ -1,6 +1,6 @@
 """Optimizers and learning-rate schedulers with PyTorch's ``torch.optim`` API."""
 
-from . import lr_scheduler
+from .._utils.lazy import lazy_attributes
 from .adadelta import Adadelta
 from .adagrad import Adagrad
 from .adam import Adam
@@ -14,6 +14,10 @@ from .radam import RAdam
 from .rmsprop import RMSprop
 from .rprop import Rprop
 from .sgd import SGD
+
+# loaded on first use (see _utils/lazy.py)
+_LAZY = {"lr_scheduler": ".lr_scheduler"}
+__getattr__, __dir__ = lazy_attributes(__name__, globals(), _LAZY)
 
 __all__ = [
     "ASGD",
