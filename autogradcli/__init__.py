@@ -93,7 +93,7 @@ _LAZY = {
     "load": ".serialization:load",
     "save": ".serialization:save",
 }
-__getattr__, __dir__ = lazy_attributes(__name__, globals(), _LAZY)
+__getattr__, __dir__ = lazy_attributes(globals(), _LAZY)
 
 # as torch.Tensor prints <class 'torch.Tensor'>: the public names, not the defining modules
 Tensor.__module__ = Size.__module__ = __name__

@@ -13,21 +13,23 @@ __all__ = ["lazy_attributes"]
 
 
 def lazy_attributes(
-    package: str, namespace: dict[str, Any], targets: Mapping[str, str]
+    namespace: dict[str, Any], targets: Mapping[str, str]
 ) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
-    """The ``__getattr__`` and ``__dir__`` of ``package`` (whose globals are ``namespace``).
+    """The ``__getattr__`` and ``__dir__`` of the module whose globals are ``namespace``.
 
-    ``targets`` maps each lazy public name to ``".sub"`` (the submodule ``package.sub``) or
-    ``".sub:attr"`` (its attribute ``attr``). The first access imports the submodule and stores
-    the value in ``namespace``, so later accesses are plain global lookups.
+    ``targets`` maps each lazy public name to ``".sub"`` (the module ``sub`` beside it: in a
+    package, its submodule) or ``".sub:attr"`` (that module's attribute ``attr``). The first
+    access imports the module and stores the value in ``namespace``, so later accesses are plain
+    global lookups.
     """
+    module_name, package = namespace["__name__"], namespace["__package__"]
 
     def __getattr__(name: str) -> Any:
         target = targets.get(name)
         if target is None:
-            raise AttributeError(f"module {package!r} has no attribute {name!r}")
-        module_name, _, attribute = target.partition(":")
-        module = importlib.import_module(module_name, package)
+            raise AttributeError(f"module {module_name!r} has no attribute {name!r}")
+        relative, _, attribute = target.partition(":")
+        module = importlib.import_module(relative, package)
         value = getattr(module, attribute) if attribute else module
         namespace[name] = value
         return value

@@ -33,7 +33,7 @@ _LAZY = {
     "sine_regression": ".synthetic:sine_regression",
     "spirals": ".synthetic:spirals",
 }
-__getattr__, __dir__ = lazy_attributes(__name__, globals(), _LAZY)
+__getattr__, __dir__ = lazy_attributes(globals(), _LAZY)
 
 __all__ = [
     "BatchSampler",

@@ -30,7 +30,7 @@ _LAZY = {
     "reduce_scatter": ".collectives:reduce_scatter",
     "reduce_scatter_tensor": ".collectives:reduce_scatter_tensor",
 }
-__getattr__, __dir__ = lazy_attributes(__name__, globals(), _LAZY)
+__getattr__, __dir__ = lazy_attributes(globals(), _LAZY)
 
 __all__ = [
     "Backend",

@@ -30,4 +30,4 @@ from .vision import *
 
 # loaded on first use: only data-parallel programs need it (see _utils/lazy.py)
 _LAZY = {"parallel": ".parallel"}
-__getattr__, __dir__ = lazy_attributes(__name__, globals(), _LAZY)
+__getattr__, __dir__ = lazy_attributes(globals(), _LAZY)

@@ -17,7 +17,7 @@ from .sgd import SGD
 
 # loaded on first use (see _utils/lazy.py)
 _LAZY = {"lr_scheduler": ".lr_scheduler"}
-__getattr__, __dir__ = lazy_attributes(__name__, globals(), _LAZY)
+__getattr__, __dir__ = lazy_attributes(globals(), _LAZY)
 
 __all__ = [
     "ASGD",

@@ -9,4 +9,4 @@ _LAZY = {
     "ModelSummary": ".summary:ModelSummary",
     "summarize": ".summary:summarize",
 }
-__getattr__, __dir__ = lazy_attributes(__name__, globals(), _LAZY)
+__getattr__, __dir__ = lazy_attributes(globals(), _LAZY)
