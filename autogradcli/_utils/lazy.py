@@ -20,7 +20,8 @@ def lazy_attributes(
     ``targets`` maps each lazy public name to ``".sub"`` (the module ``sub`` beside it: in a
     package, its submodule) or ``".sub:attr"`` (that module's attribute ``attr``). The first
     access imports the module and stores the value in ``namespace``, so later accesses are plain
-    global lookups.
+    global lookups. A function named like the submodule that defines it (``autograd.gradcheck``)
+    cannot be lazy: importing that submodule later would bind the module over the name.
     """
     module_name, package = namespace["__name__"], namespace["__package__"]
 
