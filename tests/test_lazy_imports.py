@@ -36,6 +36,8 @@ LAZY_MODULES = (
     "autogradcli.nn.parallel",
     "autogradcli.nn.utils.summary",
     "autogradcli.optim.lr_scheduler",
+    "autogradcli.optim.lbfgs",
+    "autogradcli.autograd.jacobians",
     "autogradcli.autograd.gradcheck_checks",
     "autogradcli.autograd.gradcheck_results",
     "autogradcli.distributed.process_group",
@@ -186,6 +188,7 @@ names = {
     "summarize": callable(ag.nn.utils.summarize),
     "Generator": ag.Generator().manual_seed(3).initial_seed(),
     "save": callable(ag.save) and callable(ag.load),
+    "LBFGS": ag.optim.LBFGS.__name__,
 }
 print(json.dumps(names))
 """
@@ -197,6 +200,7 @@ print(json.dumps(names))
     assert got["vector_norm"] == pytest.approx(1.25**0.5)
     assert got["is_initialized"] is False and got["GradcheckError"] is True
     assert got["summarize"] is True and got["Generator"] == 3 and got["save"] is True
+    assert got["LBFGS"] == "LBFGS"
 
 
 def test_an_unknown_name_raises_pythons_attribute_error():

@@ -23,7 +23,6 @@ from typing import Any
 from .._utils.lazy import lazy_attributes
 from ..tensor.tensor import Tensor
 from .engine import grad as _autograd_grad
-from .jacobians import as_tuple, differentiable_outputs
 
 # the report types and the checks load on the first check (see _utils/lazy.py)
 _LAZY = {
@@ -86,6 +85,7 @@ def gradgradcheck(
     (requiring grad, so the gradients with respect to them are checked too).
     """
     from ..tensor.factory import rand_like
+    from .jacobians import as_tuple, differentiable_outputs
 
     tupled = as_tuple(inputs)
     if grad_outputs is None:

@@ -7,7 +7,6 @@ from .adam import Adam
 from .adamax import Adamax
 from .adamw import AdamW
 from .asgd import ASGD
-from .lbfgs import LBFGS
 from .nadam import NAdam
 from .optimizer import Optimizer
 from .radam import RAdam
@@ -15,8 +14,8 @@ from .rmsprop import RMSprop
 from .rprop import Rprop
 from .sgd import SGD
 
-# loaded on first use (see _utils/lazy.py)
-_LAZY = {"lr_scheduler": ".lr_scheduler"}
+# loaded on first use: schedulers, and L-BFGS with its line search (see _utils/lazy.py)
+_LAZY = {"LBFGS": ".lbfgs:LBFGS", "lr_scheduler": ".lr_scheduler"}
 __getattr__, __dir__ = lazy_attributes(globals(), _LAZY)
 
 __all__ = [
