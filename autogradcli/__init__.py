@@ -86,6 +86,7 @@ _LAZY = {
     "distributed": ".distributed",
     "distributions": ".distributions",
     "linalg": ".linalg",
+    "serialization": ".serialization",
     "sparse": ".sparse",
     "testing": ".testing",
     "utils": ".utils",

@@ -169,6 +169,33 @@ def test_each_lazy_name_is_the_object_its_module_holds(attribute_first):
     assert result["checked"] == expected > 60
 
 
+SUBMODULES = """
+import importlib, json, pkgutil, types
+wrong, checked = [], 0
+for owner_name in {owners!r}:
+    owner = importlib.import_module(owner_name)
+    if not hasattr(owner, "__path__"):
+        continue
+    for info in pkgutil.iter_modules(owner.__path__):
+        if info.name.startswith("_"):
+            continue
+        value = getattr(owner, info.name)  # before any import of it
+        module = importlib.import_module(owner_name + "." + info.name)
+        checked += 1
+        # a same-named function or class defined there wins, as in torch (autograd.gradcheck)
+        if value is not module and isinstance(value, types.ModuleType):
+            wrong.append(owner_name + "." + info.name)
+print(json.dumps({{"checked": checked, "wrong": wrong}}))
+"""
+
+
+def test_every_public_submodule_of_a_lazy_package_is_an_attribute():
+    """As when everything was imported eagerly: ``autogradcli.serialization``, ``optim.lbfgs``,
+    ``data.collate`` need no import statement of their own."""
+    result = run_fresh(SUBMODULES.format(owners=lazy_modules()))
+    assert result["wrong"] == [] and result["checked"] > 40
+
+
 def test_pytorch_spellings_work_without_a_submodule_import():
     code = """
 import json
@@ -210,6 +237,7 @@ def test_an_unknown_name_raises_pythons_attribute_error():
         types.ModuleType("autogradcli").no_such_name  # noqa: B018
     assert str(ours.value) == str(plain.value)
     assert not hasattr(autogradcli.data, "no_such_name")
+    assert not hasattr(autogradcli.data, "_private_helper") and not hasattr(autogradcli, "1x")
     assert "distributions" in dir(autogradcli) and "DataLoader" in dir(autogradcli.data)
 
 

@@ -6,6 +6,7 @@ if they had been imported."""
 from __future__ import annotations
 
 import importlib
+import importlib.util
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -20,13 +21,18 @@ def lazy_attributes(
     ``targets`` maps each lazy public name to ``".sub"`` (the module ``sub`` beside it: in a
     package, its submodule) or ``".sub:attr"`` (that module's attribute ``attr``). The first
     access imports the module and stores the value in ``namespace``, so later accesses are plain
-    global lookups. A function named like the submodule that defines it (``autograd.gradcheck``)
-    cannot be lazy: importing that submodule later would bind the module over the name.
+    global lookups. In a package, any other public submodule is an attribute too, imported on
+    access, as it was when everything was imported eagerly (``optim.lbfgs``, as ``torch.optim``
+    has). A function named like the submodule that defines it (``autograd.gradcheck``) cannot be
+    lazy: importing that submodule later would bind the module over the name.
     """
     module_name, package = namespace["__name__"], namespace["__package__"]
+    is_package = "__path__" in namespace
 
     def __getattr__(name: str) -> Any:
         target = targets.get(name)
+        if target is None and is_package and _is_submodule(module_name, name):
+            target = "." + name
         if target is None:
             raise AttributeError(f"module {module_name!r} has no attribute {name!r}")
         relative, _, attribute = target.partition(":")
@@ -39,3 +45,10 @@ def lazy_attributes(
         return sorted({*namespace, *targets})
 
     return __getattr__, __dir__
+
+
+def _is_submodule(package: str, name: str) -> bool:
+    """Whether ``package.name`` is a public module that can be imported (without importing it)."""
+    if name.startswith("_") or not name.isidentifier():
+        return False
+    return importlib.util.find_spec(f"{package}.{name}") is not None
