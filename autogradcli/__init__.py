@@ -9,17 +9,11 @@ from . import (
     autograd,
     backends,
     cuda,
-    data,
-    distributed,
-    distributions,
-    linalg,
     nn,
     ops,
     optim,
-    sparse,
-    testing,
-    utils,
 )
+from ._utils.lazy import lazy_attributes
 from ._version import __version__
 from .amp import autocast
 from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
@@ -37,9 +31,7 @@ from .backend.threads import (
     set_num_interop_threads,
     set_num_threads,
 )
-from .data.generator import Generator
 from .ops import *
-from .serialization import load, save
 from .tensor.dtype import DType as dtype
 from .tensor.dtype import (
     bool_ as bool,
@@ -98,6 +90,22 @@ from .tensor.legacy_types import (
 )
 from .tensor.random import get_rng_state, initial_seed, manual_seed, set_rng_state
 from .tensor.tensor import Size, Tensor
+
+# loaded on first use: a training step needs none of these (see _utils/lazy.py)
+_LAZY = {
+    "data": ".data",
+    "distributed": ".distributed",
+    "distributions": ".distributions",
+    "linalg": ".linalg",
+    "serialization": ".serialization",
+    "sparse": ".sparse",
+    "testing": ".testing",
+    "utils": ".utils",
+    "Generator": ".data.generator:Generator",
+    "load": ".serialization:load",
+    "save": ".serialization:save",
+}
+__getattr__, __dir__ = lazy_attributes(globals(), _LAZY)
 
 # as torch.Tensor prints <class 'torch.Tensor'>: the public names, not the defining modules
 Tensor.__module__ = Size.__module__ = __name__

@@ -7,7 +7,6 @@ from __future__ import annotations
 import contextlib
 import itertools
 import os
-import signal
 import sys
 
 __all__ = ["is_agrad_process", "quiet_ctrl_c_while_starting"]
@@ -31,6 +30,8 @@ def quiet_ctrl_c_while_starting() -> None:
     """In the ``agrad`` process, until ``cli.main`` starts: Ctrl-C exits 130 with one line."""
     if not is_agrad_process():
         return
+    import signal  # here, not at the top: its enums cost every other importer 40 KiB
+
     try:
         if signal.getsignal(signal.SIGINT) is signal.default_int_handler:
             signal.signal(signal.SIGINT, _exit_interrupted)

@@ -22,6 +22,23 @@ from .record import run_function
 __all__ = ["Function", "InplaceFunction", "once_differentiable"]
 
 
+class _BackwardClass:
+    """``Function._backward_cls``: the BackwardNode subclass of each Function, made the first
+    time the Function is applied and then stored on it, so the ~130 built-in Functions a program
+    never calls cost no class objects in ``import autogradcli``."""
+
+    def __get__(self, instance: Any, owner: type) -> type[BackwardNode]:
+        name = owner.__dict__.get("_backward_name", f"{owner.__name__}Backward")
+        node_cls = type(
+            name, (BackwardNode,), {"_forward_cls": owner, "__module__": owner.__module__}
+        )
+        owner._backward_cls = node_cls  # type: ignore[attr-defined]
+        return node_cls
+
+
+_BACKWARD_CLS = _BackwardClass()
+
+
 class Function(FunctionCtx):
     """Base class for custom differentiable operations, as ``torch.autograd.Function``.
 
@@ -36,10 +53,7 @@ class Function(FunctionCtx):
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        name = cls.__dict__.get("_backward_name", f"{cls.__name__}Backward")
-        cls._backward_cls = type(
-            name, (BackwardNode,), {"_forward_cls": cls, "__module__": cls.__module__}
-        )
+        cls._backward_cls = _BACKWARD_CLS  # its own BackwardNode subclass, made on first use
         forward = inspect.getattr_static(cls, "forward", None)
         cls._legacy = forward is not None and not isinstance(forward, (staticmethod, classmethod))
         cls._signature = None

@@ -1,30 +1,39 @@
 """Datasets, samplers and the DataLoader (PyTorch's ``torch.utils.data``, also importable as
 ``autogradcli.utils.data``), plus bundled, file-based and synthetic datasets."""
 
-from .collate import default_collate, default_convert
-from .dataloader import DataLoader
-from .dataset import (
-    ChainDataset,
-    ConcatDataset,
-    Dataset,
-    IterableDataset,
-    Subset,
-    TensorDataset,
-    random_split,
-)
-from .distributed import DistributedSampler
-from .files import load_csv, load_digits, load_idx, load_npz, read_idx
-from .generator import Generator
-from .sampler import (
-    BatchSampler,
-    RandomSampler,
-    Sampler,
-    SequentialSampler,
-    SubsetRandomSampler,
-    WeightedRandomSampler,
-)
-from .synthetic import sine_regression, spirals
-from .worker import WorkerInfo, get_worker_info
+from .._utils.lazy import lazy_attributes
+
+# each name is imported from its module on first use (see _utils/lazy.py)
+_LAZY = {
+    "BatchSampler": ".sampler:BatchSampler",
+    "ChainDataset": ".dataset:ChainDataset",
+    "ConcatDataset": ".dataset:ConcatDataset",
+    "DataLoader": ".dataloader:DataLoader",
+    "Dataset": ".dataset:Dataset",
+    "DistributedSampler": ".distributed:DistributedSampler",
+    "Generator": ".generator:Generator",
+    "IterableDataset": ".dataset:IterableDataset",
+    "RandomSampler": ".sampler:RandomSampler",
+    "Sampler": ".sampler:Sampler",
+    "SequentialSampler": ".sampler:SequentialSampler",
+    "Subset": ".dataset:Subset",
+    "SubsetRandomSampler": ".sampler:SubsetRandomSampler",
+    "TensorDataset": ".dataset:TensorDataset",
+    "WeightedRandomSampler": ".sampler:WeightedRandomSampler",
+    "WorkerInfo": ".worker:WorkerInfo",
+    "default_collate": ".collate:default_collate",
+    "default_convert": ".collate:default_convert",
+    "get_worker_info": ".worker:get_worker_info",
+    "load_csv": ".files:load_csv",
+    "load_digits": ".files:load_digits",
+    "load_idx": ".files:load_idx",
+    "load_npz": ".files:load_npz",
+    "random_split": ".dataset:random_split",
+    "read_idx": ".files:read_idx",
+    "sine_regression": ".synthetic:sine_regression",
+    "spirals": ".synthetic:spirals",
+}
+__getattr__, __dir__ = lazy_attributes(globals(), _LAZY)
 
 __all__ = [
     "BatchSampler",

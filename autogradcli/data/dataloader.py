@@ -3,18 +3,18 @@ PyTorch's arguments, checks, seeding and batch order."""
 
 from __future__ import annotations
 
-import hashlib
 import itertools
-import multiprocessing
 from collections.abc import Callable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .collate import default_collate, default_convert
 from .dataset import Dataset, IterableDataset
 from .generator import Generator, numpy_generator
-from .multiprocess import MultiProcessIter
 from .sampler import BatchSampler, RandomSampler, Sampler, SequentialSampler, epoch_order
 from .worker import IterableFetcher, fetch_map
+
+if TYPE_CHECKING:  # multiprocessing (and socket) load only when workers start
+    from .multiprocess import MultiProcessIter
 
 __all__ = ["DataLoader", "default_collate", "default_convert"]
 
@@ -61,6 +61,8 @@ class DataLoader:
                 f"(num_workers > 0), but got num_workers={num_workers}"
             )
         if isinstance(multiprocessing_context, str):
+            import multiprocessing
+
             valid = multiprocessing.get_all_start_methods()
             if multiprocessing_context not in valid:
                 raise ValueError(
@@ -144,6 +146,8 @@ class DataLoader:
         global RNG, which a trainer checkpoints) is then the same whatever ``num_workers`` is,
         and each epoch's workers still get new seeds. (PyTorch draws the seed from the
         generator, so its order depends on ``num_workers``.)"""
+        import hashlib  # OpenSSL: loaded by the first multi-process epoch, not by the import
+
         order = self._index_iter()
         if not self._is_iterable:
             order = iter(list(order))
@@ -155,6 +159,8 @@ class DataLoader:
     def __iter__(self) -> Iterator[Any]:
         if self.num_workers == 0:
             return self._single_process()
+        from .multiprocess import MultiProcessIter
+
         order, base_seed = self._epoch_start()
         if self.persistent_workers:
             if self._iterator is None:

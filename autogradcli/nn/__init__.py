@@ -1,6 +1,7 @@
 """Neural-network building blocks with PyTorch's ``torch.nn`` API."""
 
-from . import functional, init, modules, parallel, utils
+from .._utils.lazy import lazy_attributes
+from . import functional, init, modules, utils
 from .activation import *
 from .attention import *
 from .channel_dropout import *
@@ -26,3 +27,7 @@ from .transformer import *
 from .transformer_layers import *
 from .upsampling import *
 from .vision import *
+
+# loaded on first use: only data-parallel programs need it (see _utils/lazy.py)
+_LAZY = {"parallel": ".parallel"}
+__getattr__, __dir__ = lazy_attributes(globals(), _LAZY)

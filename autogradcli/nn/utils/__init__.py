@@ -1,4 +1,12 @@
 """Utilities on parameters and models: gradient clipping, model summaries."""
 
+from ..._utils.lazy import lazy_attributes
 from .clip_grad import *
-from .summary import LayerRow, ModelSummary, summarize
+
+# the model table is for the CLI and run logs, not a training step (see _utils/lazy.py)
+_LAZY = {
+    "LayerRow": ".summary:LayerRow",
+    "ModelSummary": ".summary:ModelSummary",
+    "summarize": ".summary:summarize",
+}
+__getattr__, __dir__ = lazy_attributes(globals(), _LAZY)
