@@ -9,7 +9,7 @@ the same round. Workloads: "chain" (per-op overhead) and "fit" (custom Function)
 bench_engine.py, floors in bench_numpy_engine.py; "mlp" (784-512-256-10, batch 128), "cnn" and
 "wide" (MLP 4096-4096-4096-10, batch 256) training steps from bench_nn.py, floors in
 bench_numpy_mlp.py and bench_numpy_cnn.py. ``--threads`` sets torch's intra-op threads, numpy's
-BLAS pools (threadpoolctl) and autogradcli's own pool (``autogradcli.set_num_threads``).
+BLAS pools (threadpoolctl) and ``autogradcli.set_num_threads``.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ def threads_supported() -> bool:
 
 @contextmanager
 def thread_count(threads: int) -> Iterator[str]:
-    """Everyone on ``threads`` threads: torch intra-op, numpy's BLAS, autogradcli's pool."""
+    """Everyone on ``threads`` threads: torch intra-op, numpy's BLAS, autogradcli.set_num_threads."""
     import torch
     from threadpoolctl import threadpool_info, threadpool_limits
 

@@ -170,8 +170,8 @@ def main(argv: list[str] | None = None) -> None:
 
     threads_ok = bench_floors.threads_supported()
     threads_note = "" if threads_ok else (
-        "The `--threads 2` rows are `-`: this autogradcli has no `set_num_threads` (no pool of "
-        "its own), so there is no fair 2-thread comparison to make."
+        "The `--threads 2` rows are `-`: this autogradcli has no `set_num_threads` (no thread "
+        "setting), so there is no fair 2-thread comparison to make."
     )  # fmt: skip
     runs = []
     for r in range(args.runs):

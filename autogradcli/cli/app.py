@@ -139,7 +139,7 @@ def train(
         "--threads",
         min=1,
         metavar="N",
-        help="CPU threads for one operation, numpy's BLAS included (default: the usable cores, "
+        help="CPU threads for numpy's BLAS (the matrix products; default: the usable cores, "
         "or OMP_NUM_THREADS; under --nproc, the cores shared among the ranks).",
         show_default=False,
     ),

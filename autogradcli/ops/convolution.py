@@ -15,8 +15,7 @@ from typing import Any
 
 from ..autograd.function import Function
 from ..autograd.grad_mode import STATE
-from ..backend import as_strided, is_cpu_array
-from ..backend.threads import GRAIN, parallel_for, split
+from ..backend import as_strided
 from ..tensor.tensor import Tensor, wrap
 from ._util import array_module
 from .linalg import matmul
@@ -75,28 +74,14 @@ def _lines(arr: Any, c: int, n: int, h: int, w: int) -> Any:
     return None
 
 
-def _channel_major_copy(arr: Any) -> Any:
-    """A C-contiguous copy of (A, B, H, W) ``arr`` in (B, A, H, W) order, in chunks of A over
-    the intra-op threads (A is the batch, or the channels of a channel-major array)."""
-    xp = array_module(arr)
-    a = arr.shape[0]
-    res = xp.empty((arr.shape[1], a, *arr.shape[2:]), dtype=arr.dtype)
-
-    def images(a0: int, a1: int) -> None:
-        res[:, a0:a1] = channel_major(arr[a0:a1])
-
-    _by_images(res, a, images)
-    return res
-
-
-def _im2col_shifted(src: Any, out: Any, kernel: Pair, pad: Pad, dilation: Pair, ho: int) -> None:
-    """Stride-1 columns when Wo == W into ``out`` (C, kh, kw, N, Ho*W): each kernel offset is a
-    shift of the flattened images (long contiguous copies), then the rows and columns it does
-    not reach are zeroed."""
+def _im2col_shifted(xp: Any, src: Any, kernel: Pair, pad: Pad, dilation: Pair, ho: int) -> Any:
+    """Stride-1 columns when Wo == W: each kernel offset is a shift of the flattened images
+    (long contiguous copies), then the rows and columns it does not reach are zeroed."""
     c, n, h, w = src.shape
     (kh, kw), (dh, dw) = kernel, dilation
     lines = _lines(src, c, n, h, w) if ho == h else None
     planes = src.reshape(c, n, h * w) if lines is None else None
+    out = xp.empty((c, kh, kw, n, ho * w), dtype=src.dtype)
     size = n * h * w
     for i in range(kh):
         di, y0, y1 = _row_span(i, dh, pad[0], ho, h)
@@ -122,6 +107,7 @@ def _im2col_shifted(src: Any, out: Any, kernel: Pair, pad: Pad, dilation: Pair, 
                 grid[:, :, y0:y1, w - dj :] = 0
             elif dj < 0:
                 grid[:, :, y0:y1, :-dj] = 0
+    return out.reshape(c * kh * kw, n * ho * w)
 
 
 def _col2im_shifted(
@@ -181,50 +167,26 @@ def _shifts_apply(w: int, wo: int, stride: Pair) -> bool:
     return stride == (1, 1) and wo == w
 
 
-def _image_grain(arr: Any, n: int) -> int:
-    """Images per slice so a slice of ``arr`` (a whole-batch array) holds GRAIN elements."""
-    return max(1, GRAIN // max(1, arr.size // max(1, n)))
-
-
-def _by_images(arr: Any, n: int, body: Any) -> None:
-    """``body(n0, n1)`` over chunks of the batch, split over the intra-op threads when the work
-    (``arr``, a whole-batch array) is large; images never share a column, so any split gives
-    the same bits."""
-    parallel_for(n, body, grain=_image_grain(arr, n), array=arr)
-
-
 def im2col(arr: Any, kernel: Pair, stride: Pair, pad: Pad, dilation: Pair) -> Any:
-    """The columns (C*kh*kw, N*Ho*Wo) of (N, C, H, W) ``arr``: one strided view, one copy
-    (in chunks of the batch over the intra-op threads)."""
+    """The columns (C*kh*kw, N*Ho*Wo) of (N, C, H, W) ``arr``: one strided view, one copy."""
     xp = array_module(arr)
     n, c, h, w = arr.shape
     (kh, kw), (sh, sw), (dh, dw) = kernel, stride, dilation
     pt, pb, pl, pr = pad
     ho = _out_size(h, kh, sh, pt, pb, dh)
     wo = _out_size(w, kw, sw, pl, pr, dw)
-    out = xp.empty((c, kh, kw, n, ho, wo), dtype=arr.dtype)
-    shifted = _shifts_apply(w, wo, stride)
-
-    def images(n0: int, n1: int) -> None:
-        src = channel_major(arr[n0:n1])
-        if shifted:
-            dst = out[:, :, :, n0:n1].reshape(c, kh, kw, n1 - n0, ho * wo)
-            _im2col_shifted(src, dst, kernel, pad, dilation, ho)
-            return
-        if pt or pb or pl or pr:
-            buf = xp.zeros((c, n1 - n0, h + pt + pb, w + pl + pr), dtype=arr.dtype)
-            buf[:, :, pt : pt + h, pl : pl + w] = src
-            src = buf
-        s_c, s_n, s_h, s_w = src.strides
-        out[:, :, :, n0:n1] = as_strided(
-            xp,
-            src,
-            (c, kh, kw, n1 - n0, ho, wo),
-            (s_c, s_h * dh, s_w * dw, s_n, s_h * sh, s_w * sw),
-        )
-
-    _by_images(out, n, images)
-    return out.reshape(c * kh * kw, n * ho * wo)
+    src = channel_major(arr)
+    if _shifts_apply(w, wo, stride):
+        return _im2col_shifted(xp, src, kernel, pad, dilation, ho)
+    if pt or pb or pl or pr:
+        buf = xp.zeros((c, n, h + pt + pb, w + pl + pr), dtype=arr.dtype)
+        buf[:, :, pt : pt + h, pl : pl + w] = src
+        src = buf
+    s_c, s_n, s_h, s_w = src.strides
+    view = as_strided(
+        xp, src, (c, kh, kw, n, ho, wo), (s_c, s_h * dh, s_w * dw, s_n, s_h * sh, s_w * sw)
+    )
+    return view.reshape(c * kh * kw, n * ho * wo)
 
 
 _BLOCK = 8192  # columns per block when the inner dimension is small
@@ -295,38 +257,24 @@ class Col2Im(Function):
         ho = _out_size(h, kh, sh, pt, pb, dh)
         wo = _out_size(w, kw, sw, pl, pr, dw)
         ctx.geometry = (kernel, stride, pad, dilation)
-        c6 = arr.reshape(c, kh, kw, n, ho, wo)
         if _shifts_apply(w, wo, stride):
-            if len(split(n, _image_grain(arr, n))) <= 2 or not is_cpu_array(arr):
-                return channel_major(_col2im_shifted(xp, arr, shape, kernel, pad, dilation, ho))
-            res = xp.empty((c, n, h, w), dtype=arr.dtype)
-
-            def images(n0: int, n1: int) -> None:
-                part = c6[:, :, :, n0:n1].reshape(c * kh * kw, (n1 - n0) * ho * wo)
-                sub = (n1 - n0, c, h, w)
-                res[:, n0:n1] = _col2im_shifted(xp, part, sub, kernel, pad, dilation, ho)
-
-            _by_images(arr, n, images)
-            return channel_major(res)
+            return channel_major(_col2im_shifted(xp, arr, shape, kernel, pad, dilation, ho))
+        c6 = arr.reshape(c, kh, kw, n, ho, wo)
         # disjoint windows along both dims: every target slab is written once, no accumulation
         disjoint = sh >= dh * (kh - 1) + 1 and sw >= dw * (kw - 1) + 1
         buf = xp.zeros((c, n, h + pt + pb, w + pl + pr), dtype=arr.dtype)
-
-        def slabs(n0: int, n1: int) -> None:
-            for i in range(kh):
-                for j in range(kw):
-                    target = buf[
-                        :,
-                        n0:n1,
-                        i * dh : i * dh + sh * (ho - 1) + 1 : sh,
-                        j * dw : j * dw + sw * (wo - 1) + 1 : sw,
-                    ]
-                    if disjoint:
-                        target[...] = c6[:, i, j, n0:n1]
-                    else:
-                        target += c6[:, i, j, n0:n1]
-
-        _by_images(arr, n, slabs)
+        for i in range(kh):
+            for j in range(kw):
+                target = buf[
+                    :,
+                    :,
+                    i * dh : i * dh + sh * (ho - 1) + 1 : sh,
+                    j * dw : j * dw + sw * (wo - 1) + 1 : sw,
+                ]
+                if disjoint:
+                    target[...] = c6[:, i, j]
+                else:
+                    target += c6[:, i, j]
         return channel_major(buf[:, :, pt : pt + h, pl : pl + w])
 
     @staticmethod
@@ -369,13 +317,13 @@ class Convolution(Function):
         else:
             out = xp.matmul(w.reshape(groups, o // groups, k), cols.reshape(groups, k, -1))
             out = out.reshape(o, n * ho * wo)
-        if bias is not None:  # in place on (O, N*Ho*Wo): faster than fused into the copy below
+        if bias is not None:
             out += bias._data.reshape(o, 1)
         ctx.save_for_backward(x, weight)
         ctx.geometry = ((kh, kw), stride, pad, dilation, groups)
         ctx.cols = cols if ctx.needs_input_grad[1] else None
         # PyTorch's conv output is contiguous NCHW, and programs rely on it (x.view(-1, C*H*W))
-        return _channel_major_copy(out.reshape(o, n, ho, wo))
+        return xp.ascontiguousarray(channel_major(out.reshape(o, n, ho, wo)))
 
     @staticmethod
     def backward(ctx: Any, g: Tensor) -> tuple[Any, ...]:
@@ -384,10 +332,7 @@ class Convolution(Function):
         nx, nw, nb = ctx.needs_input_grad[:3]
         o, cg = weight.shape[0], weight.shape[1]
         k = cg * kernel[0] * kernel[1]
-        if STATE.enabled or g._data.strides[0] < g._data.strides[1]:
-            g2 = g.transpose(0, 1).reshape(o, -1)  # (O, N*Ho*Wo), free for channel-major g
-        else:  # NCHW g and no graph: the transpose copy in chunks of the batch, over the threads
-            g2 = wrap(_channel_major_copy(g._data).reshape(o, -1))
+        g2 = g.transpose(0, 1).reshape(o, -1)  # (O, N*Ho*Wo), free for channel-major g
         gx = gw = gb = None
         if nx:
             if groups == 1:

@@ -14,7 +14,6 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from ..autograd.function import Function
-from ..backend.threads import GRAIN, parallel_for
 from ..tensor.tensor import Tensor, wrap
 from ._util import array_module
 from .convolution import _pair
@@ -118,15 +117,6 @@ def _work(arr: Any, swapped: bool) -> Any:
     return arr.swapaxes(0, 1) if swapped else arr
 
 
-def _by_rows(arr: Any, body: Callable[[int, int], None]) -> None:
-    """``body(a0, a1)`` over chunks of the work layout's first axis (batch or channels), split
-    over the intra-op threads when ``arr`` (the work-layout input) is large; each chunk's
-    windows are its own, so results do not depend on the split."""
-    rows = arr.shape[0]
-    per_row = max(1, arr.size // max(1, rows))
-    parallel_for(rows, body, grain=max(1, GRAIN // per_row), array=arr)
-
-
 def _padded(xp: Any, arr: Any, geo: PoolGeometry, fill: float) -> Any:
     """``arr`` (work layout) inside a buffer of the padded size filled with ``fill``."""
     pt, pb, pl, pr = geo.pad
@@ -165,30 +155,26 @@ class MaxPool2d(Function):
         arr = x._data
         xp = array_module(arr)
         swapped = _channel_major(arr)
-        work = _work(arr, swapped)
+        buf = _padded(xp, _work(arr, swapped), geo, -math.inf)
         slices = geo.slices()
-        shape = (work.shape[0], work.shape[1], *geo.out)
-        out = xp.empty(shape, dtype=arr.dtype)
+        rows, cols = slices[0]
+        out = buf[:, :, rows, cols].copy()
         need_idx = return_indices or ctx.needs_input_grad[0]
-        idx = xp.zeros(shape, dtype="int8" if len(slices) < 128 else "int32") if need_idx else None
-
-        def rows_of(a0: int, a1: int) -> None:
-            buf = _padded(xp, work[a0:a1], geo, -math.inf)
-            o = out[a0:a1]
-            o[...] = buf[:, :, slices[0][0], slices[0][1]]
-            ix = idx[a0:a1] if idx is not None else None
-            for k in range(1, len(slices)):
-                rows, cols = slices[k]
-                window = buf[:, :, rows, cols]
-                if ix is not None:  # ix += (window > o) * (k - ix): branch-free, ~10x copyto
-                    step = xp.subtract(k, ix, dtype=ix.dtype)
-                    step *= xp.greater(window, o).view(
-                        ix.dtype if ix.dtype.itemsize == 1 else "bool"
-                    )
-                    ix += step
-                xp.maximum(o, window, out=o)
-
-        _by_rows(work, rows_of)
+        idx = (
+            xp.zeros(out.shape, dtype="int8" if len(slices) < 128 else "int32")
+            if need_idx
+            else None
+        )
+        for k in range(1, len(slices)):
+            rows, cols = slices[k]
+            window = buf[:, :, rows, cols]
+            if need_idx:  # idx += (window > out) * (k - idx): branch-free, ~10x copyto(where=)
+                step = xp.subtract(k, idx, dtype=idx.dtype)
+                step *= xp.greater(window, out).view(
+                    idx.dtype if idx.dtype.itemsize == 1 else "bool"
+                )
+                idx += step
+            xp.maximum(out, window, out=out)
         ctx.geo = geo
         if need_idx:
             ctx.argmax = _work(idx, swapped)
@@ -226,18 +212,12 @@ class _MaxScatter(Function):
         gw, idx = _work(g._data, swapped), _work(argmax, swapped)
         buf = _padded_buffer(xp, geo, swapped, gw.dtype, geo.tiles())
         disjoint = geo.disjoint()
-        slices = geo.slices()
-
-        def rows_of(a0: int, a1: int) -> None:
-            gc, ic, bc = gw[a0:a1], idx[a0:a1], buf[a0:a1]
-            for k, (rows, cols) in enumerate(slices):
-                target = bc[:, :, rows, cols]
-                if disjoint:
-                    xp.multiply(gc, ic == k, out=target)
-                else:
-                    target += gc * (ic == k)
-
-        _by_rows(buf, rows_of)
+        for k, (rows, cols) in enumerate(geo.slices()):
+            target = buf[:, :, rows, cols]
+            if disjoint:
+                xp.multiply(gw, idx == k, out=target)
+            else:
+                target += gw * (idx == k)
         ctx.argmax, ctx.geo = argmax, geo
         return _work(_cropped(buf, geo), swapped)
 
@@ -299,22 +279,16 @@ class AvgPool2d(Function):
         arr = x._data
         xp = array_module(arr)
         swapped = _channel_major(arr)
-        work = _work(arr, swapped)
+        buf = _padded(xp, _work(arr, swapped), geo, 0.0)
         slices = geo.slices()
-        out = xp.empty((work.shape[0], work.shape[1], *geo.out), dtype=arr.dtype)
-
-        def rows_of(a0: int, a1: int) -> None:
-            buf = _padded(xp, work[a0:a1], geo, 0.0)
-            o = out[a0:a1]
-            o[...] = buf[:, :, slices[0][0], slices[0][1]]
-            for rows, cols in slices[1:]:
-                o += buf[:, :, rows, cols]
-            if isinstance(divisor, float):
-                o *= 1.0 / divisor
-            else:
-                o /= divisor
-
-        _by_rows(work, rows_of)
+        rows, cols = slices[0]
+        out = buf[:, :, rows, cols].copy()
+        for rows, cols in slices[1:]:
+            out += buf[:, :, rows, cols]
+        if isinstance(divisor, float):
+            out *= 1.0 / divisor
+        else:
+            out /= divisor
         ctx.geo, ctx.divisor = geo, divisor
         return _work(out, swapped)
 
@@ -334,20 +308,14 @@ class _AvgPoolT(Function):
         xp = array_module(arr)
         swapped = _channel_major(arr)
         gw = _work(arr, swapped)
+        share = gw * (1.0 / divisor) if isinstance(divisor, float) else gw / divisor
         tiles = geo.tiles()
         buf = _padded_buffer(xp, geo, swapped, arr.dtype, tiles)
-        slices = geo.slices()
-
-        def rows_of(a0: int, a1: int) -> None:
-            gc, bc = gw[a0:a1], buf[a0:a1]
-            share = gc * (1.0 / divisor) if isinstance(divisor, float) else gc / divisor
-            for rows, cols in slices:
-                if tiles:
-                    bc[:, :, rows, cols] = share
-                else:
-                    bc[:, :, rows, cols] += share
-
-        _by_rows(buf, rows_of)
+        for rows, cols in geo.slices():
+            if tiles:
+                buf[:, :, rows, cols] = share
+            else:
+                buf[:, :, rows, cols] += share
         ctx.geo, ctx.divisor = geo, divisor
         return _work(_cropped(buf, geo), swapped)
 

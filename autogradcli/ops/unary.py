@@ -9,7 +9,6 @@ from ..autograd.function import Function
 from ..autograd.gradient_ops import sum_to
 from ..backend import kernels
 from ..backend.kernels import sigmoid_backward, tanh_backward
-from ..backend.threads import map_flat, splits_flat
 from ..tensor.tensor import Tensor, wrap
 from ._util import array_module, binary_operands
 
@@ -254,14 +253,7 @@ class Relu(Function):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Any:
-        arr = x._data
-        xp = array_module(arr)
-        if arr.dtype.kind == "f" and splits_flat(arr):  # split over the intra-op threads
-            res = xp.empty_like(arr)
-            map_flat(lambda a, out: xp.maximum(a, 0, out=out), res, arr)
-        else:
-            res = xp.maximum(arr, 0)
-        out = wrap(res)
+        out = wrap(array_module(x._data).maximum(x._data, 0))
         ctx.save_for_backward(out)
         return out
 
@@ -280,13 +272,7 @@ class ThresholdBackward(Function):
     def forward(ctx: Any, g: Tensor, y: Tensor) -> Any:
         if ctx.needs_input_grad[0]:
             ctx.save_for_backward(y)
-        ga, ya = g._data, y._data
-        if ga.dtype.kind == "f" and ga.shape == ya.shape and splits_flat(ga, ya):
-            xp = array_module(ga)
-            res = xp.empty_like(ga)
-            map_flat(lambda a, b, out: xp.multiply(a, b > 0, out=out), res, ga, ya)
-            return res
-        return ga * (ya > 0)
+        return g._data * (y._data > 0)
 
     @staticmethod
     def backward(ctx: Any, gg: Tensor) -> tuple[Any, None]:
