@@ -21,6 +21,7 @@ from ..tensor.tensor import Tensor, wrap
 from .anomaly_mode import check_nan, warn_forward_trace
 from .engine_steps import (
     _accumulate,
+    _add_to_grad,
     _all_none,
     _check_count,
     _materialize,
@@ -316,10 +317,7 @@ def backward(
     grads = run_backward(tensors, root_grads, keep, create_graph, capture=inputs)
     for t, g in zip(inputs, grads or ()):
         if g is not None:
-            if t._grad is None:
-                t._grad = g if create_graph else wrap(g._data.copy())
-            else:
-                t._grad = add_grads(t._grad, g, create_graph)
+            _add_to_grad(t, g, create_graph)
 
 
 def grad(

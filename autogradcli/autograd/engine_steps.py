@@ -73,16 +73,20 @@ def _run_hooks(node: Any, grads: list[Any]) -> None:
                 grads[nr] = res
 
 
+def _add_to_grad(t: Tensor, g: Tensor, create_graph: bool) -> None:
+    """``t.grad`` set to ``g`` (a copy, unless building a graph) or summed with it."""
+    if t._grad is None:
+        t._grad = g if create_graph else wrap(g._data.copy())
+    else:
+        t._grad = add_grads(t._grad, g, create_graph)
+
+
 def _retain(node: Any, grads: list[Any], create_graph: bool) -> None:
     """``.grad`` of the non-leaf outputs that called ``retain_grad()``."""
     for nr, ref in node._retained.items():
         t, g = ref(), grads[nr]
-        if t is None or g is None:
-            continue
-        if t._grad is None:
-            t._grad = g if create_graph else wrap(g._data.copy())
-        else:
-            t._grad = add_grads(t._grad, g, create_graph)
+        if t is not None and g is not None:
+            _add_to_grad(t, g, create_graph)
 
 
 def _special(node: Any, grads: list[Any], create_graph: bool) -> None:
