@@ -67,7 +67,6 @@ def test_set_num_threads_limits_numpys_blas() -> None:
 
 def test_interop_threads_set_once(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(threads, "_num_interop", None)
-    monkeypatch.setattr(threads, "_interop_set", False)
     assert ag.get_num_interop_threads() == (os.cpu_count() or 1)
     ag.set_num_interop_threads(3)
     assert ag.get_num_interop_threads() == 3

@@ -18,8 +18,7 @@ import numpy as np
 
 _lock = threading.Lock()  # guards the settings
 _num_threads: int | None = None
-_num_interop: int | None = None
-_interop_set = False
+_num_interop: int | None = None  # set once, by set_num_interop_threads
 
 
 def _usable_cores() -> int:
@@ -75,12 +74,12 @@ def get_num_interop_threads() -> int:
 
 def set_num_interop_threads(n: int) -> None:
     """torch.set_num_interop_threads: may be called once, as torch allows."""
-    global _num_interop, _interop_set
+    global _num_interop
     n = _check_count(n, "set_num_interop_threads")
     with _lock:
-        if _interop_set:
+        if _num_interop is not None:
             raise RuntimeError(
                 "Error: cannot set number of interop threads after parallel work has started "
                 "or set_num_interop_threads called"
             )
-        _num_interop, _interop_set = n, True
+        _num_interop = n
