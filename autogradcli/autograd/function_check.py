@@ -170,8 +170,9 @@ class _Checker:
         self.none_args = {i.arg_index for i in issues if i.kind == "missing"}
         bad = fatal or self.none_args
         self.add(SHAPES, FAIL if bad else PASS, "; ".join(i.message for i in issues))
+        diff_outs = [y for y in outs if _requires_grad(y)]
         n_in = sum(x.numel() for x in self.inputs if _requires_grad(x))
-        n_out = sum(y.numel() for y in outs if _requires_grad(y))
+        n_out = sum(y.numel() for y in diff_outs)
         mode, why = self.plan(n_in, n_out)
         jac = JACOBIAN + _MODE_NAME["fast" if o.fast else mode]
         det = f"backward is deterministic (nondet_tol {o.nondet_tol:g})"
@@ -180,7 +181,7 @@ class _Checker:
             self.add(det, SKIP, "")
         else:
             try:
-                self.first_order(jac, det, mode, why)
+                self.first_order(diff_outs, jac, det, mode, why)
             except (Exception, SystemExit) as err:
                 self.fail(jac, "forward/backward", err)
         if o.order < 2:
@@ -195,14 +196,14 @@ class _Checker:
         return self.report
 
     # ------------------------------------------------------------------ first order
-    def first_order(self, jac: str, det: str, mode: str, why: str) -> None:
+    def first_order(self, outs: list[Tensor], jac: str, det: str, mode: str, why: str) -> None:
+        """``outs``: forward's outputs that require grad (``run`` computed them)."""
         from .gradcheck_diagnosis import fast_projection
 
         o = self.o
         in_names = self.diff_names()
         note = ""
         if mode == "vjp" and not o.fast:
-            outs = [y for y in _as_tuple(self.func(*self.inputs)) if _requires_grad(y)]
             pairs = self._vjp_pairs(1, self.func, self.inputs, self.output_names(len(outs)))
             self._vjp_verdict(jac, pairs, why)
             self._det(det, max((p.nondet_max_diff for p in pairs), default=0.0))
@@ -212,7 +213,6 @@ class _Checker:
                 self.func, self.inputs, eps=o.eps, atol=o.atol, rtol=o.rtol, seed=o.seed
             )
             nondet = max((p.nondet_diff for p in proj), default=0.0)
-            outs = [y for y in _as_tuple(self.func(*self.inputs)) if _requires_grad(y)]
             out_names = self.output_names(len(outs))
             fast = fast_pairs(1, proj, out_names, in_names, self.inputs, outs)
             if all(p.ok for p in proj) or mode == "vjp":
