@@ -269,14 +269,14 @@ class _Checker:
         """Per (output, input): ``v^T J`` at every input element, by central differences and by
         one backward (run twice, for determinism); failures located at input elements."""
         from .grad_mode import enable_grad
-        from .jacobians import float_outputs, numerical_vjp, vjp
+        from .jacobians import float_outputs, numerical_vjp, random_unit, vjp
 
         o = self.o
         rng = np.random.default_rng(o.seed)
         with enable_grad():
             ref = list(_as_tuple(func(*inputs)))
         floats = float_outputs(ref)
-        vs = [_unit(rng, y.numel()) if y.requires_grad else None for y in floats]
+        vs = [random_unit(rng, y.numel()) if y.requires_grad else None for y in floats]
         args = [i for i, x in enumerate(inputs) if _requires_grad(x)]
         in_names = [n for n, x in zip(self.names, inputs) if _requires_grad(x)]
         in_names += [f"grad_{n}" for n in self.output_names(len(args) - len(in_names))]
@@ -421,13 +421,6 @@ class _Checker:
 
 
 _MODE_NAME = {"full": "", "vjp": " (v^T J at every input element)", "fast": " (fast mode)"}
-
-
-def _unit(rng: np.random.Generator, n: int) -> np.ndarray:
-    """A random non-negative unit vector of ``n`` float64 values."""
-    v = rng.random(n)
-    norm = np.linalg.norm(v)
-    return v / norm if norm > 0 else v
 
 
 def _requires_grad(x: Any) -> bool:

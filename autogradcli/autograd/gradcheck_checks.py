@@ -27,6 +27,7 @@ from .jacobians import (
     float_outputs,
     numerical_jacobian,
     numerical_jvp,
+    random_unit,
     vjp,
 )
 
@@ -83,9 +84,7 @@ def gradcheck_report(
 
 def _unit_vector(rng: np.random.Generator, t: Tensor) -> Any:
     """A random non-negative unit vector with ``t``'s size, dtype and device (flat)."""
-    v = rng.random(t._data.size)
-    norm = np.linalg.norm(v)
-    v = (v / norm if norm > 0 else v).astype(t._data.dtype)
+    v = random_unit(rng, t._data.size).astype(t._data.dtype)
     xp = array_module(t._data)
     return v if xp is np else xp.asarray(v)
 

@@ -31,6 +31,7 @@ import numpy as np
 from ..backend import to_numpy
 from ..tensor.tensor import Tensor
 from .gradcheck import Mismatch, PairReport
+from .jacobians import random_unit
 
 __all__ = [
     "GradIssue",
@@ -360,12 +361,8 @@ def fast_projection(
     positions = [i for i, o in enumerate(outs) if isinstance(o, Tensor) and o.requires_grad]
     diff_outs = [outs[p] for p in positions]
 
-    def unit(n: int) -> np.ndarray:
-        v = rng.random(n)
-        return v / np.linalg.norm(v) if n else v
-
-    us = [unit(inputs[i].numel()) for i in args]
-    vs = [unit(o.numel()) for o in diff_outs]
+    us = [random_unit(rng, inputs[i].numel()) for i in args]
+    vs = [random_unit(rng, o.numel()) for o in diff_outs]
     numerical: list[list[float]] = []
     for arg, u in zip(args, us):
         arr = inputs[arg]._data

@@ -27,6 +27,7 @@ __all__ = [
     "numerical_jacobian",
     "numerical_jvp",
     "numerical_vjp",
+    "random_unit",
     "vjp",
 ]
 
@@ -34,6 +35,14 @@ __all__ = [
 def as_tuple(x: Any) -> tuple[Any, ...]:
     """``x`` as a tuple (a lone value becomes a 1-tuple)."""
     return tuple(x) if isinstance(x, (tuple, list)) else (x,)
+
+
+def random_unit(rng: np.random.Generator, n: int) -> np.ndarray:
+    """A random non-negative unit vector of ``n`` float64 values (the ``u`` and ``v`` of the
+    fast checks)."""
+    v = rng.random(n)
+    norm = np.linalg.norm(v)
+    return v / norm if norm > 0 else v
 
 
 def differentiable_outputs(out: Any) -> list[Tensor]:
