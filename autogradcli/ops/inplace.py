@@ -20,24 +20,7 @@ from ..autograd.record import _check_dirty
 from ..backend import random_normal
 from ..tensor.random import generator_for
 from ..tensor.tensor import Tensor, wrap
-from ._util import array_module
-
-# numpy dtype name -> PyTorch's ScalarType name, as its casting errors spell it
-_TORCH_NAMES = {
-    "float64": "Double",
-    "float32": "Float",
-    "float16": "Half",
-    "int64": "Long",
-    "int32": "Int",
-    "int16": "Short",
-    "int8": "Char",
-    "uint8": "Byte",
-    "bool": "Bool",
-}
-
-
-def _tname(dtype: Any) -> str:
-    return _TORCH_NAMES.get(dtype.name, dtype.name)
+from ._util import array_module, scalar_type_name
 
 
 def _needs_graph(self: Tensor, *others: Any) -> bool:
@@ -86,8 +69,8 @@ def _write(self: Tensor, arr: Any, name: str) -> None:
         )
     if arr.dtype != self._data.dtype and not _can_cast(arr.dtype, self._data.dtype):
         raise RuntimeError(
-            f"result type {_tname(arr.dtype)} can't be cast to the desired output type "
-            f"{_tname(self._data.dtype)}"
+            f"result type {scalar_type_name(arr.dtype)} can't be cast to the desired output type "
+            f"{scalar_type_name(self._data.dtype)}"
         )
     self._data[...] = arr
 
@@ -124,12 +107,12 @@ def _ufunc_inplace(self: Tensor, ufunc_name: str, other: Any, name: str) -> Tens
     y = _operand(other)
     if hasattr(y, "dtype") and not _can_cast(y.dtype, arr.dtype):
         raise RuntimeError(
-            f"result type {_tname(y.dtype)} can't be cast to the desired output type "
-            f"{_tname(arr.dtype)}"
+            f"result type {scalar_type_name(y.dtype)} can't be cast to the desired output type "
+            f"{scalar_type_name(arr.dtype)}"
         )
     if isinstance(y, float) and arr.dtype.kind != "f":
         raise RuntimeError(
-            f"result type Float can't be cast to the desired output type {_tname(arr.dtype)}"
+            f"result type Float can't be cast to the desired output type {scalar_type_name(arr.dtype)}"
         )
     shape = getattr(y, "shape", ())
     if shape != arr.shape:
@@ -172,7 +155,7 @@ def div_(self: Tensor, other: Any) -> Tensor:
         return _record(self, "div_", lambda s: s / other)
     if self._data.dtype.kind != "f":
         raise RuntimeError(
-            f"result type Float can't be cast to the desired output type {_tname(self._data.dtype)}"
+            f"result type Float can't be cast to the desired output type {scalar_type_name(self._data.dtype)}"
         )
     return _ufunc_inplace(self, "divide", other, "div_")
 
