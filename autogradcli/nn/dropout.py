@@ -9,8 +9,9 @@ from .module import Module
 __all__ = ["Dropout"]
 
 
-class Dropout(Module):
-    """Zero each element with probability ``p`` in training, scaling the rest by ``1 / (1 - p)``."""
+class _DropoutNd(Module):
+    """``p`` and ``inplace``, checked and shown as torch's ``_DropoutNd`` does: the base of
+    ``Dropout`` and of the channel dropouts (``Dropout1d/2d/3d``, which are not ``Dropout``s)."""
 
     def __init__(self, p: float = 0.5, inplace: bool = False) -> None:
         super().__init__()
@@ -19,8 +20,12 @@ class Dropout(Module):
         self.p = p
         self.inplace = inplace
 
-    def forward(self, input: Tensor) -> Tensor:
-        return F.dropout(input, self.p, self.training, self.inplace)
-
     def extra_repr(self) -> str:
         return f"p={self.p}, inplace={self.inplace}"
+
+
+class Dropout(_DropoutNd):
+    """Zero each element with probability ``p`` in training, scaling the rest by ``1 / (1 - p)``."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.dropout(input, self.p, self.training, self.inplace)
