@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..tensor.tensor import Tensor
 from . import functional as F
+from .functional.linear import check_dropout_p
 from .module import Module
 
 __all__ = ["Dropout"]
@@ -15,8 +16,7 @@ class _DropoutNd(Module):
 
     def __init__(self, p: float = 0.5, inplace: bool = False) -> None:
         super().__init__()
-        if p < 0 or p > 1:
-            raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+        check_dropout_p(p)
         self.p = p
         self.inplace = inplace
 

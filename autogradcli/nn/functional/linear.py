@@ -111,10 +111,15 @@ class _Dropout(Function):
         return g * ctx.mask, None
 
 
-def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
-    """Zero each element with probability ``p`` and scale the rest by ``1 / (1 - p)`` (training only)."""
+def check_dropout_p(p: float) -> None:
+    """torch's check of a dropout probability (shared with the channel dropouts)."""
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
+def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    """Zero each element with probability ``p`` and scale the rest by ``1 / (1 - p)`` (training only)."""
+    check_dropout_p(p)
     if not training or p == 0.0:
         return input
     if inplace:
