@@ -15,6 +15,7 @@ __all__ = [
     "normalize_dims",
     "operator_method",
     "save_mixed",
+    "scalar_type_name",
     "wrap",
     "wrap_dim",
 ]
@@ -23,6 +24,27 @@ wrap_dim = _wrap_dim
 
 _FLOAT = float
 _INT = int
+
+# numpy dtype name -> PyTorch's C++ ScalarType name, as its dtype errors spell it
+_SCALAR_TYPE = {
+    "float16": "Half",
+    "bfloat16": "BFloat16",
+    "float32": "Float",
+    "float64": "Double",
+    "complex64": "ComplexFloat",
+    "complex128": "ComplexDouble",
+    "uint8": "Byte",
+    "int8": "Char",
+    "int16": "Short",
+    "int32": "Int",
+    "int64": "Long",
+    "bool": "Bool",
+}
+
+
+def scalar_type_name(dtype: Any) -> str:
+    """PyTorch's ScalarType name of numpy ``dtype`` ("Float", "Long"...), as its errors spell it."""
+    return _SCALAR_TYPE.get(dtype.name, dtype.name)
 
 
 def _device_error(x: Any, y: Any) -> RuntimeError:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..tensor.tensor import Tensor, wrap
-from ._util import array_module
+from ._util import array_module, scalar_type_name
 
 __all__ = ["allclose", "equal", "isclose"]
 
@@ -27,7 +27,7 @@ def isclose(
             f"isclose(): argument 'other' (position 2) must be Tensor, not {type(b).__name__}"
         )
     if a.dtype != b.dtype:
-        raise RuntimeError(f"{_scalar_name(a)} did not match {_scalar_name(b)}")
+        raise RuntimeError(f"{scalar_type_name(a.dtype)} did not match {scalar_type_name(b.dtype)}")
     if rtol < 0:
         raise RuntimeError(f"rtol must be greater than or equal to zero, but got {rtol}")
     if atol < 0:
@@ -54,23 +54,6 @@ def allclose(
     """True when every element of ``a`` is close to ``b``'s (see ``isclose``)."""
     xp = array_module(a._data)
     return bool(xp.all(isclose(a, b, rtol, atol, equal_nan)._data))
-
-
-_SCALAR_NAMES = {
-    "float32": "Float",
-    "float64": "Double",
-    "float16": "Half",
-    "int64": "Long",
-    "int32": "Int",
-    "int16": "Short",
-    "int8": "Char",
-    "uint8": "Byte",
-    "bool": "Bool",
-}
-
-
-def _scalar_name(t: Tensor) -> str:
-    return _SCALAR_NAMES.get(t.dtype.name, t.dtype.name)
 
 
 TENSOR_METHODS: dict[str, Any] = {name: globals()[name] for name in __all__}

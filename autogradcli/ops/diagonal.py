@@ -6,29 +6,9 @@ from typing import Any
 
 from ..autograd.function import Function
 from ..tensor.tensor import Tensor
-from ._util import array_module
+from ._util import array_module, scalar_type_name
 
 __all__ = ["diag", "dot"]
-
-# PyTorch's C++ scalar-type names, as its dtype errors spell them
-_SCALAR_NAMES = {
-    "float32": "Float",
-    "float64": "Double",
-    "float16": "Half",
-    "int64": "Long",
-    "int32": "Int",
-    "int16": "Short",
-    "int8": "Char",
-    "uint8": "Byte",
-    "bool": "Bool",
-}
-
-
-def _diag_array(arr: Any, k: int) -> Any:
-    xp = array_module(arr)
-    if arr.ndim == 1:
-        return xp.diag(arr, k)
-    return xp.diagonal(arr, k).copy()  # diag of a matrix is a new tensor in PyTorch
 
 
 class DiagEmbed(Function):
@@ -112,8 +92,8 @@ def dot(input: Tensor, tensor: Tensor) -> Tensor:
     if a.dtype != b.dtype:
         raise RuntimeError(
             "dot : expected both vectors to have same dtype, but found "
-            f"{_SCALAR_NAMES.get(a.dtype.name, a.dtype.name)} and "
-            f"{_SCALAR_NAMES.get(b.dtype.name, b.dtype.name)}"
+            f"{scalar_type_name(a.dtype)} and "
+            f"{scalar_type_name(b.dtype)}"
         )
     return Dot.apply(input, tensor)
 

@@ -20,24 +20,14 @@ from ..autograd.record import _check_dirty
 from ..backend import random_normal
 from ..tensor.random import generator_for
 from ..tensor.tensor import Tensor, wrap
-from ._util import array_module
-
-# numpy dtype name -> PyTorch's ScalarType name, as its casting errors spell it
-_TORCH_NAMES = {
-    "float64": "Double",
-    "float32": "Float",
-    "float16": "Half",
-    "int64": "Long",
-    "int32": "Int",
-    "int16": "Short",
-    "int8": "Char",
-    "uint8": "Byte",
-    "bool": "Bool",
-}
+from ._util import array_module, scalar_type_name
 
 
-def _tname(dtype: Any) -> str:
-    return _TORCH_NAMES.get(dtype.name, dtype.name)
+def _cast_error(result: str, dtype: Any) -> RuntimeError:
+    """PyTorch's error for an in-place result of type ``result`` that ``dtype`` cannot hold."""
+    return RuntimeError(
+        f"result type {result} can't be cast to the desired output type {scalar_type_name(dtype)}"
+    )
 
 
 def _needs_graph(self: Tensor, *others: Any) -> bool:
@@ -85,10 +75,7 @@ def _write(self: Tensor, arr: Any, name: str) -> None:
             f"{list(arr.shape)}"
         )
     if arr.dtype != self._data.dtype and not _can_cast(arr.dtype, self._data.dtype):
-        raise RuntimeError(
-            f"result type {_tname(arr.dtype)} can't be cast to the desired output type "
-            f"{_tname(self._data.dtype)}"
-        )
+        raise _cast_error(scalar_type_name(arr.dtype), self._data.dtype)
     self._data[...] = arr
 
 
@@ -123,14 +110,9 @@ def _ufunc_inplace(self: Tensor, ufunc_name: str, other: Any, name: str) -> Tens
     xp = array_module(arr)
     y = _operand(other)
     if hasattr(y, "dtype") and not _can_cast(y.dtype, arr.dtype):
-        raise RuntimeError(
-            f"result type {_tname(y.dtype)} can't be cast to the desired output type "
-            f"{_tname(arr.dtype)}"
-        )
+        raise _cast_error(scalar_type_name(y.dtype), arr.dtype)
     if isinstance(y, float) and arr.dtype.kind != "f":
-        raise RuntimeError(
-            f"result type Float can't be cast to the desired output type {_tname(arr.dtype)}"
-        )
+        raise _cast_error("Float", arr.dtype)
     shape = getattr(y, "shape", ())
     if shape != arr.shape:
         msg = broadcast_message(arr.shape, shape)
@@ -171,9 +153,7 @@ def div_(self: Tensor, other: Any) -> Tensor:
     if _needs_graph(self, other):
         return _record(self, "div_", lambda s: s / other)
     if self._data.dtype.kind != "f":
-        raise RuntimeError(
-            f"result type Float can't be cast to the desired output type {_tname(self._data.dtype)}"
-        )
+        raise _cast_error("Float", self._data.dtype)
     return _ufunc_inplace(self, "divide", other, "div_")
 
 

@@ -12,7 +12,7 @@ from . import shape
 __all__: list[str] = []
 
 
-def _restride(self: Tensor, view: Callable[[Tensor], Tensor], name: str) -> Tensor:
+def _restride(self: Tensor, view: Callable[[Tensor], Tensor]) -> Tensor:
     if self._requires_grad and self._grad_fn is None:
         from ..autograd import is_grad_enabled
 
@@ -28,19 +28,19 @@ def _restride(self: Tensor, view: Callable[[Tensor], Tensor], name: str) -> Tens
 
 
 def unsqueeze_(self: Tensor, dim: int) -> Tensor:
-    return _restride(self, lambda t: shape.unsqueeze(t, dim), "unsqueeze_")
+    return _restride(self, lambda t: shape.unsqueeze(t, dim))
 
 
 def squeeze_(self: Tensor, dim: Any = None) -> Tensor:
-    return _restride(self, lambda t: shape.squeeze(t, dim), "squeeze_")
+    return _restride(self, lambda t: shape.squeeze(t, dim))
 
 
 def t_(self: Tensor) -> Tensor:
-    return _restride(self, shape.t, "t_")
+    return _restride(self, shape.t)
 
 
 def transpose_(self: Tensor, dim0: int, dim1: int) -> Tensor:
-    return _restride(self, lambda t: shape.transpose(t, dim0, dim1), "transpose_")
+    return _restride(self, lambda t: shape.transpose(t, dim0, dim1))
 
 
 TENSOR_METHODS: dict[str, Any] = {

@@ -12,7 +12,7 @@ from ..autograd.gradient_ops import Expand
 from ..backend import is_cpu_array
 from ..tensor.dtype import to_dtype
 from ..tensor.tensor import Tensor, wrap_view
-from ._util import normalize_dims, wrap_dim
+from ._util import normalize_dims, scalar_type_name, wrap_dim
 
 
 def _shape_arg(shape: tuple[Any, ...]) -> tuple[int, ...]:
@@ -89,23 +89,6 @@ def view(t: Tensor, *shape: Any) -> Tensor:
     return Reshape.apply(t, _shape_arg(shape), True)
 
 
-# PyTorch's names of the scalar types, for its view(dtype) messages
-_SCALAR_TYPE = {
-    "float16": "Half",
-    "bfloat16": "BFloat16",
-    "float32": "Float",
-    "float64": "Double",
-    "complex64": "ComplexFloat",
-    "complex128": "ComplexDouble",
-    "uint8": "Byte",
-    "int8": "Char",
-    "int16": "Short",
-    "int32": "Int",
-    "int64": "Long",
-    "bool": "Bool",
-}
-
-
 def _storage_offset(arr: Any) -> int:
     """Elements between the start of the memory ``arr`` views and its first element."""
     root = arr
@@ -129,8 +112,7 @@ def view_dtype(t: Tensor, dtype: Any) -> Tensor:
     old_size, new_size = arr.itemsize, new.itemsize
     if old_size != new_size:
         names = (
-            f"{_SCALAR_TYPE.get(arr.dtype.name, arr.dtype.name)} as "
-            f"{_SCALAR_TYPE.get(new.name, new.name)} (different element sizes)"
+            f"{scalar_type_name(arr.dtype)} as {scalar_type_name(new)} (different element sizes)"
         )
         strides = [s // old_size for s in arr.strides]
         if arr.ndim == 0:

@@ -12,6 +12,7 @@ from typing import Any
 from ..autograd.function import Function
 from ..tensor.tensor import Tensor, wrap
 from ._util import array_module, wrap_dim
+from .join import cat
 
 __all__ = ["argsort", "cumprod", "sort", "topk"]
 
@@ -113,20 +114,10 @@ class Cumprod(Function):
         parts = []
         for i in range(n):
             ones = x.narrow(d, i, 1) * 0 + 1
-            skipped = cumprod(
-                _cat_along(x.narrow(d, 0, i), ones, x.narrow(d, i + 1, n - i - 1), d), d
-            )
+            skipped = cumprod(cat([x.narrow(d, 0, i), ones, x.narrow(d, i + 1, n - i - 1)], d), d)
             contrib = (g.narrow(d, i, n - i) * skipped.narrow(d, i, n - i)).sum(d, keepdim=True)
             parts.append(contrib)
-        from .join import cat
-
         return cat(parts, d), None
-
-
-def _cat_along(a: Tensor, b: Tensor, c: Tensor, d: int) -> Tensor:
-    from .join import cat
-
-    return cat([a, b, c], d)
 
 
 def cumprod(x: Tensor, dim: int, dtype: Any = None) -> Tensor:

@@ -23,6 +23,7 @@ from .reduction_common import (
     spread,
     variant,
 )
+from .unary import _float_operand
 
 __all__ = ["logsumexp", "norm", "std", "var"]
 
@@ -113,8 +114,6 @@ class Logsumexp(Function):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, dims: Any, keepdim: bool) -> Any:
-        from .unary import _float_operand
-
         xp, arr = _float_operand(x)
         ctx.in_shape, ctx.kept = arr.shape, _kept_shape(arr.shape, dims)
         if arr.size:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from .adam import square_avg_
 from .optimizer import (
     Optimizer,
     bump_step,
@@ -70,20 +71,14 @@ class Adadelta(Optimizer):
                 sq_t, acc_t = state["square_avg"], state["acc_delta"]
                 sq, acc = sq_t._data, acc_t._data
                 t1, t2 = work.get(w, 1), work.get(w, 2)
-                xp.multiply(sq, rho, out=sq)
-                xp.multiply(g, 1 - rho, out=t1)
-                xp.multiply(t1, g, out=t1)
-                xp.add(sq, t1, out=sq)
+                square_avg_(xp, sq, g, rho, t1)
                 std = xp.add(sq, eps, out=t1)
                 xp.sqrt(std, out=std)
                 delta = xp.add(acc, eps, out=t2)
                 xp.sqrt(delta, out=delta)
                 xp.divide(delta, std, out=delta)
                 xp.multiply(delta, g, out=delta)
-                xp.multiply(acc, rho, out=acc)
-                xp.multiply(delta, 1 - rho, out=t1)
-                xp.multiply(t1, delta, out=t1)
-                xp.add(acc, t1, out=acc)
+                square_avg_(xp, acc, delta, rho, t1)
                 sq_t._bump_version()
                 acc_t._bump_version()
                 xp.add(w, xp.multiply(delta, -lr, out=delta), out=w)

@@ -16,13 +16,22 @@ from .optimizer import (
     to_scalar,
 )
 
-__all__ = ["Adam", "lerp_"]
+__all__ = ["Adam", "lerp_", "square_avg_"]
 
 
 def lerp_(xp: Any, dst: Any, end: Any, weight: float, tmp: Any) -> None:
     """``dst.lerp_(end, weight)`` with PyTorch's two-sided formula (``tmp`` is scratch)."""
     small = abs(weight) < 0.5
     lerp(xp, dst, end, weight if small else 1 - weight, tmp, not small)
+
+
+def square_avg_(xp: Any, avg: Any, x: Any, decay: float, tmp: Any) -> None:
+    """``avg.mul_(decay).addcmul_(x, x, value=1 - decay)`` in place, rounded as PyTorch's
+    (``x * (1 - decay)`` first, then times ``x``); ``tmp`` is scratch."""
+    xp.multiply(avg, decay, out=avg)
+    xp.multiply(x, 1 - decay, out=tmp)
+    xp.multiply(tmp, x, out=tmp)
+    xp.add(avg, tmp, out=avg)
 
 
 class Adam(Optimizer):

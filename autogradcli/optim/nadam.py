@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from ..tensor.tensor import wrap
-from .adam import lerp_
+from .adam import lerp_, square_avg_
 from .optimizer import (
     Optimizer,
     bump_step,
@@ -93,10 +93,7 @@ class NAdam(Optimizer):
                 m, v = m_t._data, v_t._data
                 t1, t2 = work.get(w, 1), work.get(w, 2)
                 lerp_(xp, m, g, 1 - beta1, t1)
-                xp.multiply(v, beta2, out=v)
-                xp.multiply(g, 1 - beta2, out=t1)
-                xp.multiply(t1, g, out=t1)
-                xp.add(v, t1, out=v)
+                square_avg_(xp, v, g, beta2, t1)
                 m_t._bump_version()
                 v_t._bump_version()
 

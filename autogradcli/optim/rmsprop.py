@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable
 from typing import Any
 
-from .adam import lerp_
+from .adam import lerp_, square_avg_
 from .optimizer import (
     Optimizer,
     bump_step,
@@ -80,10 +80,7 @@ class RMSprop(Optimizer):
                 sq_t = state["square_avg"]
                 sq = sq_t._data
                 t1, t2 = work.get(w, 1), work.get(w, 2)
-                xp.multiply(sq, alpha, out=sq)
-                xp.multiply(g, 1 - alpha, out=t1)
-                xp.multiply(t1, g, out=t1)
-                xp.add(sq, t1, out=sq)
+                square_avg_(xp, sq, g, alpha, t1)
                 sq_t._bump_version()
                 if centered:
                     ga_t = state["grad_avg"]

@@ -8,13 +8,9 @@ import warnings
 
 from ...tensor.factory import rand, zeros
 from ...tensor.tensor import Tensor
+from .linear import check_dropout_p
 
 __all__ = ["dropout1d", "dropout2d", "dropout3d"]
-
-
-def _check_p(p: float) -> None:
-    if p < 0.0 or p > 1.0:
-        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
 
 
 def feature_dropout(input: Tensor, p: float, train: bool, inplace: bool = False) -> Tensor:
@@ -44,7 +40,7 @@ def dropout1d(
     input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False
 ) -> Tensor:
     """Zero whole channels of (N, C, L) or (C, L) ``input`` with probability ``p``."""
-    _check_p(p)
+    check_dropout_p(p)
     if input.ndim not in (2, 3):
         raise RuntimeError(
             f"dropout1d: Expected 2D or 3D input, but received a {input.ndim}D input. "
@@ -74,7 +70,7 @@ def dropout2d(
     """Zero whole channels of (N, C, H, W) ``input`` with probability ``p``.
 
     A 3-D input is taken as (N, C, L), with torch's warning (torch does the same for now)."""
-    _check_p(p)
+    check_dropout_p(p)
     if input.ndim not in (3, 4):
         _deprecated_rank("dropout2d", input.ndim, 2, "3D or 4D")
     if input.ndim == 3:
@@ -93,7 +89,7 @@ def dropout3d(
     input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False
 ) -> Tensor:
     """Zero whole channels of (N, C, D, H, W) or (C, D, H, W) ``input`` with probability ``p``."""
-    _check_p(p)
+    check_dropout_p(p)
     if input.ndim not in (4, 5):
         _deprecated_rank("dropout3d", input.ndim, 3, "4D or 5D")
     if input.ndim != 5:

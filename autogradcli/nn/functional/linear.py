@@ -9,17 +9,12 @@ from typing import Any
 from ...autograd.function import Function
 from ...autograd.grad_mode import STATE, no_grad
 from ...backend import array_module
+from ...ops._util import scalar_type_name
 from ...tensor.random import generator_for
 from ...tensor.tensor import Tensor, wrap
 from ..parameter import typename
 
 __all__ = ["dropout", "embedding", "linear", "one_hot"]
-
-_TORCH_TYPE = {"float32": "Float", "float64": "Double", "float16": "Half", "int64": "Long"}
-
-
-def _type_name(arr: Any) -> str:
-    return _TORCH_TYPE.get(arr.dtype.name, arr.dtype.name)
 
 
 class Linear(Function):
@@ -34,12 +29,12 @@ class Linear(Function):
         if xa.dtype is not wdt and xa.dtype != wdt:
             raise RuntimeError(
                 "expected m1 and m2 to have the same dtype, but got: "
-                f"{_type_name(xa).lower()} != {_type_name(wa).lower()}"
+                f"{scalar_type_name(xa.dtype).lower()} != {scalar_type_name(wa.dtype).lower()}"
             )
         if bias is not None and bias._data.dtype is not wdt and bias._data.dtype != wdt:
             raise RuntimeError(
                 "self and mat2 must have the same dtype, but got "
-                f"{_type_name(bias._data)} and {_type_name(wa)}"
+                f"{scalar_type_name(bias._data.dtype)} and {scalar_type_name(wa.dtype)}"
             )
         if wa.ndim != 2 or xa.ndim == 0 or xa.shape[-1] != wa.shape[1]:
             rows = xa.size // xa.shape[-1] if xa.ndim and xa.shape[-1] else 1
@@ -116,10 +111,15 @@ class _Dropout(Function):
         return g * ctx.mask, None
 
 
-def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
-    """Zero each element with probability ``p`` and scale the rest by ``1 / (1 - p)`` (training only)."""
+def check_dropout_p(p: float) -> None:
+    """torch's check of a dropout probability (shared with the channel dropouts)."""
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+
+
+def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    """Zero each element with probability ``p`` and scale the rest by ``1 / (1 - p)`` (training only)."""
+    check_dropout_p(p)
     if not training or p == 0.0:
         return input
     if inplace:

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from ...ops.unary import where
 from ...tensor.tensor import Tensor
 from .loss_reduction import check_same_size, check_weight, reduce_loss, resolve_reduction
+from .mse_function import MseLoss
 
 __all__ = ["huber_loss", "l1_loss", "mse_loss", "smooth_l1_loss"]
 
@@ -49,8 +50,7 @@ def mse_loss(
 ) -> Tensor:
     """Mean squared error ``(input - target)**2``, reduced; ``weight`` scales each element."""
     if weight is None and isinstance(target, Tensor) and input.shape == target.shape:
-        from .mse_function import MseLoss  # one MseLossBackward0 node, as PyTorch records
-
+        # one MseLossBackward0 node, as PyTorch records
         return MseLoss.apply(input, target, resolve_reduction(reduction, size_average, reduce))
     return _weighted_pointwise_loss(
         "mse_loss", _squared, input, target, size_average, reduce, reduction, weight

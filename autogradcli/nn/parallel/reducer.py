@@ -39,10 +39,6 @@ class Bucket:
         self.waiting = 0
         self.pending: Pending | None = None
 
-    @property
-    def nbytes(self) -> int:
-        return int(self.flat.nbytes)
-
 
 def assign_buckets(params: list[Any], cap_bytes: int) -> list[list[int]]:
     """Indices of ``params`` grouped into buckets: reverse order, one dtype and device per
@@ -123,7 +119,8 @@ class Reducer:
         self.ready: list[bool] = [False] * len(params)
         self.used = None
         self.next_launch = 0
-        self.handles = [p.register_hook(self._hook_for(i)) for i, p in enumerate(params)]
+        for i, p in enumerate(params):
+            p.register_hook(self._hook_for(i))
 
     # ------------------------------------------------------------------ per iteration
     def prepare_check(self) -> None:
@@ -230,7 +227,3 @@ class Reducer:
                     p._grad._bump_version()
         self.expecting = self.started = False
         return result
-
-    def remove(self) -> None:
-        for h in self.handles:
-            h.remove()
