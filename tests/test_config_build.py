@@ -512,6 +512,17 @@ def test_spirals_and_drop_last(cfg):
     ]
 
 
+def test_val_split_that_leaves_a_side_empty(cfg):
+    config = cfg(
+        "data: {dataset: spirals, n_per_class: 2, classes: 2, val_split: 0.1}\n"
+        "model: [{type: Linear, in_features: auto, out_features: 2}]\n"
+    )
+    assert build_issues(config) == [
+        "c.yaml:1:54  data.val_split: val_split 0.1 of 4 samples leaves 4 to train and 0 to "
+        "validate"
+    ]
+
+
 @pytest.mark.skipif(ag.cuda.is_available(), reason="checks the no-CUDA message")
 def test_cuda_unavailable(cfg):
     config = cfg("device: cuda\ndata: {dataset: sine}\nmodel: [Identity]\n")

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from .checks import Check, is_int, is_num
+from .checks import BOOL, NONNEG_INT, POS_INT, Check, is_int, is_num
 
 __all__ = ["NO_DEFAULT", "argument_check"]
 
@@ -31,7 +31,6 @@ def _ints(pred: Any) -> Any:
     )
 
 
-POSITIVE_COUNT: Check = ("a positive integer", lambda v: is_int(v) and v >= 1)
 POSITIVE_SIZES: Check = ("a positive integer or a list of them", _ints(lambda x: x >= 1))
 PADDING: Check = (
     "a non-negative integer, a list of them, 'same' or 'valid'",
@@ -47,7 +46,6 @@ BETAS: Check = (
     lambda v: isinstance(v, list) and len(v) == 2 and all(_finite(b) and 0 <= b < 1 for b in v),
 )
 FINITE: Check = ("a finite number", _finite)
-BOOL: Check = ("true or false", lambda v: isinstance(v, bool))
 NORM: Check = ("a positive number or .inf", lambda v: is_num(v) and v > 0 and not math.isnan(v))
 
 _RULES: dict[str, Check] = {
@@ -86,7 +84,7 @@ _RULES: dict[str, Check] = {
             "history_size",
             "max_iter",
         ),
-        POSITIVE_COUNT,
+        POS_INT,
     ),
     **dict.fromkeys(("kernel_size", "stride", "dilation", "output_size"), POSITIVE_SIZES),
     "padding": PADDING,
@@ -117,7 +115,7 @@ _RULES: dict[str, Check] = {
     "betas": BETAS,
     "gamma": POSITIVE,
     "factor": ("a number in (0, 1)", lambda v: _finite(v) and 0 < v < 1),
-    "patience": ("a non-negative integer", lambda v: is_int(v) and v >= 0),
+    "patience": NONNEG_INT,
     "max_norm": NORM,
     "norm_type": NORM,
     "start_factor": FACTOR,

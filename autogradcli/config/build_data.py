@@ -10,82 +10,54 @@ from .builder import Builder
 from .errors import Path
 from .imports import is_import_path
 
-__all__ = [
-    "build_datasets",
-    "build_loaders",
-    "build_test_data",
-    "load_dataset",
-    "move_dataset",
-    "sample_batch",
-    "split_train_val",
-]
+__all__ = ["build_loaders", "build_test_data", "move_dataset", "sample_batch", "split_train_val"]
 
 _SPLIT_KEYS = ("dataset", "val_split", "val", "test_split", "test")
 
 
-def build_datasets(b: Builder) -> tuple[Any, Any]:
-    """(train, val) datasets: ``data`` (less its ``test_split`` share) split by ``val_split``
-    (seeded), or ``data`` and ``data.val``; val is None without validation data, both are None
-    after a problem. The test set is ``build_test_data``."""
-    ds, _ = build_test_data(b)
-    return split_train_val(b, ds)
-
-
 def build_test_data(b: Builder) -> tuple[Any, Any]:
-    """(the data left for training and validation, the test set or None).
+    """(the data left for training and validation, the test set or None); both are None after
+    a problem.
 
     ``test_split`` is carved first, from the whole data set, by a permutation seeded with the
-    run's seed; ``val_split`` then splits what remains. ``data.test`` is a separate set."""
+    run's seed; ``val_split`` then splits what remains (``split_train_val``). ``data.test`` is a
+    separate set."""
     spec = b.config.data["data"]
-    seed = b.config.data["seed"]
     ds = _dataset(b, spec, ("data",))
     if ds is None:
         return None, None
     if spec.get("test"):
         return ds, _dataset(b, spec["test"], ("data", "test"))
-    frac = spec.get("test_split") or 0.0
-    if not frac:
-        return ds, None
-    n = len(ds)
-    n_test = round(n * frac)
-    if n_test < 1 or n_test >= n:
-        b.error(
-            ("data", "test_split"),
-            f"test_split {frac} of {n} samples leaves {n - n_test} to train and {n_test} to test",
-        )
-        return None, None
-    rest, test = D.random_split(ds, [n - n_test, n_test], generator=D.Generator(seed))
-    return rest, test
+    return _split(b, ds, spec.get("test_split") or 0.0, "test_split", "test")
 
 
 def split_train_val(b: Builder, ds: Any) -> tuple[Any, Any]:
-    """(train, val) of ``ds`` (what ``build_test_data`` left): ``val_split`` or ``data.val``."""
+    """(train, val) of ``ds`` (what ``build_test_data`` left): ``ds`` split by ``val_split``
+    (seeded), or ``ds`` and ``data.val``; val is None without validation data, both are None
+    after a problem."""
     spec = b.config.data["data"]
-    seed = b.config.data["seed"]
     if ds is None:
         return None, None
     if spec.get("val"):
-        val = _dataset(b, spec["val"], ("data", "val"))
-        return ds, val
-    frac = spec["val_split"]
+        return ds, _dataset(b, spec["val"], ("data", "val"))
+    return _split(b, ds, spec["val_split"], "val_split", "validate")
+
+
+def _split(b: Builder, ds: Any, frac: float, key: str, verb: str) -> tuple[Any, Any]:
+    """(the rest, the ``frac`` share) of ``ds`` by a permutation seeded with the run's seed;
+    (ds, None) when ``frac`` is 0; (None, None) after reporting a share that leaves a side empty."""
     if not frac:
         return ds, None
     n = len(ds)
-    n_val = round(n * frac)
-    if n_val < 1 or n_val >= n:
+    k = round(n * frac)
+    if k < 1 or k >= n:
         b.error(
-            ("data", "val_split"),
-            f"val_split {frac} of {n} samples leaves {n - n_val} to train and {n_val} to validate",
+            ("data", key),
+            f"{key} {frac} of {n} samples leaves {n - k} to train and {k} to {verb}",
         )
         return None, None
-    train, val = D.random_split(ds, [n - n_val, n_val], generator=D.Generator(seed))
-    return train, val
-
-
-def load_dataset(b: Builder, spec: dict[str, Any], path: Path) -> Any:
-    """The dataset ``spec`` (a validated ``data``-style mapping) describes, or None after
-    reporting the problem on ``b``."""
-    return _dataset(b, spec, path)
+    rest, part = D.random_split(ds, [n - k, k], generator=D.Generator(b.config.data["seed"]))
+    return rest, part
 
 
 def _dataset(b: Builder, spec: dict[str, Any], path: Path) -> Any:

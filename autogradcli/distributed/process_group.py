@@ -208,10 +208,6 @@ def get_backend(group: Any = None) -> str:
     return _require(group).name
 
 
-def get_default_timeout() -> float:
-    return _require().timeout
-
-
 __all__ = [
     "default_pg_timeout",
     "destroy_process_group",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..autograd.grad_mode import no_grad
@@ -17,7 +18,7 @@ from .run_logger import RunLogger
 if TYPE_CHECKING:
     from .trainer import Trainer
 
-__all__ = ["TestEvaluation", "evaluate"]
+__all__ = ["TestEvaluation", "evaluate", "sum_batches"]
 
 
 def evaluate(
@@ -36,14 +37,30 @@ def evaluate(
     was_training = model.training
     model.eval()
     try:
-        with no_grad():
-            for batch in loader:
-                x, y = unpack(batch, device)
-                out = model(x)
-                sums.add(float(loss_fn(out, y).item()), out, x, y)
+        sum_batches(sums, model, loss_fn, loader, device)
     finally:
         model.train(was_training)
     return {**sums.metrics(prefix), "samples": sums.n}
+
+
+def sum_batches(
+    sums: EpochSums,
+    model: Any,
+    loss_fn: Any,
+    loader: Any,
+    device: str | None,
+    after_batch: Callable[[], None] | None = None,
+) -> None:
+    """Add every batch of ``loader`` (moved to ``device`` when given) to ``sums``, without a
+    graph; ``after_batch`` runs after each (the trainer's interrupt check). The model's mode
+    is the caller's."""
+    with no_grad():
+        for batch in loader:
+            x, y = unpack(batch, device)
+            out = model(x)
+            sums.add(float(loss_fn(out, y).item()), out, x, y)
+            if after_batch is not None:
+                after_batch()
 
 
 class TestEvaluation(Callback):

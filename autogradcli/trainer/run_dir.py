@@ -173,9 +173,6 @@ class RunDir:
     def write_text(self, name: str, text: str) -> None:
         atomic_write_text(self.file(name), text)
 
-    def write_json(self, name: str, obj: Any) -> None:
-        self.write_text(name, json.dumps(jsonable(obj), indent=2, allow_nan=False) + "\n")
-
     def write_config(self, text: str, resolved_yaml: str) -> None:
         """``config.yaml`` (the text as given) and ``config.resolved.yaml``, right after
         ``create``; when they cannot be written (disk full) the new folder is removed again

@@ -23,7 +23,6 @@ from typing import Any
 import numpy as np
 
 from .._utils.user_code import user_error_text
-from ..autograd.grad_mode import no_grad
 from ..config.registry import resolve_mode
 from ..data.dataloader import default_collate
 from ..nn.utils.clip_grad import clip_grad_norm_, get_total_norm
@@ -31,6 +30,7 @@ from ..optim.lr_scheduler import ReduceLROnPlateau
 from ..tensor.tensor import Tensor
 from .batches import model_device, safe_len, unpack
 from .callbacks import Checkpoint, event_table, is_better
+from .evaluate import sum_batches
 from .guards import NonFiniteGuard, NonFiniteLossError
 from .metrics import EpochSums, default_metrics, guess_task
 from .run_dir import RunDir
@@ -437,13 +437,11 @@ class Trainer:
         """``val_loss`` and the metrics over ``val_loader``, in eval mode without a graph."""
         self.model.eval()
         sums = self.sums_class(self.task, self.loss_fn, self.metric_names)
+        device = self.device if self._move_batches else None
         try:
-            with no_grad():
-                for batch in self.val_loader:
-                    x, y = self._unpack(batch)
-                    out = self.model(x)
-                    sums.add(float(self.loss_fn(out, y).item()), out, x, y)
-                    self.interrupt.check()
+            sum_batches(
+                sums, self.model, self.loss_fn, self.val_loader, device, self.interrupt.check
+            )
         finally:
             self.model.train()
         return sums.metrics("val")
