@@ -17,7 +17,6 @@ import shutil
 import statistics
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
@@ -81,23 +80,15 @@ def main() -> None:
 
 
 def _compare(wname: str, fns: dict[str, Any], rounds: int) -> None:
-    names = list(fns)
-    times: dict[str, list[float]] = {k: [] for k in names}
-    for i in range(rounds + 10):
-        for k in names[i % 3 :] + names[: i % 3]:
-            t0 = time.perf_counter()
-            fns[k]()
-            if i >= 10:
-                times[k].append(time.perf_counter() - t0)
+    from bench_floors import paired, rotate
 
-    def ratio(a: str, b: str) -> float:
-        return statistics.median(x / y for x, y in zip(times[a], times[b]))
-
+    times = rotate(fns, rounds, warmup=10)
     med = {k: statistics.median(v) * 1e3 for k, v in times.items()}
     print(
         f"{wname:28s} before {med['before']:8.3f} ms  after {med['after']:8.3f} ms  torch "
-        f"{med['torch']:8.3f} ms | paired: before/torch {ratio('before', 'torch'):.3f}  "
-        f"after/torch {ratio('after', 'torch'):.3f}  after/before {ratio('after', 'before'):.3f}",
+        f"{med['torch']:8.3f} ms | paired: before/torch {paired(times, 'before', 'torch'):.3f}  "
+        f"after/torch {paired(times, 'after', 'torch'):.3f}  "
+        f"after/before {paired(times, 'after', 'before'):.3f}",
         flush=True,
     )
 
