@@ -123,15 +123,10 @@ def main() -> None:
     args = ap.parse_args()
     tuned = tune_malloc()
 
-    import torch
-    from threadpoolctl import threadpool_limits
+    from bench_floors import thread_count
 
-    import autogradcli
-
-    torch.set_num_threads(args.threads)
-    autogradcli.set_num_threads(args.threads)  # its intra-op pool, as torch's
-    with threadpool_limits(limits=args.threads):
-        print(f"threads {args.threads}; mallopt thresholds raised: {tuned}")
+    with thread_count(args.threads) as note:
+        print(f"{note}; mallopt thresholds raised: {tuned}")
         for kind in ("lm", "gan"):
             if args.only and kind != args.only:
                 continue

@@ -7,8 +7,8 @@ ReLU-maxpool 2-linear(784->10), batch 64 on 28x28. Each step: zero_grad, forward
 backward, SGD with momentum 0.9. Both libraries start from identical weights and see the same
 batches; their steps alternate, ABBA, so load on the machine hits both alike; the medians, their
 ratio ours/torch and the median of the per-pair ratios (robust to load drift) are printed. Both
-run on ``--threads`` threads: torch.set_num_threads for torch, autogradcli.set_num_threads (its
-intra-op pool) and threadpoolctl for numpy's BLAS; the counts in effect are printed.
+run on ``--threads`` threads (bench_floors.thread_count: torch.set_num_threads for torch,
+autogradcli.set_num_threads and threadpoolctl for numpy's BLAS); the counts in effect are printed.
 
 glibc returns big freed blocks to the OS (mmap/trim thresholds), so every step's temporaries
 would page-fault anew; ``mallopt`` raises the thresholds for the process (both libraries gain).
@@ -164,21 +164,11 @@ def measure(
     """Time each of ``kinds`` ("mlp", "cnn"), print them, return ratios ours/torch by kind."""
     tuned = tune_malloc() if mallopt else False
 
-    import torch
-    from threadpoolctl import threadpool_info, threadpool_limits
-
-    import autogradcli
+    from bench_floors import thread_count
 
     ratios = {}
-    torch.set_num_threads(threads)
-    autogradcli.set_num_threads(threads)
-    with threadpool_limits(limits=threads):
-        blas = ", ".join(f"{i['internal_api']}={i['num_threads']}" for i in threadpool_info())
-        print(
-            f"threads: torch intra-op {torch.get_num_threads()}, autogradcli intra-op "
-            f"{autogradcli.get_num_threads()}, threadpoolctl [{blas}]; "
-            f"mallopt thresholds raised: {tuned}"
-        )
+    with thread_count(threads) as note:
+        print(f"{note}; mallopt thresholds raised: {tuned}")
         for kind in kinds:
             med_t, med_a, note = run(kind, steps, warmup)
             ratios[kind] = med_a / med_t
