@@ -64,7 +64,10 @@ def main() -> None:
     tune_malloc()
     torch.set_num_threads(1)
     libs = {"before": autogradcli_before, "after": autogradcli, "torch": torch}
-    for lib in (autogradcli_before, autogradcli):  # one intra-op thread each, where there is a pool
+    for lib in (
+        autogradcli_before,
+        autogradcli,
+    ):  # one BLAS thread each, where it has set_num_threads
         if hasattr(lib, "set_num_threads"):
             lib.set_num_threads(1)
     work = {
