@@ -64,10 +64,8 @@ def main() -> None:
     tune_malloc()
     torch.set_num_threads(1)
     libs = {"before": autogradcli_before, "after": autogradcli, "torch": torch}
-    for lib in (
-        autogradcli_before,
-        autogradcli,
-    ):  # one BLAS thread each, where it has set_num_threads
+    # one BLAS thread each, where it has set_num_threads
+    for lib in (autogradcli_before, autogradcli):
         if hasattr(lib, "set_num_threads"):
             lib.set_num_threads(1)
     work = {
