@@ -20,7 +20,6 @@ import argparse
 import ctypes
 import statistics
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -123,27 +122,31 @@ def run(kind: str, steps: int, warmup: int) -> tuple[float, float, str]:
         p.data = ag.tensor(tp.detach().numpy().copy())
     t_step = make_step(torch, theirs, torch.tensor(xs), torch.tensor(ys))
     a_step = make_step(ag, ours, ag.tensor(xs), ag.tensor(ys))
-    times: dict[str, list[float]] = {"torch": [], "ours": []}
-    ratios, losses = [], {}
-    for i in range(warmup + steps):
-        pair = (("torch", t_step), ("ours", a_step))
-        taken = {}
-        for name, fn in pair if i % 2 == 0 else pair[::-1]:  # ABBA: no order bias
-            t0 = time.perf_counter()
-            loss = fn()
-            taken[name] = time.perf_counter() - t0
-            losses[name] = loss
-        if i >= warmup:
-            for name, dt in taken.items():
-                times[name].append(dt)
-            ratios.append(taken["ours"] / taken["torch"])
-    med_t, med_a = statistics.median(times["torch"]), statistics.median(times["ours"])
-    note = (
-        f"median of paired ratios {statistics.median(ratios):.2f}x; final loss torch "
-        f"{float(losses['torch'].item()):.5f} ours {float(losses['ours'].item()):.5f}; "
-        f"{a_step.uses}"
+    med_t, med_a, note = time_pair(t_step, a_step, steps, warmup)
+    return med_t, med_a, f"{note}; {a_step.uses}"
+
+
+def time_pair(t_step: Any, a_step: Any, steps: int, warmup: int) -> tuple[float, float, str]:
+    """Median seconds of torch's and autogradcli's steps, alternating (bench_floors.rotate), and a
+    note: the median of the per-round ratios and both final losses."""
+    from bench_floors import paired, rotate
+
+    losses: dict[str, Any] = {}
+
+    def keeping(name: str, step: Any) -> Any:
+        def call() -> None:
+            losses[name] = step()
+
+        return call
+
+    times = rotate(
+        {"torch": keeping("torch", t_step), "ours": keeping("ours", a_step)}, steps, warmup
     )
-    return med_t, med_a, note
+    note = (
+        f"median of paired ratios {paired(times, 'ours', 'torch'):.2f}x; final loss torch "
+        f"{float(losses['torch'].item()):.5f} ours {float(losses['ours'].item()):.5f}"
+    )
+    return statistics.median(times["torch"]), statistics.median(times["ours"]), note
 
 
 def main() -> None:
