@@ -106,22 +106,30 @@ def make_step(lib: Any, model: Any, x: Any, y: Any) -> Any:
     return step
 
 
-def run(kind: str, steps: int, warmup: int) -> tuple[float, float, str]:
+def step_for(lib: Any, kind: str) -> Any:
+    """``lib``'s training step of ``kind`` on the batch and the weights every library gets (torch's
+    initialisation under seed 0, copied)."""
     import torch
-
-    import autogradcli as ag
 
     batch, shape = (128, (784,)) if kind == "mlp" else (64, (1, 28, 28))
     rng = np.random.default_rng(0)
     xs = rng.standard_normal((batch, *shape)).astype("float32")
     ys = rng.integers(0, 10, batch)
     torch.manual_seed(0)
-    theirs = build(torch, kind)
-    ours = build(ag, kind)
-    for p, tp in zip(ours.parameters(), theirs.parameters()):
-        p.data = ag.tensor(tp.detach().numpy().copy())
-    t_step = make_step(torch, theirs, torch.tensor(xs), torch.tensor(ys))
-    a_step = make_step(ag, ours, ag.tensor(xs), ag.tensor(ys))
+    model = ref = build(torch, kind)
+    if lib is not torch:
+        model = build(lib, kind)
+        for p, tp in zip(model.parameters(), ref.parameters()):
+            p.data = lib.tensor(tp.detach().numpy().copy())
+    return make_step(lib, model, lib.tensor(xs), lib.tensor(ys))
+
+
+def run(kind: str, steps: int, warmup: int) -> tuple[float, float, str]:
+    import torch
+
+    import autogradcli as ag
+
+    t_step, a_step = step_for(torch, kind), step_for(ag, kind)
     med_t, med_a, note = time_pair(t_step, a_step, steps, warmup)
     return med_t, med_a, f"{note}; {a_step.uses}"
 

@@ -20,29 +20,9 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
-
-
-def _nn_step(lib: Any, kind: str) -> Any:
-    import torch
-    from bench_nn import build, make_step
-
-    batch, shape = (128, (784,)) if kind == "mlp" else (64, (1, 28, 28))
-    rng = np.random.default_rng(0)
-    xs = rng.standard_normal((batch, *shape)).astype("float32")
-    ys = rng.integers(0, 10, batch)
-    torch.manual_seed(0)
-    ref = build(torch, kind)
-    model = ref
-    if lib is not torch:
-        model = build(lib, kind)
-        for p, tp in zip(model.parameters(), ref.parameters()):
-            p.data = lib.tensor(tp.detach().numpy().copy())
-    return make_step(lib, model, lib.tensor(xs), lib.tensor(ys))
 
 
 def main() -> None:
@@ -56,7 +36,7 @@ def main() -> None:
     import autogradcli_before
     import torch
     from bench_engine import run_chain, run_fit
-    from bench_nn import tune_malloc
+    from bench_nn import step_for, tune_malloc
     from threadpoolctl import threadpool_limits
 
     import autogradcli
@@ -69,8 +49,8 @@ def main() -> None:
         if hasattr(lib, "set_num_threads"):
             lib.set_num_threads(1)
     work = {
-        "MLP step": {k: _nn_step(v, "mlp") for k, v in libs.items()},
-        "CNN step": {k: _nn_step(v, "cnn") for k, v in libs.items()},
+        "MLP step": {k: step_for(v, "mlp") for k, v in libs.items()},
+        "CNN step": {k: step_for(v, "cnn") for k, v in libs.items()},
         "per-op chain (100 ops)": {k: (lambda v=v: run_chain(v, 1)) for k, v in libs.items()},
         "custom Function fit (20 it)": {k: (lambda v=v: run_fit(v, 20)) for k, v in libs.items()},
     }
