@@ -2,7 +2,7 @@
 
     python bench/profile_mlp.py [--steps 200]
 
-Part 1 times, alternating in one process (medians per step): the six matrix products of the
+Part 1 times, alternating in one process (medians per step): the eight matrix products of the
 step alone on arrays (the GEMM floor), bench_numpy_mlp.py's hand-written numpy step (GEMMs plus
 its elementwise passes) and autogradcli's step, with the page faults per step. Part 2 is a
 cProfile of autogradcli's step as a per-op table: the time spent inside each Function's forward
