@@ -19,7 +19,6 @@ from typing import Any
 
 import numpy as np
 import torch
-from threadpoolctl import threadpool_info, threadpool_limits
 
 import autogradcli
 
@@ -114,11 +113,10 @@ def measure(quick: bool = False) -> dict[str, float]:
     """Run (a) and (b), print them, return their ratios by name ("chain", "fit")."""
     repeats, chain_reps, iters = (3, 20, 100) if quick else (7, 100, 500)
 
-    torch.set_num_threads(1)
-    autogradcli.set_num_threads(1)
-    with threadpool_limits(limits=1):
-        blas = {i["internal_api"]: i["num_threads"] for i in threadpool_info()}
-        print(f"threads: torch {torch.get_num_threads()}, numpy pools {blas}")
+    from bench_floors import thread_count
+
+    with thread_count(1) as note:
+        print(note)
         print(f"torch {torch.__version__}, numpy {np.__version__}, repeats {repeats}")
         run_chain(autogradcli, 2), run_chain(torch, 2)  # warm up
         chain_ratio = side_by_side(

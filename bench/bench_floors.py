@@ -8,7 +8,8 @@ hits all alike; each ratio is the median over rounds of a candidate's time again
 the same round. Workloads: "chain" (per-op overhead) and "fit" (custom Function) from
 bench_engine.py, floors in bench_numpy_engine.py; "mlp" (784-512-256-10, batch 128), "cnn" and
 "wide" (MLP 4096-4096-4096-10, batch 256) training steps from bench_nn.py, floors in
-bench_numpy_mlp.py and bench_numpy_cnn.py. ``--threads`` sets torch's intra-op threads, numpy's
+bench_numpy_mlp.py and bench_numpy_cnn.py; "tiny" (MLP 8-8-8-4, batch 128: the step's Python
+above the floor's, the arrays being negligible). ``--threads`` sets torch's intra-op threads, numpy's
 BLAS pools (threadpoolctl) and ``autogradcli.set_num_threads``.
 """
 
@@ -30,7 +31,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 WIDE_SIZES, WIDE_BATCH = (4096, 4096, 4096, 10), 256
-KINDS = ("chain", "fit", "mlp", "cnn", "wide")
+MLPS = {  # the MLP workloads: (sizes, batch)
+    "mlp": ((784, 512, 256, 10), 128),
+    "wide": (WIDE_SIZES, WIDE_BATCH),
+    "tiny": ((8, 8, 8, 4), 128),  # arrays so small that the step's Python is what is timed
+}
+KINDS = ("chain", "fit", "mlp", "cnn", "wide", "tiny")
 Candidates = dict[str, Callable[[], Any]]
 
 
@@ -125,8 +131,8 @@ def mlp_gemms(sizes: tuple[int, ...], batch: int) -> Callable[[], None]:
     return gemms
 
 
-def _wide(lib: Any) -> Any:
-    nn, (a, b, c, d) = lib.nn, WIDE_SIZES
+def _mlp(lib: Any, sizes: tuple[int, ...]) -> Any:
+    nn, (a, b, c, d) = lib.nn, sizes
     return nn.Sequential(nn.Linear(a, b), nn.ReLU(), nn.Linear(b, c), nn.ReLU(), nn.Linear(c, d))
 
 
@@ -140,18 +146,20 @@ def _step(kind: str, quick: bool) -> tuple[Candidates, int, int]:
 
     rng = np.random.default_rng(0)
     if kind == "cnn":
-        batch, shape = bench_numpy_cnn.BATCH, (1, 28, 28)
+        batch, shape, classes = bench_numpy_cnn.BATCH, (1, 28, 28), 10
         floor = bench_numpy_cnn.numpy_cnn_step_factory(rng)[0]
         gemms = bench_numpy_cnn.cnn_gemms(rng)
     else:
-        sizes, batch = ((784, 512, 256, 10), 128) if kind == "mlp" else (WIDE_SIZES, WIDE_BATCH)
+        sizes, batch = MLPS[kind]
         floor = bench_numpy_mlp.numpy_step_factory(rng, sizes=sizes, batch=batch)[0]
-        gemms, shape = mlp_gemms(sizes, batch), (sizes[0],)
+        gemms, shape, classes = mlp_gemms(sizes, batch), (sizes[0],), sizes[-1]
     xs = rng.standard_normal((batch, *shape)).astype("float32")
-    ys = rng.integers(0, 10, batch)
+    ys = rng.integers(0, classes, batch)
     torch.manual_seed(0)
-    theirs = _wide(torch) if kind == "wide" else bench_nn.build(torch, kind)
-    ours = _wide(ag) if kind == "wide" else bench_nn.build(ag, kind)
+    if kind in ("mlp", "cnn"):
+        theirs, ours = bench_nn.build(torch, kind), bench_nn.build(ag, kind)
+    else:
+        theirs, ours = _mlp(torch, sizes), _mlp(ag, sizes)
     for p, tp in zip(ours.parameters(), theirs.parameters()):
         p.data = ag.tensor(tp.detach().numpy().copy())
     cands = {
@@ -162,6 +170,8 @@ def _step(kind: str, quick: bool) -> tuple[Candidates, int, int]:
     }
     if kind == "wide":
         return cands, (3 if quick else 8), 1
+    if kind == "tiny":
+        return cands, (300 if quick else 2500), 100
     return cands, (20 if quick else 60), 10
 
 

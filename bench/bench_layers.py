@@ -14,9 +14,7 @@ their ratio and the median of the paired ratios are printed (see bench_nn.py).
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +23,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from bench_nn import tune_malloc
+from bench_nn import time_pair, tune_malloc
 
 
 def build(lib: Any, kind: str) -> Any:
@@ -93,25 +91,7 @@ def run(kind: str, steps: int, warmup: int) -> tuple[float, float, str]:
     ours.load_state_dict({k: ag.tensor(v.numpy().copy()) for k, v in theirs.state_dict().items()})
     t_step = make_step(torch, theirs, kind, torch.tensor(xs), torch.tensor(ys))
     a_step = make_step(ag, ours, kind, ag.tensor(xs), ag.tensor(ys))
-    times: dict[str, list[float]] = {"torch": [], "ours": []}
-    ratios, losses = [], {}
-    for i in range(warmup + steps):
-        pair = (("torch", t_step), ("ours", a_step))
-        taken = {}
-        for name, fn in pair if i % 2 == 0 else pair[::-1]:
-            t0 = time.perf_counter()
-            losses[name] = fn()
-            taken[name] = time.perf_counter() - t0
-        if i >= warmup:
-            for name, dt in taken.items():
-                times[name].append(dt)
-            ratios.append(taken["ours"] / taken["torch"])
-    med_t, med_a = statistics.median(times["torch"]), statistics.median(times["ours"])
-    note = (
-        f"median of paired ratios {statistics.median(ratios):.2f}x; final loss torch "
-        f"{float(losses['torch'].item()):.5f} ours {float(losses['ours'].item()):.5f}"
-    )
-    return med_t, med_a, note
+    return time_pair(t_step, a_step, steps, warmup)
 
 
 def main() -> None:
@@ -123,15 +103,10 @@ def main() -> None:
     args = ap.parse_args()
     tuned = tune_malloc()
 
-    import torch
-    from threadpoolctl import threadpool_limits
+    from bench_floors import thread_count
 
-    import autogradcli
-
-    torch.set_num_threads(args.threads)
-    autogradcli.set_num_threads(args.threads)  # its intra-op pool, as torch's
-    with threadpool_limits(limits=args.threads):
-        print(f"threads {args.threads}; mallopt thresholds raised: {tuned}")
+    with thread_count(args.threads) as note:
+        print(f"{note}; mallopt thresholds raised: {tuned}")
         for kind in ("lm", "gan"):
             if args.only and kind != args.only:
                 continue

@@ -7,8 +7,8 @@ ReLU-maxpool 2-linear(784->10), batch 64 on 28x28. Each step: zero_grad, forward
 backward, SGD with momentum 0.9. Both libraries start from identical weights and see the same
 batches; their steps alternate, ABBA, so load on the machine hits both alike; the medians, their
 ratio ours/torch and the median of the per-pair ratios (robust to load drift) are printed. Both
-run on ``--threads`` threads: torch.set_num_threads for torch, autogradcli.set_num_threads (its
-intra-op pool) and threadpoolctl for numpy's BLAS; the counts in effect are printed.
+run on ``--threads`` threads (bench_floors.thread_count: torch.set_num_threads for torch,
+autogradcli.set_num_threads and threadpoolctl for numpy's BLAS); the counts in effect are printed.
 
 glibc returns big freed blocks to the OS (mmap/trim thresholds), so every step's temporaries
 would page-fault anew; ``mallopt`` raises the thresholds for the process (both libraries gain).
@@ -20,7 +20,6 @@ import argparse
 import ctypes
 import statistics
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -107,43 +106,55 @@ def make_step(lib: Any, model: Any, x: Any, y: Any) -> Any:
     return step
 
 
-def run(kind: str, steps: int, warmup: int) -> tuple[float, float, str]:
+def step_for(lib: Any, kind: str) -> Any:
+    """``lib``'s training step of ``kind`` on the batch and the weights every library gets (torch's
+    initialisation under seed 0, copied)."""
     import torch
-
-    import autogradcli as ag
 
     batch, shape = (128, (784,)) if kind == "mlp" else (64, (1, 28, 28))
     rng = np.random.default_rng(0)
     xs = rng.standard_normal((batch, *shape)).astype("float32")
     ys = rng.integers(0, 10, batch)
     torch.manual_seed(0)
-    theirs = build(torch, kind)
-    ours = build(ag, kind)
-    for p, tp in zip(ours.parameters(), theirs.parameters()):
-        p.data = ag.tensor(tp.detach().numpy().copy())
-    t_step = make_step(torch, theirs, torch.tensor(xs), torch.tensor(ys))
-    a_step = make_step(ag, ours, ag.tensor(xs), ag.tensor(ys))
-    times: dict[str, list[float]] = {"torch": [], "ours": []}
-    ratios, losses = [], {}
-    for i in range(warmup + steps):
-        pair = (("torch", t_step), ("ours", a_step))
-        taken = {}
-        for name, fn in pair if i % 2 == 0 else pair[::-1]:  # ABBA: no order bias
-            t0 = time.perf_counter()
-            loss = fn()
-            taken[name] = time.perf_counter() - t0
-            losses[name] = loss
-        if i >= warmup:
-            for name, dt in taken.items():
-                times[name].append(dt)
-            ratios.append(taken["ours"] / taken["torch"])
-    med_t, med_a = statistics.median(times["torch"]), statistics.median(times["ours"])
-    note = (
-        f"median of paired ratios {statistics.median(ratios):.2f}x; final loss torch "
-        f"{float(losses['torch'].item()):.5f} ours {float(losses['ours'].item()):.5f}; "
-        f"{a_step.uses}"
+    model = ref = build(torch, kind)
+    if lib is not torch:
+        model = build(lib, kind)
+        for p, tp in zip(model.parameters(), ref.parameters()):
+            p.data = lib.tensor(tp.detach().numpy().copy())
+    return make_step(lib, model, lib.tensor(xs), lib.tensor(ys))
+
+
+def run(kind: str, steps: int, warmup: int) -> tuple[float, float, str]:
+    import torch
+
+    import autogradcli as ag
+
+    t_step, a_step = step_for(torch, kind), step_for(ag, kind)
+    med_t, med_a, note = time_pair(t_step, a_step, steps, warmup)
+    return med_t, med_a, f"{note}; {a_step.uses}"
+
+
+def time_pair(t_step: Any, a_step: Any, steps: int, warmup: int) -> tuple[float, float, str]:
+    """Median seconds of torch's and autogradcli's steps, alternating (bench_floors.rotate), and a
+    note: the median of the per-round ratios and both final losses."""
+    from bench_floors import paired, rotate
+
+    losses: dict[str, Any] = {}
+
+    def keeping(name: str, step: Any) -> Any:
+        def call() -> None:
+            losses[name] = step()
+
+        return call
+
+    times = rotate(
+        {"torch": keeping("torch", t_step), "ours": keeping("ours", a_step)}, steps, warmup
     )
-    return med_t, med_a, note
+    note = (
+        f"median of paired ratios {paired(times, 'ours', 'torch'):.2f}x; final loss torch "
+        f"{float(losses['torch'].item()):.5f} ours {float(losses['ours'].item()):.5f}"
+    )
+    return statistics.median(times["torch"]), statistics.median(times["ours"]), note
 
 
 def main() -> None:
@@ -164,21 +175,11 @@ def measure(
     """Time each of ``kinds`` ("mlp", "cnn"), print them, return ratios ours/torch by kind."""
     tuned = tune_malloc() if mallopt else False
 
-    import torch
-    from threadpoolctl import threadpool_info, threadpool_limits
-
-    import autogradcli
+    from bench_floors import thread_count
 
     ratios = {}
-    torch.set_num_threads(threads)
-    autogradcli.set_num_threads(threads)
-    with threadpool_limits(limits=threads):
-        blas = ", ".join(f"{i['internal_api']}={i['num_threads']}" for i in threadpool_info())
-        print(
-            f"threads: torch intra-op {torch.get_num_threads()}, autogradcli intra-op "
-            f"{autogradcli.get_num_threads()}, threadpoolctl [{blas}]; "
-            f"mallopt thresholds raised: {tuned}"
-        )
+    with thread_count(threads) as note:
+        print(f"{note}; mallopt thresholds raised: {tuned}")
         for kind in kinds:
             med_t, med_a, note = run(kind, steps, warmup)
             ratios[kind] = med_a / med_t

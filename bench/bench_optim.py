@@ -15,7 +15,6 @@ import shutil
 import statistics
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
 
@@ -45,23 +44,13 @@ def _step(lib: Any, name: str, kw: dict[str, Any]) -> Any:
 
 
 def _compare(label: str, fns: dict[str, Any], rounds: int) -> None:
-    names = list(fns)
-    times: dict[str, list[float]] = {k: [] for k in names}
-    n = len(names)
-    for i in range(rounds + 10):
-        for k in names[i % n :] + names[: i % n]:
-            t0 = time.perf_counter()
-            fns[k]()
-            if i >= 10:
-                times[k].append(time.perf_counter() - t0)
+    from bench_floors import paired, rotate
 
-    def ratio(a: str, b: str) -> float:
-        return statistics.median(x / y for x, y in zip(times[a], times[b]))
-
+    times = rotate(fns, rounds, warmup=10)
     med = " ".join(f"{k} {statistics.median(v) * 1e3:7.3f} ms" for k, v in times.items())
     pairs = [("after", "torch")] + ([("after", "before")] if "before" in fns else [])
-    paired = "  ".join(f"{a}/{b} {ratio(a, b):.3f}" for a, b in pairs)
-    print(f"{label:20s} {med} | paired: {paired}", flush=True)
+    ratios = "  ".join(f"{a}/{b} {paired(times, a, b):.3f}" for a, b in pairs)
+    print(f"{label:20s} {med} | paired: {ratios}", flush=True)
 
 
 def main() -> None:

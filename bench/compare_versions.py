@@ -17,33 +17,12 @@ import shutil
 import statistics
 import sys
 import tempfile
-import time
 from pathlib import Path
 from typing import Any
-
-import numpy as np
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
-
-
-def _nn_step(lib: Any, kind: str) -> Any:
-    import torch
-    from bench_nn import build, make_step
-
-    batch, shape = (128, (784,)) if kind == "mlp" else (64, (1, 28, 28))
-    rng = np.random.default_rng(0)
-    xs = rng.standard_normal((batch, *shape)).astype("float32")
-    ys = rng.integers(0, 10, batch)
-    torch.manual_seed(0)
-    ref = build(torch, kind)
-    model = ref
-    if lib is not torch:
-        model = build(lib, kind)
-        for p, tp in zip(model.parameters(), ref.parameters()):
-            p.data = lib.tensor(tp.detach().numpy().copy())
-    return make_step(lib, model, lib.tensor(xs), lib.tensor(ys))
 
 
 def main() -> None:
@@ -57,7 +36,7 @@ def main() -> None:
     import autogradcli_before
     import torch
     from bench_engine import run_chain, run_fit
-    from bench_nn import tune_malloc
+    from bench_nn import step_for, tune_malloc
     from threadpoolctl import threadpool_limits
 
     import autogradcli
@@ -65,12 +44,13 @@ def main() -> None:
     tune_malloc()
     torch.set_num_threads(1)
     libs = {"before": autogradcli_before, "after": autogradcli, "torch": torch}
-    for lib in (autogradcli_before, autogradcli):  # one intra-op thread each, where there is a pool
+    # one BLAS thread each, where it has set_num_threads
+    for lib in (autogradcli_before, autogradcli):
         if hasattr(lib, "set_num_threads"):
             lib.set_num_threads(1)
     work = {
-        "MLP step": {k: _nn_step(v, "mlp") for k, v in libs.items()},
-        "CNN step": {k: _nn_step(v, "cnn") for k, v in libs.items()},
+        "MLP step": {k: step_for(v, "mlp") for k, v in libs.items()},
+        "CNN step": {k: step_for(v, "cnn") for k, v in libs.items()},
         "per-op chain (100 ops)": {k: (lambda v=v: run_chain(v, 1)) for k, v in libs.items()},
         "custom Function fit (20 it)": {k: (lambda v=v: run_fit(v, 20)) for k, v in libs.items()},
     }
@@ -81,23 +61,15 @@ def main() -> None:
 
 
 def _compare(wname: str, fns: dict[str, Any], rounds: int) -> None:
-    names = list(fns)
-    times: dict[str, list[float]] = {k: [] for k in names}
-    for i in range(rounds + 10):
-        for k in names[i % 3 :] + names[: i % 3]:
-            t0 = time.perf_counter()
-            fns[k]()
-            if i >= 10:
-                times[k].append(time.perf_counter() - t0)
+    from bench_floors import paired, rotate
 
-    def ratio(a: str, b: str) -> float:
-        return statistics.median(x / y for x, y in zip(times[a], times[b]))
-
+    times = rotate(fns, rounds, warmup=10)
     med = {k: statistics.median(v) * 1e3 for k, v in times.items()}
     print(
         f"{wname:28s} before {med['before']:8.3f} ms  after {med['after']:8.3f} ms  torch "
-        f"{med['torch']:8.3f} ms | paired: before/torch {ratio('before', 'torch'):.3f}  "
-        f"after/torch {ratio('after', 'torch'):.3f}  after/before {ratio('after', 'before'):.3f}",
+        f"{med['torch']:8.3f} ms | paired: before/torch {paired(times, 'before', 'torch'):.3f}  "
+        f"after/torch {paired(times, 'after', 'torch'):.3f}  "
+        f"after/before {paired(times, 'after', 'before'):.3f}",
         flush=True,
     )
 

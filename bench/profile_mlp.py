@@ -2,7 +2,7 @@
 
     python bench/profile_mlp.py [--steps 200]
 
-Part 1 times, alternating in one process (medians per step): the six matrix products of the
+Part 1 times, alternating in one process (medians per step): the eight matrix products of the
 step alone on arrays (the GEMM floor), bench_numpy_mlp.py's hand-written numpy step (GEMMs plus
 its elementwise passes) and autogradcli's step, with the page faults per step. Part 2 is a
 cProfile of autogradcli's step as a per-op table: the time spent inside each Function's forward
@@ -31,6 +31,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--steps", type=int, default=200)
     args = ap.parse_args()
+    from bench_floors import mlp_gemms
     from bench_nn import build, tune_malloc
     from bench_numpy_mlp import numpy_step_factory
     from threadpoolctl import threadpool_limits
@@ -45,16 +46,8 @@ def main() -> None:
     model = build(ag, "mlp")
     opt = ag.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
     ce = ag.nn.functional.cross_entropy
-    w0, w1, w2 = (p._data.copy() for p in list(model.parameters())[::2])
     np_step, *_ = numpy_step_factory(np.random.default_rng(0))
-
-    def gemms() -> None:  # the step's products: 3 forward, 2 input grads, 3 weight grads
-        a = xs @ w0.T
-        b = a @ w1.T
-        c = b @ w2.T
-        g1 = c @ w2
-        g2 = g1 @ w1
-        c.T @ b, g1.T @ a, g2.T @ xs
+    gemms = mlp_gemms((784, 512, 256, 10), 128)  # 3 forward, 2 input grads, 3 weight grads
 
     def ours() -> None:
         opt.zero_grad()

@@ -140,3 +140,17 @@ def test_gemm_floors_run_the_step_products():
         + [((4, 8), (8, 6)), ((6, 4), (4, 8)), ((4, 6), (6, 8))]
         + [((4, 6), (6, 3)), ((3, 4), (4, 6)), ((4, 3), (3, 6))]
     )
+
+
+@pytest.mark.parametrize("kind", ["tiny", "mlp"])
+def test_mlp_workloads_start_torch_and_ours_alike(kind):
+    """bench_floors' MLP workloads (the "tiny" one backs bench/README's Python-per-step figure):
+    torch's and autogradcli's steps start from the same weights and data, so their losses agree,
+    and every candidate runs."""
+    pytest.importorskip("torch")
+    import bench_floors
+
+    cands, _, _ = bench_floors._step(kind, quick=True)
+    assert sorted(cands) == ["gemm", "numpy", "ours", "torch"]
+    assert cands["ours"]().item() == pytest.approx(cands["torch"]().item(), rel=1e-5)
+    cands["numpy"](), cands["gemm"]()

@@ -29,12 +29,21 @@ class Result:
         return self.out + self.err
 
 
-def _limit_memory() -> None:
-    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
+def run_agrad(
+    *argv: str,
+    cwd: str,
+    timeout: float = TIME_LIMIT,
+    env: dict | None = None,
+    fsize: int | None = None,
+) -> Result:
+    """``agrad ARGV`` in ``cwd`` as a subprocess limited to 1 GiB of address space (and files to
+    ``fsize`` bytes, if given: ``RLIMIT_FSIZE``)."""
 
+    def limits() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
+        if fsize is not None:
+            resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
 
-def run_agrad(*argv: str, cwd: str, timeout: float = TIME_LIMIT, env: dict | None = None) -> Result:
-    """``agrad ARGV`` in ``cwd`` as a subprocess limited to 1 GiB of address space."""
     full_env = dict(os.environ, COLUMNS="120", PYTHONPATH=REPO, **(env or {}))
     full_env.pop("FORCE_COLOR", None)
     proc = subprocess.run(
@@ -45,7 +54,7 @@ def run_agrad(*argv: str, cwd: str, timeout: float = TIME_LIMIT, env: dict | Non
         cwd=cwd,
         env=full_env,
         timeout=timeout,
-        preexec_fn=_limit_memory,
+        preexec_fn=limits,
     )
     return Result(proc.returncode, proc.stdout, proc.stderr)
 

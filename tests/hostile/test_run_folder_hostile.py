@@ -190,7 +190,7 @@ def test_disk_full_while_creating_the_run_folder(tmp_path, full_disk_mode):
             _fill(os.path.join(disk, "filler"))
             res = run_agrad("train", cfg, "--progress", "none", cwd=str(tmp_path))
         else:
-            res = _run_with_fsize_limit(tmp_path, cfg, 16)
+            res = run_agrad("train", cfg, "--progress", "none", cwd=str(tmp_path), fsize=16)
         assert_refused(res, "cannot write", runs, code=1)
         assert "the disk is full" in res.text or "file size limit" in res.text
         assert os.listdir(runs) == []  # the half-made folder is removed again
@@ -205,22 +205,6 @@ def _fill(path: str) -> None:
         pass
     finally:
         os.close(fd)
-
-
-def _run_with_fsize_limit(tmp_path, cfg: str, limit: int):
-    import resource
-
-    from hostile_harness import Result
-
-    def cap() -> None:
-        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
-
-    env = dict(os.environ, PYTHONPATH=REPO, COLUMNS="120")
-    proc = subprocess.run(
-        [sys.executable, "-m", "autogradcli.cli", "train", cfg, "--progress", "none"],
-        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120, preexec_fn=cap,
-    )  # fmt: skip
-    return Result(proc.returncode, proc.stdout, proc.stderr)
 
 
 # ---------------------------------------------------------------- torn metrics.jsonl
