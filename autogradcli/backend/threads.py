@@ -48,7 +48,7 @@ def _check_count(n: Any, name: str) -> int:
 
 
 def get_num_threads() -> int:
-    """The number of threads one CPU operation may use (torch.get_num_threads)."""
+    """The CPU thread count set for the matrix products (torch.get_num_threads)."""
     global _num_threads
     if _num_threads is None:
         _num_threads = _default_threads()
@@ -56,8 +56,8 @@ def get_num_threads() -> int:
 
 
 def set_num_threads(n: int) -> None:
-    """Use ``n`` threads for intra-op work on the CPU, numpy's BLAS included (through
-    threadpoolctl), as torch.set_num_threads."""
+    """Use ``n`` CPU threads, as torch.set_num_threads: numpy's BLAS threads (through
+    threadpoolctl), which carry the matrix products; other ops run on one thread."""
     global _num_threads
     n = _check_count(n, "set_num_threads")
     from threadpoolctl import threadpool_limits
