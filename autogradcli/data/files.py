@@ -16,11 +16,24 @@ from typing import Any
 
 import numpy as np
 
-from ..serialization.npy_member import read_npy_member
+from ..serialization.npy_member import (
+    check_inflation,
+    check_memory,
+    read_exactly,
+    read_npy_member,
+)
 from ..tensor.tensor import wrap
 from .dataset import TensorDataset
 
 PathLike = str | os.PathLike
+
+
+class NoRowsError(ValueError):
+    """A data file that holds no samples; ``why`` says how (empty, only a header)."""
+
+    def __init__(self, where: str, why: str) -> None:
+        super().__init__(f"{where} has no rows: {why}")
+        self.why = why
 
 
 def load_digits(flatten: bool = False) -> TensorDataset:
@@ -31,8 +44,8 @@ def load_digits(flatten: bool = False) -> TensorDataset:
     Handwritten Digits" data set (E. Alpaydin, C. Kaynak, 1998), licence CC BY 4.0.
     """
     source = resources.files(__package__).joinpath("files/digits.npz")
-    with source.open("rb") as fh, np.load(fh, allow_pickle=False) as npz:
-        images, labels = npz["images"], npz["labels"]
+    with source.open("rb") as fh, zipfile.ZipFile(fh) as zf:
+        images, labels = (read_npy_member(zf, f"{k}.npy") for k in ("images", "labels"))
     x = (images.astype(np.float32) / np.float32(16.0)).reshape(len(images), 1, 8, 8)
     if flatten:
         x = x.reshape(len(images), 64)
@@ -111,13 +124,13 @@ def load_csv(
     except (OSError, UnicodeDecodeError) as err:
         raise ValueError(f"cannot read CSV file {where}: {err}") from err
     if not rows:
-        raise ValueError(f"CSV file {where} is empty")
+        raise NoRowsError(f"CSV file {where}", "it is empty")
     cells = [row.split(delimiter) for row in rows]
     names: list[str] | None = None
     if header is True or (header == "auto" and not _is_numeric_row(cells[0])):
         names, cells = [c.strip() for c in cells[0]], cells[1:]
     if not cells:
-        raise ValueError(f"CSV file {where} has a header but no data rows")
+        raise NoRowsError(f"CSV file {where}", "it has a header but no data rows")
     width = len(cells[0])
     data = np.empty((len(cells), width), dtype=np.float64)
     for r, row in enumerate(cells):
@@ -155,7 +168,10 @@ _FLOAT32_MAX = float(np.finfo(np.float32).max)
 
 
 def _float32(values: np.ndarray, where: str) -> np.ndarray:
-    """``values`` as float32, refusing numbers float32 cannot hold (they would become inf)."""
+    """``values`` as float32, refusing numbers float32 cannot hold (they would become inf);
+    float32 data comes back as it is, without a copy."""
+    if values.dtype == np.float32:
+        return values
     too_big = np.abs(values) > _FLOAT32_MAX
     if too_big.any():
         v = values[too_big].flat[0]
@@ -191,16 +207,15 @@ _IDX_DTYPES = {
 }
 
 
-# An IDX file is read whole into memory: its header's claimed size is capped before reading.
-_MAX_IDX_BYTES = 8 * 2**30
-
-
 def read_idx(path: PathLike) -> np.ndarray:
-    """The array in an IDX file (MNIST's format), plain or gzipped (``.gz``)."""
+    """The array in an IDX file (MNIST's format), plain or gzipped (``.gz``). The size its
+    header claims is checked before reading: against memory, the file's size (plain) or how
+    far real data inflates (gzipped)."""
     where = repr(os.fspath(path))
+    gzipped = os.fspath(path).endswith(".gz")
     try:
-        opener = gzip.open if os.fspath(path).endswith(".gz") else open
-        with opener(path, "rb") as fh:
+        stored = os.path.getsize(path)
+        with (gzip.open if gzipped else open)(path, "rb") as fh:
             raw = fh.read(4)
             if len(raw) < 4 or raw[0] != 0 or raw[1] != 0 or raw[2] not in _IDX_DTYPES:
                 raise ValueError(
@@ -213,27 +228,31 @@ def read_idx(path: PathLike) -> np.ndarray:
                 raise ValueError(f"{where} is truncated: its header names {ndim} dims")
             shape = tuple(int.from_bytes(raw[4 + 4 * i : 8 + 4 * i], "big") for i in range(ndim))
             expected = math.prod(shape) * dtype.itemsize
-            if expected > _MAX_IDX_BYTES:
-                raise ValueError(
-                    f"{where}: its header says shape {shape} of {dtype.name}, "
-                    f"{expected / 2**30:.1f} GiB: more than a data file this loader reads "
-                    f"({_MAX_IDX_BYTES // 2**30} GiB)"
-                )
-            raw += fh.read(expected + 1)  # one byte more tells a file longer than its header
+            check_memory(where, expected)
+            if gzipped:
+                check_inflation(where, expected, stored)
+            elif expected > stored - len(raw):
+                raise _idx_size_error(where, stored - len(raw), expected, shape, dtype)
+            try:
+                data = read_exactly(fh, expected, where)
+            except EOFError:
+                raise _idx_size_error(where, None, expected, shape, dtype) from None
+            if fh.read(1):  # one byte more tells a file longer than its header
+                raise _idx_size_error(where, expected + 1, expected, shape, dtype)
     except (OSError, EOFError, zlib.error) as err:
         raise ValueError(f"cannot read IDX file {where}: {err}") from err
-    count = math.prod(shape)
-    offset = 4 + 4 * ndim
-    if len(raw) - offset != count * dtype.itemsize:
-        raise ValueError(
-            f"{where} holds {'more than ' * (len(raw) - offset > expected)}"
-            f"{min(len(raw) - offset, expected)} data bytes but its header says shape {shape} "
-            f"of {dtype.name} ({count * dtype.itemsize} bytes): truncated or corrupted"
-        )
-    return (
-        np.frombuffer(raw, dtype=dtype, offset=offset)
-        .reshape(shape)
-        .astype(dtype.newbyteorder("="))
+    return np.frombuffer(data, dtype=dtype).reshape(shape).astype(dtype.newbyteorder("="))
+
+
+def _idx_size_error(
+    where: str, got: int | None, expected: int, shape: tuple, dtype: Any
+) -> ValueError:
+    """The error for data bytes (``got``; None: fewer, count unknown) that do not match the
+    header's ``expected``."""
+    held = "fewer" if got is None else ("more than " * (got > expected)) + str(min(got, expected))
+    return ValueError(
+        f"{where} holds {held} data bytes but its header says shape {shape} of {dtype.name} "
+        f"({expected} bytes): truncated or corrupted"
     )
 
 
