@@ -7,12 +7,13 @@ from __future__ import annotations
 import glob
 import json
 import os
+import shutil
 import subprocess
 import sys
 
 import numpy as np
 import pytest
-from test_cli_helpers import REPO, agrad_subprocess, write
+from test_cli_helpers import REPO, agrad, agrad_subprocess, write
 
 N, FEATURES, CLASSES = 80, 4, 3
 
@@ -249,3 +250,166 @@ def test_agrad_eval_with_a_data_override(trained):
     assert doc["test_loss"] == pytest.approx(loss, rel=1e-5) and doc["test_acc"] == acc
     res = agrad_subprocess("eval", run, "--set", "data.test_split=1.5")
     assert res.returncode == 2 and "data.test_split" in res.stderr and "Traceback" not in res.stderr
+
+
+# ------------------------------------------------- the user's files are never lost (issue 17)
+def _copy_run(run, tmp_path) -> str:
+    """A copy of the module's run without the eval/ and predict/ results other tests wrote."""
+    dst = str(tmp_path / "run")
+    shutil.copytree(run, dst, ignore=shutil.ignore_patterns("eval", "predict"))
+    return dst
+
+
+def _read(path, mode="r"):
+    with open(path, mode) as f:
+        return f.read()
+
+
+def _inputs_csv(tmp_path, x) -> tuple[str, bytes]:
+    path = tmp_path / "x.csv"
+    np.savetxt(path, x[:5], delimiter=",", fmt="%.9g")
+    return str(path), path.read_bytes()
+
+
+@pytest.mark.parametrize("spelling", ["same", "dotdot", "hardlink", "symlink"])
+def test_predict_refuses_an_output_that_is_the_input(trained, tmp_path, capsys, spelling):
+    """Even with --overwrite: the input survives byte for byte, both flags and paths named."""
+    _, run, x, _, _ = trained
+    inp, before = _inputs_csv(tmp_path, x)
+    (tmp_path / "sub").mkdir()
+    out = {
+        "same": inp,
+        "dotdot": str(tmp_path / "sub" / ".." / "x.csv"),
+        "hardlink": str(tmp_path / "sub" / "link.csv"),
+        "symlink": str(tmp_path / "sub" / "sym.csv"),
+    }[spelling]
+    if spelling == "hardlink":
+        os.link(inp, out)
+    elif spelling == "symlink":
+        os.symlink(inp, out)
+    code, _, err = agrad(capsys, "predict", run, "--input", inp, "--output", out, "--overwrite")
+    assert code == 2, err
+    assert f"--output {out} is the --input file {inp}" in err and "Traceback" not in err
+    assert _read(inp, "rb") == before
+
+
+def test_predict_refuses_an_existing_output_unless_overwrite(trained, tmp_path, capsys):
+    _, run, x, _, _ = trained
+    run = _copy_run(run, tmp_path)
+    inp, _ = _inputs_csv(tmp_path, x)
+    out = tmp_path / "pred.csv"
+    out.write_text("precious\n")
+    code, _, err = agrad(capsys, "predict", run, "--input", inp, "--output", str(out))
+    assert code == 2 and f"--output {out} already exists: pass --overwrite" in err
+    assert out.read_text() == "precious\n"
+    code, _, err = agrad(capsys, "predict", run, "-i", inp, "-o", str(out), "--overwrite")
+    assert code == 0, err
+    assert out.read_text().splitlines()[0] == "pred,prob_0,prob_1,prob_2"
+    # the default output in the run folder: written once, then refused, then replaced
+    default = os.path.join(run, "predict", "best-x.csv")
+    assert agrad(capsys, "predict", run, "--input", inp)[0] == 0 and os.path.isfile(default)
+    code, _, err = agrad(capsys, "predict", run, "--input", inp)
+    assert code == 2 and f"{default} already exists: pass --overwrite" in err
+    assert agrad(capsys, "predict", run, "--input", inp, "--overwrite")[0] == 0
+
+
+@pytest.mark.parametrize("where", ["under-a-file", "missing-folder", "proc", "folder"])
+def test_predict_output_errors_name_the_output(trained, tmp_path, capsys, where):
+    """A bad --output is named as given (never a hidden temporary file), exit 2, no file left."""
+    _, run, x, _, _ = trained
+    inp, _ = _inputs_csv(tmp_path, x)
+    (tmp_path / "file.txt").write_text("a file\n")
+    if where == "proc" and not os.path.isdir("/proc/self"):
+        pytest.skip("no /proc here")
+    out, words = {
+        "under-a-file": (str(tmp_path / "file.txt" / "out.csv"), "is not a folder"),
+        "missing-folder": (str(tmp_path / "nope" / "out.csv"), "does not exist"),
+        "proc": ("/proc/x.csv", "cannot write --output /proc/x.csv"),
+        "folder": (str(tmp_path / "d.csv"), "is a folder"),
+    }[where]
+    if where == "folder":
+        os.mkdir(out)
+    before = sorted(os.listdir(tmp_path))
+    code, _, err = agrad(capsys, "predict", run, "--input", inp, "--output", out)
+    assert code == 2, err
+    assert f"--output {out}" in err and words in err
+    assert ".tmp" not in err and "Traceback" not in err
+    assert sorted(os.listdir(tmp_path)) == before and not os.path.exists("/proc/x.csv")
+
+
+def test_eval_results_are_named_by_their_data_and_never_overwrite_others(trained, tmp_path, capsys):
+    """Each data file gets its own eval/<ckpt>-<stem>.json (-2, -3... for another file with the
+    same stem); re-evaluating the same data replaces its own result only."""
+    _, run, _, _, _ = trained
+    run = _copy_run(run, tmp_path)
+    ev = os.path.join(run, "eval")
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    first, x1, y1 = _data(tmp_path / "a", seed=1, n=11)
+    second, _, _ = _data(tmp_path / "b", seed=1, n=13)  # the same name, other data
+    assert agrad(capsys, "eval", run)[0] == 0
+    assert agrad(capsys, "eval", run, "--data", first)[0] == 0
+    assert agrad(capsys, "eval", run, "--data", second)[0] == 0
+    docs = {n: _json(os.path.join(ev, n)) for n in sorted(os.listdir(ev))}
+    assert sorted(docs) == ["best-data1-2.json", "best-data1.json", "best-test.json"]
+    assert docs["best-data1.json"]["data"] == os.path.realpath(first)
+    assert docs["best-data1.json"]["samples"] == 11
+    assert docs["best-data1-2.json"]["samples"] == 13 and docs["best-test.json"]["data"] == "test"
+    # re-evaluating the first file (spelt differently) replaces its own result
+    np.savez(first, x=x1[:7], y=y1[:7])
+    spelt = os.path.join(str(tmp_path / "b"), "..", "a", "data1.npz")
+    code, out, _ = agrad(capsys, "eval", run, "--data", spelt)
+    assert code == 0 and f"written to {os.path.join(ev, 'best-data1.json')}" in out
+    assert _json(os.path.join(ev, "best-data1.json"))["samples"] == 7
+    assert _json(os.path.join(ev, "best-data1-2.json")) == docs["best-data1-2.json"]
+    # a data file named like the test split does not replace it; a foreign file is kept
+    named_test, _, _ = _data(tmp_path / "a", seed=2, n=5)
+    os.rename(named_test, tmp_path / "a" / "test.npz")
+    with open(os.path.join(ev, "best-test-2.json"), "w") as f:
+        f.write("not json")
+    assert agrad(capsys, "eval", run, "--data", str(tmp_path / "a" / "test.npz"))[0] == 0
+    assert _json(os.path.join(ev, "best-test.json")) == docs["best-test.json"]
+    assert _read(os.path.join(ev, "best-test-2.json")) == "not json"
+    assert _json(os.path.join(ev, "best-test-3.json"))["samples"] == 5
+
+
+def _zero_rows(tmp_path, fmt: str, rows: int = 0, targets: bool = True) -> str:
+    x = np.random.default_rng(0).normal(size=(rows, FEATURES)).astype(np.float32)
+    y = np.zeros(rows, np.int64)
+    if fmt == "npz":
+        np.savez(tmp_path / "d.npz", x=x, y=y)
+        return str(tmp_path / "d.npz")
+    if fmt in ("csv-empty", "csv-header"):
+        (tmp_path / "d.csv").write_text("" if fmt == "csv-empty" else "a,b,c,d,y\n")
+        return str(tmp_path / "d.csv")
+    if fmt == "csv":
+        table = np.column_stack([x, y]) if targets else x
+        np.savetxt(tmp_path / "d.csv", table, delimiter=",", fmt="%.9g")
+        return str(tmp_path / "d.csv")
+    header = bytes([0, 0, 0x08, 3]) + np.array([rows, 2, 2], ">i4").tobytes()
+    (tmp_path / "d-idx3-ubyte").write_bytes(header + bytes(rows * 4))
+    return str(tmp_path / "d-idx3-ubyte")
+
+
+@pytest.mark.parametrize("fmt", ["npz", "csv-empty", "csv-header", "idx"])
+def test_zero_rows_are_refused_naming_the_file(trained, tmp_path, capsys, fmt):
+    """0 rows: exit 2, 'FILE has no rows', nothing written; 1 row (just inside) is fine."""
+    _, run, _, _, _ = trained
+    run = _copy_run(run, tmp_path)
+    path = _zero_rows(tmp_path, fmt)
+    commands = [("predict", run, "--input", path, "--output", str(tmp_path / "p.csv"))]
+    if fmt != "idx":  # IDX files hold no targets: eval refuses them for that
+        commands.append(("eval", run, "--data", path))
+    for argv in commands:
+        code, _, err = agrad(capsys, *argv)
+        assert code == 2, (argv, err)
+        assert f"{path} has no rows" in err and "Traceback" not in err
+    assert not os.path.exists(tmp_path / "p.csv") and not os.path.exists(os.path.join(run, "eval"))
+    fmt = "csv" if fmt.startswith("csv") else fmt
+    one = _zero_rows(tmp_path, fmt, rows=1, targets=False)
+    code, out, err = agrad(capsys, "predict", run, "--input", one, "-o", str(tmp_path / "p.csv"))
+    assert code == 0 and "1 predictions" in out, err
+    if fmt != "idx":
+        one = _zero_rows(tmp_path, fmt, rows=1)
+        code, out, err = agrad(capsys, "eval", run, "--data", one)
+        assert code == 0 and "(1 samples)" in out, err

@@ -294,7 +294,8 @@ def eval_(
     json_: bool = typer.Option(False, "--json", help="Write the metrics as JSON to stdout."),
 ) -> None:
     """Print a checkpoint's metrics on the run's test data (data.test_split or data.test) or
-    on --data FILE, and write them to RUN/eval/<checkpoint>-<data>.json."""
+    on --data FILE, and write them to RUN/eval/<checkpoint>-<data>.json (<data>: test or the
+    file's stem; -2, -3... when that name holds another file's result)."""
     from .eval_cmd import run_eval
 
     data_file = str(data) if data else None
@@ -312,17 +313,20 @@ def predict(
         "--output",
         "-o",
         metavar="FILE",
-        help="Where the predictions go: .csv or .npz (default RUN/predict/<ckpt>-<input>.csv).",
+        help="Where the predictions go: .csv or .npz (default RUN/predict/<ckpt>-<input>.csv); "
+        "never the --input file.",
     ),
     checkpoint: CheckpointName = typer.Option(CheckpointName.best, "--checkpoint"),
+    overwrite: bool = typer.Option(
+        False, "--overwrite", help="Replace the output file if it exists (else refused)."
+    ),
 ) -> None:
     """Run a trained model on new inputs: the class and per-class probabilities for
     classification, the values for regression."""
     from .predict_cmd import run_predict
 
-    raise typer.Exit(
-        run_predict(str(run_dir), str(input_), str(output) if output else None, checkpoint.value)
-    )
+    out = str(output) if output else None
+    raise typer.Exit(run_predict(str(run_dir), str(input_), out, checkpoint.value, overwrite))
 
 
 @app.command()

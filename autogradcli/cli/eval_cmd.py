@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import sys
@@ -16,27 +17,36 @@ __all__ = ["data_from_file", "run_eval"]
 def data_from_file(path: str, targets: bool) -> Any:
     """A TensorDataset from a data file, by its extension, through the training loaders:
     ``.npz`` (arrays ``x`` and ``y``), ``.csv`` (the last column is the target when ``targets``)
-    or anything else as an IDX images file (``.idx``, ``-idx3-ubyte``; no targets)."""
+    or anything else as an IDX images file (``.idx``, ``-idx3-ubyte``; no targets). A file
+    without a single sample is refused: "FILE has no rows"."""
     from ..data import load_csv, load_idx, load_npz
+    from ..data.files import NoRowsError
 
     if not os.path.isfile(path):
         raise UserError(f"no such data file: {path}")
     lower = path.lower()
     try:
         if lower.endswith(".npz"):
-            return load_npz(path, "x", "y" if targets else None)
-        if lower.endswith((".csv", ".txt")):
-            return load_csv(path, -1 if targets else None)
-        if targets:
+            dataset = load_npz(path, "x", "y" if targets else None)
+        elif lower.endswith((".csv", ".txt")):
+            dataset = load_csv(path, -1 if targets else None)
+        elif targets:
             raise UserError(
                 f"{path}: evaluation needs targets: give an .npz file (x, y) or a .csv file "
                 "(the last column is the target)"
             )
-        return load_idx(path)
+        else:
+            dataset = load_idx(path)
     except UserError:
         raise
+    except NoRowsError as err:
+        raise UserError(f"{path} has no rows: {err.why}") from None
     except Exception as err:
         raise UserError(f"cannot load {path}: {err}") from None
+    if len(dataset) == 0:
+        shapes = ", ".join(str(tuple(t.shape)) for t in dataset.tensors)
+        raise UserError(f"{path} has no rows (its arrays have shapes {shapes})")
+    return dataset
 
 
 def run_eval(
@@ -74,12 +84,13 @@ def run_eval(
         "run": loaded.run.path,
         "checkpoint": checkpoint,
         "epoch": loaded.epoch,
-        "data": "test" if data is None else os.path.abspath(data),
+        "data": "test" if data is None else os.path.realpath(data),
         "overrides": list(overrides or []),
         **metrics,
     }
-    out_path = loaded.run.file(os.path.join("eval", f"{checkpoint}-{_safe(label)}.json"))
-    os.makedirs(os.path.dirname(out_path), exist_ok=True)
+    folder = loaded.run.file("eval")
+    os.makedirs(folder, exist_ok=True)
+    out_path = result_path(folder, f"{checkpoint}-{_safe(label)}", doc)
     from .._utils.atomic import atomic_write_text
 
     atomic_write_text(out_path, json.dumps(doc, indent=2) + "\n")
@@ -97,6 +108,37 @@ def run_eval(
     )
     out.print(f"written to {out_path}", markup=False)
     return EXIT_OK
+
+
+def _same_data(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    """Whether two result documents are for the same data: the same file (or the run's test
+    split) read under the same ``--set`` overrides."""
+
+    def key(doc: dict[str, Any]) -> tuple[Any, Any]:
+        data = doc.get("data")
+        if isinstance(data, str) and data != "test":
+            data = os.path.realpath(data)
+        return data, doc.get("overrides", [])
+
+    return key(a) == key(b)
+
+
+def result_path(folder: str, base: str, doc: dict[str, Any]) -> str:
+    """Where ``doc`` goes in ``folder``: ``BASE.json``, or ``BASE-2.json``, ``BASE-3.json``...
+    when that name holds the result of other data. The result of the same data is replaced
+    (re-evaluating replaces it); another's, or a file that is not a result, is never touched."""
+    for n in itertools.count(1):
+        path = os.path.join(folder, f"{base}.json" if n == 1 else f"{base}-{n}.json")
+        if not os.path.lexists(path):
+            return path
+        try:
+            with open(path, encoding="utf-8") as fh:
+                old = json.load(fh)
+        except (OSError, ValueError):
+            continue
+        if isinstance(old, dict) and _same_data(old, doc):
+            return path
+    raise AssertionError("unreachable")
 
 
 def _safe(name: str) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import io
 import os
 from typing import Any
@@ -11,7 +12,7 @@ import numpy as np
 from .console import console
 from .errors import EXIT_OK, UserError
 
-__all__ = ["predictions", "run_predict"]
+__all__ = ["check_output", "predictions", "run_predict"]
 
 _FORMATS = (".csv", ".npz")
 
@@ -89,35 +90,72 @@ def _write_csv(path: str, preds: dict[str, Any]) -> None:
     atomic_write_text(path, buf.getvalue())
 
 
-def run_predict(run_path: str, input_path: str, output: str | None, checkpoint: str) -> int:
+def check_output(output: str, input_path: str, overwrite: bool, flag: str = "--output") -> None:
+    """Refuse an ``output`` that is the input file (by path, ``..``, symlink or hard link), a
+    folder, under a missing folder or a file, or (without ``overwrite``) an existing file."""
+    same = os.path.realpath(output) == os.path.realpath(input_path)
+    if not same and os.path.exists(output):
+        with contextlib.suppress(OSError):  # the input may be missing: reported later
+            same = os.path.samefile(output, input_path)
+    if same:
+        raise UserError(
+            f"{flag} {output} is the --input file {input_path}: writing the predictions there "
+            f"would destroy the inputs; give another {flag}"
+        )
+    if os.path.isdir(output):
+        raise UserError(f"{flag} {output} is a folder: give a file name ending in .csv or .npz")
+    if os.path.lexists(output) and not overwrite:
+        other = " (or give --output FILE)" if flag != "--output" else ""
+        raise UserError(f"{flag} {output} already exists: pass --overwrite to replace it{other}")
+    parent = os.path.dirname(os.path.abspath(output))
+    if not os.path.isdir(parent):
+        what = "is not a folder" if os.path.exists(parent) else "does not exist"
+        raise UserError(f"{flag} {output}: {parent} {what}")
+
+
+def _write(output: str, preds: dict[str, Any]) -> None:
+    """Write ``preds`` to ``output`` atomically; a failure names ``output``, not the temporary
+    file it was being written to (which is removed)."""
+    from .._utils.atomic import atomic_write_bytes
+
+    try:
+        if output.lower().endswith(".npz"):
+            buf = io.BytesIO()
+            np.savez(buf, **preds)
+            atomic_write_bytes(output, buf.getvalue())
+        else:
+            _write_csv(output, preds)
+    except OSError as err:
+        raise UserError(f"cannot write --output {output}: {err.strerror or err}") from None
+
+
+def run_predict(
+    run_path: str, input_path: str, output: str | None, checkpoint: str, overwrite: bool = False
+) -> int:
     from ..tensor.tensor import Tensor
     from ..trainer.load_run import open_run
 
-    if output is not None and os.path.splitext(output)[1].lower() not in _FORMATS:
-        raise UserError(f"--output {output}: the file must end in .csv or .npz")
+    if output is not None:
+        if os.path.splitext(output)[1].lower() not in _FORMATS:
+            raise UserError(f"--output {output}: the file must end in .csv or .npz")
+        check_output(output, input_path, overwrite)
     try:
         loaded = open_run(run_path, checkpoint)
     except (FileNotFoundError, ValueError) as err:
         raise UserError(str(err)) from None
     exp = loaded.experiment
+    if output is None:
+        stem = os.path.splitext(os.path.basename(input_path))[0]
+        output = loaded.run.file(os.path.join("predict", f"{checkpoint}-{stem}.csv"))
+        os.makedirs(os.path.dirname(output), exist_ok=True)
+        check_output(output, input_path, overwrite, flag="the default output")
     x = _inputs(input_path, tuple(exp.input_shape))
     assert isinstance(x, Tensor)
     try:
         preds = predictions(loaded.model, exp.loss_fn, exp.task, x, exp.train.batch_size)
     except Exception as err:
         raise UserError(f"the model cannot run on {input_path}: {err}") from None
-    if output is None:
-        stem = os.path.splitext(os.path.basename(input_path))[0]
-        output = loaded.run.file(os.path.join("predict", f"{checkpoint}-{stem}.csv"))
-        os.makedirs(os.path.dirname(output), exist_ok=True)
-    if output.lower().endswith(".npz"):
-        from .._utils.atomic import atomic_write_bytes
-
-        buf = io.BytesIO()
-        np.savez(buf, **preds)
-        atomic_write_bytes(output, buf.getvalue())
-    else:
-        _write_csv(output, preds)
+    _write(output, preds)
     kind = "classes and probabilities" if "prob" in preds else "values"
     console().print(
         f"{preds['pred'].shape[0]} predictions ({kind}) of the {checkpoint} checkpoint "
