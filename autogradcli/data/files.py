@@ -241,7 +241,8 @@ def read_idx(path: PathLike) -> np.ndarray:
                 raise _idx_size_error(where, expected + 1, expected, shape, dtype)
     except (OSError, EOFError, zlib.error) as err:
         raise ValueError(f"cannot read IDX file {where}: {err}") from err
-    return np.frombuffer(data, dtype=dtype).reshape(shape).astype(dtype.newbyteorder("="))
+    native = dtype.newbyteorder("=")
+    return np.frombuffer(data, dtype=dtype).reshape(shape).astype(native, copy=False)
 
 
 def _idx_size_error(
