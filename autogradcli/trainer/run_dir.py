@@ -151,6 +151,31 @@ class RunDir:
             return cls(path)
         raise FileExistsError(f"could not create a new run folder in {runs_dir!r}")
 
+    @classmethod
+    def make_or_reuse(cls, path: str | os.PathLike, *, fresh: bool = True) -> RunDir:
+        """The run folder at ``path`` (``Trainer(run="some/folder")``), made with its
+        ``checkpoints`` folder when absent. For a ``fresh`` run, a folder that already holds a
+        run is refused: the new run's records would be mixed into the old one's."""
+        path = os.fspath(path)
+        if os.path.exists(path) and not os.path.isdir(path):
+            raise NotADirectoryError(f"run folder {path!r} is a file, not a folder")
+        if fresh and cls._holds_run(path):
+            raise FileExistsError(
+                f"run folder {path!r} already holds a run (summary.json, metrics.jsonl or "
+                f"checkpoints/last): pass resume_from={path!r} to continue it, or name a new "
+                "folder"
+            )
+        try:
+            os.makedirs(os.path.join(path, CHECKPOINTS), exist_ok=True)
+        except OSError as err:
+            raise write_error(path, err) from None
+        return cls(path)
+
+    @staticmethod
+    def _holds_run(path: str) -> bool:
+        names = (SUMMARY, METRICS_JSONL, os.path.join(CHECKPOINTS, "last"))
+        return any(os.path.exists(os.path.join(path, n)) for n in names)
+
     # ------------------------------------------------------------------ paths
     def file(self, name: str) -> str:
         return os.path.join(self.path, name)
