@@ -54,8 +54,10 @@ model:
   - {type: Linear, in_features: auto, out_features: 1}
 loss: mse
 optimizer: {type: Adam, lr: 0.01}
+scheduler: {type: StepLR, step_size: 10, gamma: 0.8, interval: step}
 train: {epochs: 3, batch_size: 4, shuffle: true}
 hooks:
+  - LRLogger
   - {type: killer.py:KillAt}
 """
 
@@ -133,6 +135,11 @@ def test_signal_mid_epoch_ends_interrupted_and_resume_is_bit_exact(tmp_path, ref
     assert _summary(run)["status"] == "completed"
     assert [r["epoch"] for r in _metrics_lines(run)] == [1, 2, 3]
     _assert_same_weights(run, reference)
+    # the resumed epoch's record is the uninterrupted one's (lr_min/lr_max included)
+    untimed = [{k: v for k, v in r.items() if k != "time"} for r in _metrics_lines(run)]
+    expected = [{k: v for k, v in r.items() if k != "time"} for r in _metrics_lines(reference)]
+    assert all("lr_min" in r for r in expected)
+    assert untimed == expected
 
 
 def test_nohup_keeps_sighup_ignored(tmp_path):
