@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import functools
 import os
-import shutil
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -28,7 +27,7 @@ from .distributed import DistributedContext
 from .evaluate import TestEvaluation
 from .guards import NonFiniteGuard
 from .progress import Reporter, make_reporter
-from .run_dir import RESOLVED_CONFIG, RunDir
+from .run_dir import RESOLVED_CONFIG, RunDir, RunFolderNotMade, os_reason
 from .run_logger import RunLogger
 from .tensorboard import TensorBoard
 from .trainer import RunResult, Trainer
@@ -188,16 +187,44 @@ def train_from_config(
     context.check_global_batch(cfg, exp)
     if not context.is_main:
         return trainer_from_experiment(exp, epochs=epochs, context=context).fit(raise_errors=False)
-    run = RunDir.create(_runs_dir(cfg, runs_dir), exp.name)
+    trainer = _new_run(cfg, exp, _runs_dir(cfg, runs_dir), reporter, epochs, context)
+    return trainer.fit(raise_errors=False)
+
+
+def _new_run(
+    cfg: Config,
+    exp: Any,
+    runs_dir: str,
+    reporter: Reporter,
+    epochs: int | None,
+    context: DistributedContext,
+) -> Trainer:
+    """The trainer of a new run, its folder made whole (configs, model.txt, summary.json) out
+    of sight and then renamed into place: a failure part-way (a user callback refused, a full
+    disk) leaves no folder behind; a full disk is a ``RunFolderNotMade`` (exit 2)."""
+    try:
+        run = RunDir.stage(runs_dir, exp.name)
+    except OSError as err:
+        raise RunFolderNotMade(
+            f"cannot make a run folder in {runs_dir}: {os_reason(err)}"
+        ) from None
     try:
         run.write_config(cfg.text, cfg.to_yaml(absolute_paths=True))
         trainer = trainer_from_experiment(
             exp, run=run, reporter=reporter, epochs=epochs, context=context
         )
-    except ConfigError:  # a user callback refused: no run started, leave no folder behind
-        shutil.rmtree(run.path, ignore_errors=True)
+        run.lock()  # held from here until fit() ends
+        for callback in trainer.callbacks:
+            if isinstance(callback, RunLogger):
+                callback.begin(trainer)
+        run.publish()
+    except OSError as err:
+        run.discard()
+        raise run.not_made(err) from None
+    except BaseException:
+        run.discard()
         raise
-    return trainer.fit(raise_errors=False)
+    return trainer
 
 
 # What may change when a run is resumed (``--resume RUN --set ...``): the length, validation
