@@ -161,6 +161,7 @@ def train_from_config(
     epochs: int | None = None,
     overrides: Sequence[str] = (),
     context: DistributedContext | None = None,
+    on_start: Callable[[str], None] | None = None,
 ) -> RunResult:
     """Train the run ``config`` describes (a ``Config`` or a YAML path) in a new run folder
     under ``runs_dir`` (default: the config's ``output.dir``), or continue the run folder
@@ -171,14 +172,16 @@ def train_from_config(
     strings) may change, on resume, only ``RESUMABLE_KEYS``. Config errors
     (``ConfigError``) propagate; training problems come back as the result's status.
     ``context``: this rank of a data-parallel run; only rank 0 writes the run folder and shows
-    progress (the others get a result whose ``run_dir`` is None).
+    progress (the others get a result whose ``run_dir`` is None). ``on_start`` is called with
+    the run folder's path once it exists (the ``--nproc`` launcher records it, to say how the
+    run ended if its ranks are killed).
     """
     context = context or DistributedContext()
     if not context.is_main:
         progress = "none"
     reporter = progress if isinstance(progress, Reporter) else make_reporter(progress, console)
     if resume is not None:
-        return _resume(os.fspath(resume), reporter, epochs, list(overrides), context)
+        return _resume(os.fspath(resume), reporter, epochs, list(overrides), context, on_start)
     if config is None:
         raise ValueError("train_from_config needs a config (or resume=<run folder>)")
     cfg = _as_config(config)
@@ -188,6 +191,8 @@ def train_from_config(
     if not context.is_main:
         return trainer_from_experiment(exp, epochs=epochs, context=context).fit(raise_errors=False)
     trainer = _new_run(cfg, exp, _runs_dir(cfg, runs_dir), reporter, epochs, context)
+    if on_start is not None and trainer.run is not None:
+        on_start(trainer.run.path)
     return trainer.fit(raise_errors=False)
 
 
@@ -275,8 +280,11 @@ def _resume(
     epochs: int | None,
     overrides: list[str],
     context: DistributedContext,
+    on_start: Callable[[str], None] | None = None,
 ) -> RunResult:
     run = RunDir(folder)
+    if on_start is not None and context.is_main:
+        on_start(run.path)
     ckpt = run.checkpoint_path("last")
     if not os.path.isfile(ckpt):
         raise FileNotFoundError(

@@ -408,6 +408,31 @@ class RunDir:
         os.write(fd, str(os.getpid()).encode())
         self._lock_fd: int | None = fd
 
+    def record_killed(self, message: str, exit_code: int) -> bool:
+        """For a run whose process was killed before it could write its end (SIGKILL): when no
+        live process holds the lock and ``summary.json`` still says running, make it say
+        ``failed`` with ``message`` and remove the stale lock; whether it did. Metrics and
+        checkpoints are left as they are."""
+        import datetime
+
+        try:
+            self.lock()
+        except (RuntimeError, OSError):  # a live process holds it: not ours to judge
+            return False
+        try:
+            with open(self.file(SUMMARY), encoding="utf-8") as f:
+                summary = json.load(f)
+            if not isinstance(summary, dict) or summary.get("status") not in ("created", "running"):
+                return False
+            now = datetime.datetime.now().astimezone().isoformat(timespec="seconds")
+            summary.update(status="failed", exit_code=exit_code, message=message, updated_at=now)
+            self.write_summary(summary)
+            return True
+        except (OSError, ValueError):
+            return False
+        finally:
+            self.unlock()
+
     def unlock(self) -> None:
         """Release the lock and remove ``.lock`` (a finished run folder has none)."""
         fd = getattr(self, "_lock_fd", None)
