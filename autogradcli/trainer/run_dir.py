@@ -14,7 +14,9 @@ Layout::
     checkpoints/best       the state at the best monitored metric
 
 Every whole-file write goes through a temporary file in the same folder, ``fsync`` and
-``os.replace``, so a crash leaves either the old file or the new one, never a torn one.
+``os.replace``, so a crash leaves either the old file or the new one, never a torn one. A new
+folder is made the same way: as a hidden ``.<name>.partial`` that is renamed once its first
+files (configs, model.txt, summary.json) are written (``RunDir.stage``/``publish``).
 """
 
 from __future__ import annotations
