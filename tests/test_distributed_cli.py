@@ -333,3 +333,33 @@ def test_nproc_without_mpiexec_says_how_to_get_it(work, monkeypatch, capsys):
     assert code == 2
     assert "--nproc needs mpiexec: pip install 'autogradcli[mpi]'" in capsys.readouterr().err
     assert not (work / "none").exists()
+
+
+@pytest.mark.parametrize(
+    ("stderr", "expected"),
+    [
+        (
+            "prterun noticed that process rank 1 with PID 30679 on node vm exited on\n"
+            "signal 9 (Killed).\n",
+            "rank 1 was killed by signal 9 (SIGKILL)",
+        ),
+        (
+            "mpiexec noticed that process rank 0 with PID 12 on node a-b exited on signal 15 "
+            "(Terminated).",
+            "rank 0 was killed by signal 15 (SIGTERM)",
+        ),
+        (
+            "prterun detected that one or more processes exited with non-zero status, thus "
+            "causing\nthe job to be terminated. The first process to do so was:\n\n"
+            "   Process name: [prterun-vm-4242@1,1]\n   Exit code:    3\n",
+            "rank 1 exited with code 3",
+        ),
+        ("something else entirely", None),
+    ],
+)
+def test_the_launcher_names_the_rank_that_ended_the_job(stderr, expected):
+    """Open MPI's two messages (killed by a signal, exited non-zero), as the launcher reads
+    them to write summary.json's reason."""
+    from autogradcli.cli.launch import dead_rank
+
+    assert dead_rank(stderr) == expected

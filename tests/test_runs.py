@@ -4,6 +4,7 @@ the shipped digits MLP (accuracy, and its loss curve against a PyTorch loop)."""
 from __future__ import annotations
 
 import csv
+import errno
 import json
 import os
 import xml.etree.ElementTree as ET
@@ -277,3 +278,60 @@ def test_digits_mlp_accuracy_and_loss_curve_vs_pytorch(tmp_path):
     assert full.status == "completed"
     print("digits val_acc final/best:", full.final["val_acc"], full.best["metrics"]["val_acc"])
     assert full.final["val_acc"] >= 0.95 and full.best["metrics"]["val_acc"] >= 0.95
+
+
+# ---------------------------------------------------------------------------- folder creation
+def _disk_full(*args, **kwargs):
+    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+
+@pytest.mark.parametrize(
+    ("step", "words"),
+    [
+        ("mkdir", "cannot make a run folder in"),
+        ("config.yaml", "(writing config.yaml)"),
+        ("config.resolved.yaml", "(writing config.resolved.yaml)"),
+        ("lock", "cannot make the run folder"),
+        ("model.txt", "(writing model.txt)"),
+        ("metrics.csv", "(writing metrics.csv)"),
+        ("loss.svg", "(writing loss.svg)"),
+        ("summary", "cannot make the run folder"),
+        ("publish", "cannot make the run folder"),
+    ],
+)
+def test_disk_full_at_any_step_of_making_the_run_folder_leaves_nothing(
+    tmp_path, monkeypatch, step, words
+):
+    """ENOSPC at each step of making a run folder: a ``RunFolderNotMade`` (exit 2) naming the
+    folder and the OS error, and the runs folder as it was (no half-made or hidden folder)."""
+    from autogradcli.cli.errors import describe
+    from autogradcli.trainer.run_dir import RunFolderNotMade
+
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    if step == "mkdir":
+        monkeypatch.setattr(os, "mkdir", _disk_full)
+    elif step in ("lock", "publish"):
+        monkeypatch.setattr(RunDir, step, _disk_full)
+    elif step == "summary":
+        monkeypatch.setattr(RunDir, "write_summary", _disk_full)
+    else:
+        from autogradcli.trainer import run_dir
+
+        write = run_dir.atomic_write_text
+
+        def fail_one(path, text):
+            if os.path.basename(path) == step:
+                _disk_full()
+            write(path, text)
+
+        monkeypatch.setattr(run_dir, "atomic_write_text", fail_one)
+    cfg = write_config(tmp_path)
+    with pytest.raises(RunFolderNotMade) as info:
+        train_from_config(cfg, progress="none", runs_dir=str(runs))
+    message = str(info.value)
+    assert words in message and str(runs) in message
+    assert "the disk is full (No space left on device)" in message
+    assert describe(info.value) == (2, [f"agrad: error: {message}"])
+    monkeypatch.undo()
+    assert os.listdir(runs) == []

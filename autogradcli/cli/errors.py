@@ -55,6 +55,8 @@ def describe(err: BaseException) -> tuple[int, list[str]]:
         return EXIT_USAGE, [head, *(f"  {issue}" for issue in issues)]
     if _is(err, "SerializationError"):  # a checkpoint the user gave (or a run folder's)
         return EXIT_USAGE, [f"agrad: error: {err}"]
+    if _is(err, "RunFolderNotMade"):  # a new run folder could not be made: nothing started
+        return EXIT_USAGE, [f"agrad: error: {err}"]
     if _is(err, "RunFolderError"):  # a run folder's file could not be written (disk full)
         return EXIT_FAILED, [f"agrad: error: {err}"]
     if _is(err, "ImportPathError"):

@@ -1,4 +1,5 @@
-"""``agrad runs``: the runs in a runs folder as one table, newest first."""
+"""``agrad runs``: the runs in a runs folder as one table, newest first. A run whose summary
+says ``running`` but whose process is gone (killed, power loss) is shown as ``dead``."""
 
 from __future__ import annotations
 
@@ -50,9 +51,67 @@ def _run_row(folder: str) -> dict[str, Any] | None:
     )
     if isinstance(summary.get("test"), dict):
         row["test"] = {k: v for k, v in summary["test"].items() if k.startswith("test_")}
-    if summary.get("status") == "running" and os.path.exists(os.path.join(folder, ".lock")):
-        row["status"] = "running"
+    if row["status"] in LIVE_STATUSES:
+        reason = _why_dead(folder)
+        if reason is not None and _status(spath) in LIVE_STATUSES:  # not ended meanwhile
+            row.update(status="dead", reason=reason)
     return row
+
+
+# a summary.json status that a live process must stand behind (its lock held)
+LIVE_STATUSES = ("created", "running")
+
+
+def _status(spath: str) -> Any:
+    try:
+        with open(spath, encoding="utf-8") as f:
+            return json.load(f).get("status")
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
+def _why_dead(folder: str) -> str | None:
+    """Why a run whose summary says running is not (its lock is missing, or the process named
+    in it is gone or no longer holds it), or None while it runs. Reads only."""
+    path = os.path.join(folder, ".lock")
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except FileNotFoundError:
+        return "no lock"
+    except OSError:
+        return None  # cannot tell: take the summary's word
+    try:
+        text = os.read(fd, 32).decode(errors="replace").strip()
+        pid = int(text) if text.isdigit() else None
+        if pid is not None and not _pid_exists(pid):
+            return f"process gone, pid {pid}"
+        return None if _lock_held(fd) else f"process gone, pid {text or '?'}"
+    finally:
+        os.close(fd)
+
+
+def _pid_exists(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OSError, OverflowError):
+        return True  # another user's process, or cannot tell
+    return True
+
+
+def _lock_held(fd: int) -> bool:
+    """Whether a process holds the run's ``flock`` (a pid can be reused by another program)."""
+    try:
+        import fcntl
+    except ImportError:  # not POSIX: the pid alone decides
+        return True
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except OSError:
+        return True
+    fcntl.flock(fd, fcntl.LOCK_UN)
+    return False
 
 
 def list_runs(runs_dir: str) -> list[dict[str, Any]]:
@@ -79,7 +138,8 @@ def _cells(r: dict[str, Any]) -> list[str]:
         best = f"{r['best_monitor']} {r['best_value']:.4g} (epoch {r['best_epoch']})"
     wall = f"{r['wall_time_s']:.1f}s" if isinstance(r.get("wall_time_s"), (int, float)) else ""
     started = str(r.get("started_at") or "")[:19].replace("T", " ")
-    return [r["name"], r["status"], epochs, best, wall, started, r["folder"]]
+    status = f"dead ({r['reason']})" if r["status"] == "dead" else r["status"]
+    return [r["name"], status, epochs, best, wall, started, r["folder"]]
 
 
 def run_runs(runs_dir: str, as_json: bool) -> int:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import functools
 import os
-import shutil
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -28,7 +27,7 @@ from .distributed import DistributedContext
 from .evaluate import TestEvaluation
 from .guards import NonFiniteGuard
 from .progress import Reporter, make_reporter
-from .run_dir import RESOLVED_CONFIG, RunDir
+from .run_dir import RESOLVED_CONFIG, RunDir, RunFolderNotMade, os_reason
 from .run_logger import RunLogger
 from .tensorboard import TensorBoard
 from .trainer import RunResult, Trainer
@@ -162,6 +161,7 @@ def train_from_config(
     epochs: int | None = None,
     overrides: Sequence[str] = (),
     context: DistributedContext | None = None,
+    on_start: Callable[[str], None] | None = None,
 ) -> RunResult:
     """Train the run ``config`` describes (a ``Config`` or a YAML path) in a new run folder
     under ``runs_dir`` (default: the config's ``output.dir``), or continue the run folder
@@ -172,14 +172,16 @@ def train_from_config(
     strings) may change, on resume, only ``RESUMABLE_KEYS``. Config errors
     (``ConfigError``) propagate; training problems come back as the result's status.
     ``context``: this rank of a data-parallel run; only rank 0 writes the run folder and shows
-    progress (the others get a result whose ``run_dir`` is None).
+    progress (the others get a result whose ``run_dir`` is None). ``on_start`` is called with
+    the run folder's path once it exists (the ``--nproc`` launcher records it, to say how the
+    run ended if its ranks are killed).
     """
     context = context or DistributedContext()
     if not context.is_main:
         progress = "none"
     reporter = progress if isinstance(progress, Reporter) else make_reporter(progress, console)
     if resume is not None:
-        return _resume(os.fspath(resume), reporter, epochs, list(overrides), context)
+        return _resume(os.fspath(resume), reporter, epochs, list(overrides), context, on_start)
     if config is None:
         raise ValueError("train_from_config needs a config (or resume=<run folder>)")
     cfg = _as_config(config)
@@ -188,16 +190,46 @@ def train_from_config(
     context.check_global_batch(cfg, exp)
     if not context.is_main:
         return trainer_from_experiment(exp, epochs=epochs, context=context).fit(raise_errors=False)
-    run = RunDir.create(_runs_dir(cfg, runs_dir), exp.name)
+    trainer = _new_run(cfg, exp, _runs_dir(cfg, runs_dir), reporter, epochs, context)
+    if on_start is not None and trainer.run is not None:
+        on_start(trainer.run.path)
+    return trainer.fit(raise_errors=False)
+
+
+def _new_run(
+    cfg: Config,
+    exp: Any,
+    runs_dir: str,
+    reporter: Reporter,
+    epochs: int | None,
+    context: DistributedContext,
+) -> Trainer:
+    """The trainer of a new run, its folder made whole (configs, model.txt, summary.json) out
+    of sight and then renamed into place: a failure part-way (a user callback refused, a full
+    disk) leaves no folder behind; a full disk is a ``RunFolderNotMade`` (exit 2)."""
+    try:
+        run = RunDir.stage(runs_dir, exp.name)
+    except OSError as err:
+        raise RunFolderNotMade(
+            f"cannot make a run folder in {runs_dir}: {os_reason(err)}"
+        ) from None
     try:
         run.write_config(cfg.text, cfg.to_yaml(absolute_paths=True))
         trainer = trainer_from_experiment(
             exp, run=run, reporter=reporter, epochs=epochs, context=context
         )
-    except ConfigError:  # a user callback refused: no run started, leave no folder behind
-        shutil.rmtree(run.path, ignore_errors=True)
+        run.lock()  # held from here until fit() ends
+        for callback in trainer.callbacks:
+            if isinstance(callback, RunLogger):
+                callback.begin(trainer)
+        run.publish()
+    except OSError as err:
+        run.discard()
+        raise run.not_made(err) from None
+    except BaseException:
+        run.discard()
         raise
-    return trainer.fit(raise_errors=False)
+    return trainer
 
 
 # What may change when a run is resumed (``--resume RUN --set ...``): the length, validation
@@ -248,8 +280,11 @@ def _resume(
     epochs: int | None,
     overrides: list[str],
     context: DistributedContext,
+    on_start: Callable[[str], None] | None = None,
 ) -> RunResult:
     run = RunDir(folder)
+    if on_start is not None and context.is_main:
+        on_start(run.path)
     ckpt = run.checkpoint_path("last")
     if not os.path.isfile(ckpt):
         raise FileNotFoundError(

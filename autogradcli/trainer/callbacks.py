@@ -261,7 +261,8 @@ class LRLogger(Callback):
         self._epoch_lrs: list[float] = []
 
     def on_epoch_start(self, trainer: Trainer) -> None:
-        self._epoch_lrs = []
+        if trainer.batch_in_epoch == 0:  # not a resumed epoch: its earlier steps' lrs are kept
+            self._epoch_lrs = []
 
     def on_batch_end(self, trainer: Trainer) -> None:
         lrs = trainer.current_lrs()
@@ -276,6 +277,12 @@ class LRLogger(Callback):
         if self._epoch_lrs and min(self._epoch_lrs) != max(self._epoch_lrs):
             trainer.metrics["lr_min"] = min(self._epoch_lrs)
             trainer.metrics["lr_max"] = max(self._epoch_lrs)
+
+    def state_dict(self) -> dict[str, Any]:
+        return {"epoch_lrs": list(self._epoch_lrs)}
+
+    def load_state_dict(self, state: dict[str, Any]) -> None:
+        self._epoch_lrs = [float(lr) for lr in state.get("epoch_lrs", [])]
 
 
 class GradNormLogger(Callback):

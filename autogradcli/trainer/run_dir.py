@@ -14,7 +14,9 @@ Layout::
     checkpoints/best       the state at the best monitored metric
 
 Every whole-file write goes through a temporary file in the same folder, ``fsync`` and
-``os.replace``, so a crash leaves either the old file or the new one, never a torn one.
+``os.replace``, so a crash leaves either the old file or the new one, never a torn one. A new
+folder is made the same way: as a hidden ``.<name>.partial`` that is renamed once its first
+files (configs, model.txt, summary.json) are written (``RunDir.stage``/``publish``).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ import math
 import os
 import re
 import secrets
+import shutil
 import time
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -39,6 +42,7 @@ __all__ = [
     "CHECKPOINTS",
     "RunDir",
     "RunFolderError",
+    "RunFolderNotMade",
     "atomic_write_text",
     "jsonable",
     "metric_columns",
@@ -67,14 +71,24 @@ class RunFolderError(RuntimeError):
     run folder's file): the message names the file and what is wrong."""
 
 
-def write_error(path: str, err: OSError) -> RunFolderError:
-    """A ``RunFolderError`` for ``err`` (raised writing ``path``) that says what happened."""
+class RunFolderNotMade(RunFolderError):
+    """A new run folder could not be made (disk full...): nothing was left behind and no run
+    started, so it is a usage error (exit 2), not a failed run."""
+
+
+def os_reason(err: OSError) -> str:
+    """What ``err`` means for a person: ``the disk is full (No space left on device)``..."""
     reason = err.strerror or str(err)
     if err.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)):
         reason = f"the disk is full ({reason})"
     elif err.errno == errno.EFBIG:
         reason = f"the file size limit was reached ({reason})"
-    return RunFolderError(f"cannot write {path}: {reason}")
+    return reason
+
+
+def write_error(path: str, err: OSError) -> RunFolderError:
+    """A ``RunFolderError`` for ``err`` (raised writing ``path``) that says what happened."""
+    return RunFolderError(f"cannot write {path}: {os_reason(err)}")
 
 
 def atomic_write_text(path: str, text: str) -> None:
@@ -117,6 +131,24 @@ def metric_columns(history: Iterable[dict[str, Any]]) -> list[str]:
     )
 
 
+# what a summary.json keeps when the disk has room for no more (``RunDir.write_summary``)
+SUMMARY_CORE = ("name", "status", "exit_code", "message", "run_dir", "started_at", "updated_at")
+SUMMARY_CORE += ("epochs", "epochs_completed", "global_step")
+
+
+def _overwrite(path: str, text: str) -> bool:
+    """Write ``text`` over ``path`` in place (no temporary file); whether it all went."""
+    try:
+        with open(path, "r+" if os.path.exists(path) else "w", encoding="utf-8") as f:
+            f.write(text)
+            f.truncate()
+            f.flush()
+            os.fsync(f.fileno())
+    except OSError:
+        return False
+    return True
+
+
 def _safe_name(name: str) -> str:
     name = _UNSAFE.sub("-", name).strip("-.")
     return name[:80] or "run"
@@ -131,25 +163,97 @@ class RunDir:
         self.path = os.path.abspath(path)
         if not os.path.isdir(self.path):
             raise FileNotFoundError(f"run folder {path!r} does not exist")
+        self.final_path = self.path  # where the folder is seen (see ``stage``)
+        self.published = True
 
     # ------------------------------------------------------------------ creation
     @classmethod
     def create(cls, runs_dir: str, name: str, *, now: float | None = None) -> RunDir:
-        """Make ``<runs_dir>/<name>-<YYYYmmdd-HHMMSS>-<6 hex>`` with an exclusive ``mkdir``
-        (a new random id on the rare collision) and its ``checkpoints`` folder."""
+        """Make ``<runs_dir>/<name>-<YYYYmmdd-HHMMSS>-<6 hex>`` and its ``checkpoints`` folder
+        (never reusing a folder, even for two runs started in the same second)."""
+        run = cls.stage(runs_dir, name, now=now)
+        try:
+            run.publish()
+        except BaseException:
+            run.discard()
+            raise
+        return run
+
+    @classmethod
+    def stage(cls, runs_dir: str, name: str, *, now: float | None = None) -> RunDir:
+        """A new run folder made out of sight, as ``.<final name>.partial`` (``agrad runs``
+        skips dot folders): its first files go there, then ``publish()`` renames it to
+        ``final_path``, so a failure part-way (disk full) leaves no half-made run folder
+        (``discard()`` removes it)."""
         os.makedirs(runs_dir, exist_ok=True)
         stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(now))
         base = _safe_name(name)
         for _ in range(100):
-            path = os.path.join(runs_dir, f"{base}-{stamp}-{secrets.token_hex(3)}")
+            final = os.path.join(runs_dir, f"{base}-{stamp}-{secrets.token_hex(3)}")
+            staging = os.path.join(runs_dir, f".{os.path.basename(final)}.partial")
+            if os.path.lexists(final):
+                continue
             try:
-                os.mkdir(path)
+                os.mkdir(staging)  # exclusive: no other process stages this name
             except FileExistsError:
                 continue
-            os.mkdir(os.path.join(path, CHECKPOINTS))
-            fsync_directory(runs_dir)
-            return cls(path)
+            try:
+                os.mkdir(os.path.join(staging, CHECKPOINTS))
+            except OSError:
+                os.rmdir(staging)
+                raise
+            run = cls(staging)
+            run.final_path, run.published = os.path.abspath(final), False
+            return run
         raise FileExistsError(f"could not create a new run folder in {runs_dir!r}")
+
+    def publish(self) -> None:
+        """Rename a staged folder to its final name (atomic: it appears whole)."""
+        if self.published:
+            return
+        if os.path.lexists(self.final_path):
+            raise FileExistsError(f"run folder {self.final_path} already exists")
+        os.rename(self.path, self.final_path)
+        fsync_directory(os.path.dirname(self.final_path))
+        self.path, self.published = self.final_path, True
+
+    def discard(self) -> None:
+        """Remove a staged folder that was never published (its creation failed)."""
+        if not self.published:
+            self.unlock()
+            shutil.rmtree(self.path, ignore_errors=True)
+
+    def not_made(self, err: OSError) -> RunFolderNotMade:
+        """The error for a staged folder whose first files could not be written."""
+        where = f" (writing {os.path.basename(err.filename)})" if err.filename else ""
+        return RunFolderNotMade(
+            f"cannot make the run folder {self.final_path}: {os_reason(err)}{where}"
+        )
+
+    @classmethod
+    def make_or_reuse(cls, path: str | os.PathLike, *, fresh: bool = True) -> RunDir:
+        """The run folder at ``path`` (``Trainer(run="some/folder")``), made with its
+        ``checkpoints`` folder when absent. For a ``fresh`` run, a folder that already holds a
+        run is refused: the new run's records would be mixed into the old one's."""
+        path = os.fspath(path)
+        if os.path.exists(path) and not os.path.isdir(path):
+            raise NotADirectoryError(f"run folder {path!r} is a file, not a folder")
+        if fresh and cls._holds_run(path):
+            raise FileExistsError(
+                f"run folder {path!r} already holds a run (summary.json, metrics.jsonl or "
+                f"checkpoints/last): pass resume_from={path!r} to continue it, or name a new "
+                "folder"
+            )
+        try:
+            os.makedirs(os.path.join(path, CHECKPOINTS), exist_ok=True)
+        except OSError as err:
+            raise write_error(path, err) from None
+        return cls(path)
+
+    @staticmethod
+    def _holds_run(path: str) -> bool:
+        names = (SUMMARY, METRICS_JSONL, os.path.join(CHECKPOINTS, "last"))
+        return any(os.path.exists(os.path.join(path, n)) for n in names)
 
     # ------------------------------------------------------------------ paths
     def file(self, name: str) -> str:
@@ -171,20 +275,18 @@ class RunDir:
 
     # ------------------------------------------------------------------ writers
     def write_text(self, name: str, text: str) -> None:
-        atomic_write_text(self.file(name), text)
+        """Write the folder's file ``name`` atomically; an ``OSError`` names that file."""
+        try:
+            atomic_write_text(self.file(name), text)
+        except OSError as err:
+            err.filename = self.file(name)  # not the temporary file's name
+            raise
 
     def write_config(self, text: str, resolved_yaml: str) -> None:
-        """``config.yaml`` (the text as given) and ``config.resolved.yaml``, right after
-        ``create``; when they cannot be written (disk full) the new folder is removed again
-        and a ``RunFolderError`` says why."""
-        try:
-            self.write_text(CONFIG, text)
-            self.write_text(RESOLVED_CONFIG, resolved_yaml)
-        except OSError as err:
-            import shutil
-
-            shutil.rmtree(self.path, ignore_errors=True)
-            raise write_error(self.path, err) from None
+        """``config.yaml`` (the text as given) and ``config.resolved.yaml``, into a staged
+        folder (``stage``)."""
+        self.write_text(CONFIG, text)
+        self.write_text(RESOLVED_CONFIG, resolved_yaml)
 
     def append_metrics(self, record: dict[str, Any]) -> None:
         """Append one line to ``metrics.jsonl``, flushed and fsynced before returning."""
@@ -236,20 +338,28 @@ class RunDir:
     def write_summary(self, summary: dict[str, Any]) -> None:
         """``summary.json``, atomically; when the disk is too full for the temporary copy, in
         place over the old one (its blocks are already allocated), so a run that fails for a
-        full disk still says so."""
-        text = json.dumps(jsonable(summary), indent=2, allow_nan=False) + "\n"
+        full disk still says so: the whole summary, else its ``SUMMARY_CORE`` keys on one
+        line, else the old text put back (never a torn file)."""
+        clean = jsonable(summary)
+        text = json.dumps(clean, indent=2, allow_nan=False) + "\n"
         path = self.file(SUMMARY)
         try:
             self.write_text(SUMMARY, text)
+            return
         except OSError as err:
-            try:
-                with open(path, "r+" if os.path.exists(path) else "w", encoding="utf-8") as f:
-                    f.write(text)
-                    f.truncate()
-                    f.flush()
-                    os.fsync(f.fileno())
-            except OSError:
-                raise write_error(path, err) from None
+            error = err
+        try:
+            with open(path, encoding="utf-8") as f:
+                old: str | None = f.read()
+        except (OSError, ValueError):
+            old = None
+        core = {k: clean.get(k) for k in SUMMARY_CORE}
+        for candidate in (text, json.dumps(core, allow_nan=False) + "\n"):
+            if _overwrite(path, candidate):
+                return
+        if old is not None:
+            _overwrite(path, old)
+        raise write_error(path, error)
 
     # ------------------------------------------------------------------ readers
     def read_metrics(self) -> list[dict[str, Any]]:
@@ -299,6 +409,31 @@ class RunDir:
         os.ftruncate(fd, 0)
         os.write(fd, str(os.getpid()).encode())
         self._lock_fd: int | None = fd
+
+    def record_killed(self, message: str, exit_code: int) -> bool:
+        """For a run whose process was killed before it could write its end (SIGKILL): when no
+        live process holds the lock and ``summary.json`` still says running, make it say
+        ``failed`` with ``message`` and remove the stale lock; whether it did. Metrics and
+        checkpoints are left as they are."""
+        import datetime
+
+        try:
+            self.lock()
+        except (RuntimeError, OSError):  # a live process holds it: not ours to judge
+            return False
+        try:
+            with open(self.file(SUMMARY), encoding="utf-8") as f:
+                summary = json.load(f)
+            if not isinstance(summary, dict) or summary.get("status") not in ("created", "running"):
+                return False
+            now = datetime.datetime.now().astimezone().isoformat(timespec="seconds")
+            summary.update(status="failed", exit_code=exit_code, message=message, updated_at=now)
+            self.write_summary(summary)
+            return True
+        except (OSError, ValueError):
+            return False
+        finally:
+            self.unlock()
 
     def unlock(self) -> None:
         """Release the lock and remove ``.lock`` (a finished run folder has none)."""

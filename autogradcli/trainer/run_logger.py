@@ -83,7 +83,7 @@ def run_summary(trainer: Trainer, name: str, extra: dict[str, Any]) -> dict[str,
         "status": trainer.status,
         "exit_code": run_exit_code(trainer.status) if trainer.status in EXIT_CODES else None,
         "message": trainer.message,
-        "run_dir": trainer.run.path if trainer.run is not None else None,
+        "run_dir": trainer.run.final_path if trainer.run is not None else None,
         "started_at": trainer.clock.started_at,
         "updated_at": now_iso(),
         "wall_time_s": round(trainer.clock.elapsed(), 3),
@@ -112,17 +112,26 @@ class RunLogger(Callback):
     def __init__(self, run: RunDir, name: str = "", extra: dict[str, Any] | None = None) -> None:
         self.run, self.name, self.extra = run, name, dict(extra or {})
         self._written = 0  # history rows already in metrics.jsonl
+        self._begun = False  # model.txt written by ``begin``
+
+    def begin(self, trainer: Trainer) -> None:
+        """A new run folder's first files, before ``fit``: ``model.txt``, the metric tables and
+        ``summary.json``, so that the folder is published whole (``RunDir.stage``)."""
+        self.name = self.name or type(trainer.model).__name__
+        self.run.write_text(MODEL_TXT, model_text(trainer.model, trainer.sample_batch()))
+        self._write_tables(trainer)
+        self._write_summary(trainer)
+        self._begun = True
 
     def on_fit_start(self, trainer: Trainer) -> None:
-        name = self.name or type(trainer.model).__name__
-        self.name = name
+        self.name = self.name or type(trainer.model).__name__
         history = trainer.history
         if history or trainer.batch_in_epoch:  # resumed
             on_disk = [r.get("epoch") for r in self.run.read_metrics()]
             if on_disk != [r.get("epoch") for r in history] or not self.run.metrics_intact():
                 # drop epochs after the checkpoint and a torn last line (power loss)
                 self.run.write_metrics_jsonl(history)
-        else:
+        elif not self._begun:
             sample = trainer.sample_batch()
             self.run.write_text(MODEL_TXT, model_text(trainer.model, sample))
         self._written = len(history)

@@ -68,8 +68,8 @@ class Trainer:
     (``None``: guessed from the loss); ``metrics`` (``trainer.metrics`` module: accuracy, top5,
     f1_macro, mae, rmse, r2) are logged as ``train_<m>``/``val_<m>`` (default: accuracy, logged
     as ``*_acc``, for classification; mae for regression).
-    ``run``: a ``RunDir`` (or folder path) for checkpoints and files; without it nothing is
-    written. ``seed``: when given, a fresh fit seeds the global RNG and the train loader's
+    ``run``: a ``RunDir`` or a folder path (made when absent; one holding another run is
+    refused unless resuming) for checkpoints and files; without it nothing is written. ``seed``: when given, a fresh fit seeds the global RNG and the train loader's
     ``Generator``. ``monitor``/``mode``: the metric for ``best`` (default: that of the last
     callback with a ``monitor``, so Checkpoint's, else ``val_loss``; ``mode`` ``auto`` follows the metric; ``val_*`` falls back
     to ``train_*`` without validation data). ``resume_from``: a run folder (continues it,
@@ -97,7 +97,7 @@ class Trainer:
         task: str | None = None,
         metrics: Sequence[str] | None = None,
         device: str | None = None,
-        run: RunDir | str | None = None,
+        run: RunDir | str | os.PathLike | None = None,
         seed: int | None = None,
         monitor: str | None = None,
         mode: str = "auto",
@@ -123,7 +123,9 @@ class Trainer:
         self._move_batches = device is not None and self.device != "cpu"
         if run is None and resume_from is not None and os.path.isdir(str(resume_from)):
             run = str(resume_from)  # continue the run folder, writing there
-        self.run = RunDir(run) if isinstance(run, str) else run
+        if run is not None and not isinstance(run, RunDir):
+            run = RunDir.make_or_reuse(run, fresh=resume_from is None)
+        self.run = run
         self.seed = seed
         self.callbacks = _with_defaults(list(callbacks), default_callbacks, self.run)
         if monitor is None:  # the last callback to run that watches a metric (Checkpoint)

@@ -54,8 +54,10 @@ model:
   - {type: Linear, in_features: auto, out_features: 1}
 loss: mse
 optimizer: {type: Adam, lr: 0.01}
+scheduler: {type: StepLR, step_size: 10, gamma: 0.8, interval: step}
 train: {epochs: 3, batch_size: 4, shuffle: true}
 hooks:
+  - LRLogger
   - {type: killer.py:KillAt}
 """
 
@@ -133,6 +135,11 @@ def test_signal_mid_epoch_ends_interrupted_and_resume_is_bit_exact(tmp_path, ref
     assert _summary(run)["status"] == "completed"
     assert [r["epoch"] for r in _metrics_lines(run)] == [1, 2, 3]
     _assert_same_weights(run, reference)
+    # the resumed epoch's record is the uninterrupted one's (lr_min/lr_max included)
+    untimed = [{k: v for k, v in r.items() if k != "time"} for r in _metrics_lines(run)]
+    expected = [{k: v for k, v in r.items() if k != "time"} for r in _metrics_lines(reference)]
+    assert all("lr_min" in r for r in expected)
+    assert untimed == expected
 
 
 def test_nohup_keeps_sighup_ignored(tmp_path):
@@ -398,3 +405,84 @@ def test_forward_returning_a_non_tensor_is_refused_at_build(tmp_path, layer, wor
     code = 1 if layer == "ExitsAtBuild" else 2  # user code that exits: a failure, as gradcheck
     assert_refused(res, *words, code=code)
     assert not (tmp_path / "runs").exists() or os.listdir(tmp_path / "runs") == []
+
+
+# ---------------------------------------------------------------- a rank killed (--nproc 2)
+
+DIE = """
+import os
+import signal
+
+
+class Die:
+    '''Rank DIE_RANK kills itself (SIGKILL: no handler runs) at epoch 4, step 2.'''
+
+    def on_batch_end(self, trainer):
+        rank = os.environ.get("OMPI_COMM_WORLD_RANK")
+        if rank == os.environ["DIE_RANK"] and trainer.epoch == 4 and trainer.batch_in_epoch == 2:
+            os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+DIST_CONFIG = """
+name: killed
+seed: 0
+data: {dataset: sine, n: 256, val_split: 0.25}
+model:
+  - {type: Linear, in_features: auto, out_features: 8}
+  - Tanh
+  - {type: Linear, in_features: auto, out_features: 1}
+loss: mse
+optimizer: {type: SGD, lr: 0.05}
+train: {epochs: 12, batch_size: 32}
+hooks:
+  - {type: die.py:Die}
+"""
+
+
+def _require_mpi() -> None:
+    import importlib.util
+
+    from autogradcli.distributed.process_group import mpiexec_path
+
+    if importlib.util.find_spec("mpi4py") is None or mpiexec_path() is None:
+        pytest.skip("needs mpi4py and mpiexec (pip install -e '.[mpi]')")
+
+
+class TestKilledRank:
+    """``agrad train --nproc 2`` with one rank SIGKILLed in epoch 4 (3 epochs written): mpiexec
+    ends the other rank; the launcher then marks the run ``failed`` naming the rank and the
+    signal, removes the stale lock, and leaves metrics.jsonl and checkpoints/last intact."""
+
+    @pytest.mark.parametrize("rank", [0, 1])
+    def test_killed_rank_leaves_a_failed_record(self, tmp_path, rank):
+        _require_mpi()
+        write(str(tmp_path / "die.py"), DIE)
+        cfg = write(str(tmp_path / "c.yaml"), DIST_CONFIG)
+        env = {"DIE_RANK": str(rank), "OMP_NUM_THREADS": "1"}
+        res = run_agrad("train", cfg, "--nproc", "2", "--progress", "none", cwd=str(tmp_path),
+                        env=env)  # fmt: skip
+        assert res.code not in (0, 1, 2, 130), res.text
+        killed = f"rank {rank} was killed by signal 9 (SIGKILL)"
+        assert f"{killed} and mpiexec stopped the others" in res.err, res.err
+        assert "Traceback" not in res.text
+        run = _run_folder(tmp_path)
+        assert f"The run folder {run} is marked failed" in res.err
+        summary = _summary(run)
+        assert summary["status"] == "failed" and summary["exit_code"] == res.code, summary
+        assert summary["message"].startswith(f"{killed} in the 2-process run"), summary
+        assert summary["epochs_completed"] == 3 and summary["epochs"] == 12
+        assert summary["world_size"] == 2 and summary["best"]["epoch"] in (1, 2, 3)
+        assert not os.path.exists(os.path.join(run, ".lock"))
+        assert [r["epoch"] for r in _metrics_lines(run)] == [1, 2, 3]  # whole lines
+        last = ag.load(os.path.join(run, "checkpoints", "last"))
+        assert (last["epoch"], last["batch_in_epoch"]) == (3, 0)
+
+        listed = run_agrad("runs", "--json", cwd=str(tmp_path))
+        (row,) = json.loads(listed.out)
+        assert (row["status"], row["epochs_completed"], row["epochs"]) == ("failed", 3, 12)
+        if rank == 1:  # the state is usable: resumed on one process (the hook is idle there)
+            again = run_agrad("train", "--resume", run, "--progress", "none", cwd=str(tmp_path),
+                              env={"DIE_RANK": "none"})  # fmt: skip
+            assert again.code == 0, again.text
+            assert _summary(run)["status"] == "completed"
+            assert [r["epoch"] for r in _metrics_lines(run)] == list(range(1, 13))

@@ -191,9 +191,58 @@ def test_disk_full_while_creating_the_run_folder(tmp_path, full_disk_mode):
             res = run_agrad("train", cfg, "--progress", "none", cwd=str(tmp_path))
         else:
             res = run_agrad("train", cfg, "--progress", "none", cwd=str(tmp_path), fsize=16)
-        assert_refused(res, "cannot write", runs, code=1)
+        assert_refused(res, "cannot make the run folder", runs, code=2)
         assert "the disk is full" in res.text or "file size limit" in res.text
         assert os.listdir(runs) == []  # the half-made folder is removed again
+
+
+def _first_file_sizes(cfg: str) -> dict[str, int]:
+    """The sizes of the files a run folder is made with, before its summary.json."""
+    from autogradcli.config import load_config
+    from autogradcli.trainer.plot import loss_svg
+
+    with open(cfg, "rb") as f:
+        config_size = len(f.read())
+    resolved = load_config(cfg).to_yaml(absolute_paths=True).encode()
+    svg = loss_svg([], title="folder: loss").encode()  # no epoch yet
+    return {"config.yaml": config_size, "config.resolved.yaml": len(resolved), "loss.svg": len(svg)}
+
+
+@pytest.mark.parametrize(
+    ("limit", "fails_at"),
+    [
+        ("config.yaml-1", "config.yaml"),  # the first file, one byte short
+        ("config.yaml", "config.resolved.yaml"),  # config.yaml just fits
+        ("config.resolved.yaml", "loss.svg"),  # the configs, model.txt, metrics.csv fit
+        ("loss.svg", None),  # the largest first file fits: the folder is made (summary.json
+        # included); the first checkpoint (~9 kB) then fails the run
+    ],
+)
+def test_file_size_limit_at_each_step_of_making_the_run_folder(tmp_path, limit, fails_at):
+    """A run folder appears whole (configs, model.txt, summary.json) or not at all: at each
+    step a write can fail, agrad exits 2 naming the folder, the file and the OS error, and
+    leaves nothing (no hidden staging folder either); once made, a failure is the run's, and
+    its summary.json says so."""
+    runs = str(tmp_path / "runs")
+    cfg = _setup(tmp_path, runs)
+    sizes = _first_file_sizes(cfg)
+    # each limit hits its step: every file is larger than the ones before it
+    assert sizes["config.yaml"] < sizes["config.resolved.yaml"] < sizes["loss.svg"]
+    name, _, minus = limit.partition("-")
+    fsize = sizes[name] - int(minus or 0)
+    res = run_agrad("train", cfg, "--progress", "none", cwd=str(tmp_path), fsize=fsize)
+    if fails_at is not None:
+        assert_refused(res, "cannot make the run folder", runs, f"(writing {fails_at})", code=2)
+        assert "file size limit was reached (File too large)" in res.text
+        assert os.listdir(runs) == []
+        return
+    assert_refused(res, "cannot write", "checkpoints", code=1)
+    run = _only_run(runs)  # the only entry: no staging folder left beside it
+    summary = _summary(run)
+    assert summary["status"] == "failed" and summary["run_dir"] == run, summary
+    for name in ("config.yaml", "config.resolved.yaml", "model.txt"):
+        assert os.path.isfile(os.path.join(run, name)), name
+    assert not os.path.exists(os.path.join(run, ".lock"))
 
 
 def _fill(path: str) -> None:
