@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any
 
 import numpy as np
@@ -48,8 +49,12 @@ def as_array(data: Any, dtype: Any = None, device: Any = None, copy: bool = Fals
     np_dtype = dtypes.to_dtype(dtype).np if dtype is not None else None
     if isinstance(data, Tensor):
         arr = data._data
-    elif type(data) is np.ndarray or isinstance(data, np.ndarray):
+    elif type(data) is np.ndarray:
         arr = data
+    elif isinstance(data, np.ndarray):
+        # a subclass (np.memmap, np.matrix...) as a plain ndarray view of the same memory: no
+        # copy, and every backend check (``type(arr) is np.ndarray``) holds for a tensor's array
+        arr = data.view(np.ndarray)
     elif isinstance(data, np.generic):  # a numpy scalar keeps its dtype, as in PyTorch
         arr = np.asarray(data)
     elif isinstance(data, (bool, int, float)):
@@ -85,6 +90,13 @@ def as_array(data: Any, dtype: Any = None, device: Any = None, copy: bool = Fals
     return arr
 
 
+_NOT_WRITABLE = (
+    "The given NumPy array is not writable, and autogradcli shares its memory: an in-place "
+    "operation on this tensor raises an error. Copy the array (or the tensor: .clone()) or make "
+    "it writable (a memmap opened with mode='r+' or 'c') to write to it."
+)
+
+
 def tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False) -> Tensor:
     """A new tensor holding a copy of ``data``."""
     out = wrap(as_array(data, dtype, device, copy=True))
@@ -97,13 +109,20 @@ def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
     """Like ``tensor`` but shares memory with ``data`` where it can."""
     if isinstance(data, Tensor) and dtype is None and device is None:
         return data
-    return wrap(as_array(data, dtype, device))
+    arr = as_array(data, dtype, device)
+    shared = type(arr) is np.ndarray and isinstance(data, np.ndarray)
+    if shared and not data.flags.writeable and np.may_share_memory(arr, data):
+        warnings.warn(_NOT_WRITABLE, UserWarning, stacklevel=2)
+    return wrap(arr)
 
 
 def from_numpy(arr: np.ndarray) -> Tensor:
-    """A CPU tensor sharing memory with ``arr``."""
+    """A CPU tensor sharing memory with ``arr`` (any ndarray, ``np.memmap`` included: the file is
+    not read into memory). A read-only array warns, as in PyTorch."""
     if not isinstance(arr, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(arr).__name__})")
+    if not arr.flags.writeable:
+        warnings.warn(_NOT_WRITABLE, UserWarning, stacklevel=2)
     return wrap(as_array(arr))
 
 
