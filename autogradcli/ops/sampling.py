@@ -118,6 +118,11 @@ def _broadcast_shape(a: Any, b: Any) -> tuple[int, ...]:
 def bernoulli(input: Tensor, p: Any = None, *, generator: Any = None, out: Any = None) -> Tensor:
     """0/1 draws with probability ``input`` (or the number ``p``), in ``input``'s dtype."""
     arr = input._data
+    if p is None and arr.dtype.kind != "f":
+        raise NotImplementedError(
+            f"bernoulli() reads probabilities from a floating point input, not dtype "
+            f"'{torch_type_name(arr.dtype)}' ({arr.dtype.name}); convert it or pass p="
+        )
     xp = array_module(arr)
     prob = arr if p is None else xp.full(arr.shape, float(p), dtype=arr.dtype)
     if bool(((prob < 0) | (prob > 1)).any()):

@@ -39,9 +39,19 @@ def _nested_to_numpy(data: Any) -> np.ndarray:
     if _contains_tensor(data):
         return np.array([_nested_to_numpy(d) for d in data])
     arr = np.asarray(data)
-    if arr.dtype == np.float64 and not isinstance(data, (np.ndarray, np.float64)):
+    if arr.dtype == np.float64 and not _holds_numpy_float64(data):
         arr = arr.astype(dtypes.get_default_dtype().np)
     return arr
+
+
+def _holds_numpy_float64(data: Any) -> bool:
+    """Whether nested data holds a numpy float64 (scalar or array): PyTorch then infers float64,
+    where Python floats alone give the default dtype."""
+    if isinstance(data, (np.ndarray, np.float64)):
+        return data.dtype == np.float64
+    if isinstance(data, (list, tuple)):
+        return any(_holds_numpy_float64(d) for d in data)
+    return False
 
 
 def as_array(data: Any, dtype: Any = None, device: Any = None, copy: bool = False) -> Any:
