@@ -30,11 +30,15 @@ def array_module(arr: Any) -> ModuleType:
 
 
 def is_cpu_array(arr: Any) -> bool:
-    return type(arr) is np.ndarray or isinstance(arr, np.ndarray)
+    """A numpy array, its subclasses (np.memmap...) included unless one is registered as a
+    device array type."""
+    if type(arr) is np.ndarray:
+        return True
+    return isinstance(arr, np.ndarray) and _MODULE_OF_TYPE.get(type(arr), np) is np
 
 
 def device_of(arr: Any) -> Device:
-    if type(arr) is np.ndarray or isinstance(arr, np.ndarray):  # subclasses too (np.memmap)
+    if type(arr) is np.ndarray or is_cpu_array(arr):
         return CPU
     dev = getattr(arr, "device", None)
     return Device("cuda", int(getattr(dev, "id", 0) or 0))
@@ -97,7 +101,7 @@ def to_numpy(arr: Any) -> np.ndarray:
     """A host copy (or the array itself, on the CPU) as a numpy array."""
     if type(arr) is np.ndarray:
         return arr
-    if isinstance(arr, np.ndarray):  # a subclass (np.memmap...): a plain view, no copy
+    if is_cpu_array(arr):  # a subclass (np.memmap...): a plain view, no copy
         return arr.view(np.ndarray)
     if isinstance(arr, np.generic):
         return np.asarray(arr)

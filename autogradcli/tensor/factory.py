@@ -61,10 +61,12 @@ def as_array(data: Any, dtype: Any = None, device: Any = None, copy: bool = Fals
         arr = data._data
     elif type(data) is np.ndarray:
         arr = data
-    elif isinstance(data, np.ndarray):
+    elif isinstance(data, np.ndarray) and backend.is_cpu_array(data):
         # a subclass (np.memmap, np.matrix...) as a plain ndarray view of the same memory: no
         # copy, and every backend check (``type(arr) is np.ndarray``) holds for a tensor's array
         arr = data.view(np.ndarray)
+    elif isinstance(data, np.ndarray):  # a device array type built on ndarray (test stand-ins)
+        arr = data
     elif isinstance(data, np.generic):  # a numpy scalar keeps its dtype, as in PyTorch
         arr = np.asarray(data)
     elif isinstance(data, (bool, int, float)):
