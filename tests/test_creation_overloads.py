@@ -369,3 +369,17 @@ def test_same_generator_seed_repeats_the_draws() -> None:
         b = make(ag.Generator().manual_seed(11))
         np.testing.assert_array_equal(a.numpy(), b.numpy())
         np.testing.assert_array_equal(ag.rand(3).numpy(), before.numpy())
+
+
+def test_generator_constructor_as_torch() -> None:
+    """``Generator(device='cpu')`` / ``Generator('cpu')`` as in PyTorch, with ``device``,
+    ``initial_seed`` (torch's default seed) and ``seed()``; ``Generator(7)`` stays a seed."""
+    torch = pytest.importorskip("torch")
+    for make in (lambda m: m.Generator(), lambda m: m.Generator("cpu")):
+        g, t = make(ag), make(torch)
+        assert g.device.type == t.device.type == "cpu"
+        assert g.initial_seed() == t.initial_seed()
+    g = ag.Generator(device="cpu").manual_seed(3)
+    assert g.initial_seed() == 3 and ag.Generator(7).initial_seed() == 7
+    s = g.seed()
+    assert g.initial_seed() == s and 0 <= s < 2**63
