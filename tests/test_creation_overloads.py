@@ -9,6 +9,7 @@ Where torch refuses the call, autogradcli must refuse it with the same error typ
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -306,7 +307,9 @@ def _error_kind(e: BaseException) -> type:
 @pytest.mark.parametrize("call, check", [c[1:] for c in CASES], ids=[c[0] for c in CASES])
 def test_creation_call_matches_torch(call: Any, check: Any) -> None:
     torch = pytest.importorskip("torch")
-    want, want_err = _run(call, torch)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # torch's advice on slow list conversions
+        want, want_err = _run(call, torch)
     got, got_err = _run(call, ag)
     if check == "error":
         assert want_err is not None, "the table says torch refuses this call"
