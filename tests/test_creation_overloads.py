@@ -286,6 +286,9 @@ CASES += [
     ("randn_generator", lambda m: m.randn(3, generator=_g(m)), (-10, 10)),
     ("rand_generator", lambda m: m.rand(2, 2, generator=_g(m)), (0, 1)),
     ("randn_float16", lambda m: m.randn(3, dtype=m.float16), (-10, 10)),
+    ("zeros_strided", lambda m: m.zeros(2, layout=m.strided), "equal"),
+    ("randint_strided", lambda m: m.randint(3, (2,), layout=m.strided), (0, 3)),
+    ("rand_like_strided", lambda m: m.rand_like(_f(m), layout=m.strided), (0, 1)),
 ]
 
 
@@ -386,3 +389,28 @@ def test_generator_constructor_as_torch() -> None:
     assert g.initial_seed() == 3 and ag.Generator(7).initial_seed() == 7
     s = g.seed()
     assert g.initial_seed() == s and 0 <= s < 2**63
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda **kw: ag.zeros(3, **kw),
+        lambda **kw: ag.full((3,), 1.0, **kw),
+        lambda **kw: ag.arange(3.0, **kw),
+        lambda **kw: ag.linspace(0, 1, 3, **kw),
+        lambda **kw: ag.eye(3, 1, **kw),
+        lambda **kw: ag.randn(3, **kw),
+        lambda **kw: ag.randint(5, (3,), **kw),
+        lambda **kw: ag.randperm(3, **kw),
+    ],
+)
+def test_out_and_other_layouts_are_refused_not_ignored(call: Any) -> None:
+    """PyTorch writes into ``out=``; here it is refused by name rather than silently ignored
+    (the caller's tensor would keep its old values), and so is a layout other than strided."""
+    target = ag.zeros(3)
+    with pytest.raises(TypeError, match="out="):
+        call(out=target)
+    assert target.tolist() == [0.0, 0.0, 0.0]
+    with pytest.raises(TypeError, match="strided"):
+        call(layout=ag.sparse_coo)
+    assert call(layout=ag.strided).layout == ag.strided

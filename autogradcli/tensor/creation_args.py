@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from . import dtype as dtypes
+from .tensor import Tensor, wrap
 
 # PyTorch's names of the integer dtypes in its range errors ("out of bounds for unsigned char")
 _C_NAMES = {
@@ -119,3 +120,16 @@ def check_int_range(low: int, high: int, np_type: np.dtype) -> None:
             raise RuntimeError(f"from is out of bounds for {name}")
         if high - 1 > info.max:
             raise RuntimeError(f"to - 1 is out of bounds for {name}")
+
+
+def finish(arr: Any, requires_grad: bool, fn: str, out: Any = None, layout: Any = None) -> Tensor:
+    """The new tensor holding ``arr``. ``out=`` and layouts other than strided are refused with
+    a clear error rather than ignored (PyTorch writes into ``out``; here the result is returned)."""
+    if out is not None:
+        raise TypeError(f"{fn}(): out= is not supported here; use the returned tensor")
+    if layout is not None and getattr(layout, "name", None) != "strided":
+        raise TypeError(f"{fn}(): only the strided layout is supported, got {layout!r}")
+    t = wrap(arr)
+    if requires_grad:
+        t.requires_grad = True
+    return t

@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import backend
 from . import dtype as dtypes
-from .creation_args import as_int, np_dtype, size_of, sizes_of
+from .creation_args import as_int, finish, np_dtype, size_of, sizes_of
 from .random_factory import rand, rand_like, randint, randint_like, randn, randn_like, randperm
 from .tensor import Tensor, wrap
 
@@ -138,18 +138,18 @@ def from_numpy(arr: np.ndarray) -> Tensor:
     return wrap(as_array(arr))
 
 
-def _finish(arr: Any, requires_grad: bool) -> Tensor:
-    out = wrap(arr)
-    if requires_grad:
-        out.requires_grad = True
-    return out
-
-
 def _filled(
-    make: str, shape: tuple[int, ...], dtype: Any, device: Any, requires_grad: bool
+    make: str,
+    shape: tuple[int, ...],
+    dtype: Any,
+    device: Any,
+    requires_grad: bool,
+    out: Any,
+    layout: Any,
 ) -> Tensor:
     xp = backend.module_for(device)
-    return _finish(getattr(xp, make)(shape, dtype=np_dtype(dtype)), requires_grad)
+    arr = getattr(xp, make)(shape, dtype=np_dtype(dtype))
+    return finish(arr, requires_grad, make, out, layout)
 
 
 def zeros(
@@ -163,7 +163,8 @@ def zeros(
     pin_memory: bool = False,
 ) -> Tensor:
     """Zeros of the given size: ``zeros(2, 3)``, ``zeros((2, 3))``, ``zeros(size=(2, 3))``."""
-    return _filled("zeros", sizes_of(shape, size, "zeros"), dtype, device, requires_grad)
+    shape = sizes_of(shape, size, "zeros")
+    return _filled("zeros", shape, dtype, device, requires_grad, out, layout)
 
 
 def ones(
@@ -177,7 +178,8 @@ def ones(
     pin_memory: bool = False,
 ) -> Tensor:
     """Ones of the given size (the size overloads of ``zeros``)."""
-    return _filled("ones", sizes_of(shape, size, "ones"), dtype, device, requires_grad)
+    shape = sizes_of(shape, size, "ones")
+    return _filled("ones", shape, dtype, device, requires_grad, out, layout)
 
 
 def empty(
@@ -192,7 +194,8 @@ def empty(
     memory_format: Any = None,
 ) -> Tensor:
     """An uninitialised tensor of the given size (the size overloads of ``zeros``)."""
-    return _filled("empty", sizes_of(shape, size, "empty"), dtype, device, requires_grad)
+    shape = sizes_of(shape, size, "empty")
+    return _filled("empty", shape, dtype, device, requires_grad, out, layout)
 
 
 def _fill_dtype(fill_value: Any) -> np.dtype:
@@ -223,7 +226,7 @@ def full(
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
     xp = backend.module_for(device)
-    return _finish(xp.full(shape, fill_value, dtype=target), requires_grad)
+    return finish(xp.full(shape, fill_value, dtype=target), requires_grad, "full", out, layout)
 
 
 def _number(value: Any) -> Any:
@@ -278,7 +281,7 @@ def arange(
     else:  # start + i * step in float64, then rounded once to the dtype
         n = max(math.ceil((hi - lo) / by), 0)
         arr = lo + by * xp.arange(n, dtype=np.float64)
-    return _finish(arr.astype(target), requires_grad)
+    return finish(arr.astype(target), requires_grad, "arange", out, layout)
 
 
 def _steps(steps: Any, fn: str) -> int:
@@ -303,7 +306,7 @@ def linspace(
     n = _steps(steps, "linspace")
     xp = backend.module_for(device)
     arr = xp.linspace(_number(start), _number(end), n)
-    return _finish(arr.astype(np_dtype(dtype)), requires_grad)
+    return finish(arr.astype(np_dtype(dtype)), requires_grad, "linspace", out, layout)
 
 
 def logspace(
@@ -322,7 +325,7 @@ def logspace(
     n = _steps(steps, "logspace")
     xp = backend.module_for(device)
     arr = float(base) ** xp.linspace(_number(start), _number(end), n)
-    return _finish(arr.astype(np_dtype(dtype)), requires_grad)
+    return finish(arr.astype(np_dtype(dtype)), requires_grad, "logspace", out, layout)
 
 
 def eye(
@@ -343,7 +346,7 @@ def eye(
         if v < 0:
             raise RuntimeError(f"{name} must be greater or equal to 0, got {v}")
     xp = backend.module_for(device)
-    return _finish(xp.eye(rows, cols, dtype=np_dtype(dtype)), requires_grad)
+    return finish(xp.eye(rows, cols, dtype=np_dtype(dtype)), requires_grad, "eye", out, layout)
 
 
 def _like(t: Tensor, dtype: Any, device: Any) -> tuple[Any, tuple[int, ...], np.dtype]:
@@ -363,7 +366,7 @@ def zeros_like(
 ) -> Tensor:
     """Zeros with ``input``'s shape, dtype and device unless given."""
     xp, shape, target = _like(input, dtype, device)
-    return _finish(xp.zeros(shape, dtype=target), requires_grad)
+    return finish(xp.zeros(shape, dtype=target), requires_grad, "zeros_like", layout=layout)
 
 
 def ones_like(
@@ -377,7 +380,7 @@ def ones_like(
 ) -> Tensor:
     """Ones with ``input``'s shape, dtype and device unless given."""
     xp, shape, target = _like(input, dtype, device)
-    return _finish(xp.ones(shape, dtype=target), requires_grad)
+    return finish(xp.ones(shape, dtype=target), requires_grad, "ones_like", layout=layout)
 
 
 def empty_like(
@@ -391,7 +394,7 @@ def empty_like(
 ) -> Tensor:
     """An uninitialised tensor with ``input``'s shape, dtype and device unless given."""
     xp, shape, target = _like(input, dtype, device)
-    return _finish(xp.empty(shape, dtype=target), requires_grad)
+    return finish(xp.empty(shape, dtype=target), requires_grad, "empty_like", layout=layout)
 
 
 def full_like(
@@ -408,7 +411,8 @@ def full_like(
     xp, shape, target = _like(input, dtype, device)
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
-    return _finish(xp.full(shape, fill_value, dtype=target), requires_grad)
+    arr = xp.full(shape, fill_value, dtype=target)
+    return finish(arr, requires_grad, "full_like", layout=layout)
 
 
 __all__ = [

@@ -14,20 +14,14 @@ from .creation_args import (
     as_int,
     check_int_range,
     check_sizes,
+    finish,
     np_dtype,
     require_float,
     size_of,
     sizes_of,
 )
 from .random import rng_for
-from .tensor import Tensor, wrap
-
-
-def _finish(arr: Any, requires_grad: bool) -> Tensor:
-    out = wrap(arr)
-    if requires_grad:
-        out.requires_grad = True
-    return out
+from .tensor import Tensor
 
 
 def _float_draw(
@@ -38,6 +32,8 @@ def _float_draw(
     device: Any,
     generator: Any,
     requires_grad: bool,
+    out: Any,
+    layout: Any,
 ) -> Tensor:
     """``shape`` draws of ``Generator.<draw>`` in a floating ``dtype`` (float16 via float32)."""
     xp = backend.module_for(device)
@@ -45,7 +41,7 @@ def _float_draw(
     require_float(target, fn)
     drawn = target if target.itemsize >= 4 else np.dtype(np.float32)
     arr = getattr(rng_for(xp, generator), draw)(shape, dtype=drawn)
-    return _finish(xp.asarray(arr).astype(target, copy=False), requires_grad)
+    return finish(xp.asarray(arr).astype(target, copy=False), requires_grad, fn, out, layout)
 
 
 def randn(
@@ -61,7 +57,9 @@ def randn(
 ) -> Tensor:
     """Standard normal draws of the given size (``randn(2, 3)``, ``randn((2, 3))``, ``size=``)."""
     dims = sizes_of(shape, size, "randn")
-    return _float_draw("standard_normal", "randn", dims, dtype, device, generator, requires_grad)
+    return _float_draw(
+        "standard_normal", "randn", dims, dtype, device, generator, requires_grad, out, layout
+    )
 
 
 def rand(
@@ -77,7 +75,7 @@ def rand(
 ) -> Tensor:
     """Uniform draws from [0, 1) of the given size."""
     dims = sizes_of(shape, size, "rand")
-    return _float_draw("random", "rand", dims, dtype, device, generator, requires_grad)
+    return _float_draw("random", "rand", dims, dtype, device, generator, requires_grad, out, layout)
 
 
 def _randint_bounds(args: tuple[Any, ...], low: Any, high: Any, size: Any) -> tuple[Any, ...]:
@@ -130,7 +128,8 @@ def randint(
     lo, hi, shape = _randint_bounds(args, low, high, size)
     lo, hi = as_int(lo, "randint", "low"), as_int(hi, "randint", "high")
     shape = size_of(shape, "randint")
-    return _integers(lo, hi, shape, dtype, dtypes.int64, device, generator, requires_grad)
+    arr = _integers(lo, hi, shape, dtype, dtypes.int64, device, generator)
+    return finish(arr, requires_grad, "randint", out, layout)
 
 
 def _integers(
@@ -141,13 +140,13 @@ def _integers(
     default: Any,
     device: Any,
     generator: Any,
-    requires_grad: bool,
-) -> Tensor:
+) -> Any:
+    """The array of ``shape`` integers from [lo, hi) in ``dtype`` (or ``default``)."""
     target = np_dtype(dtype, default)
     check_int_range(lo, hi, target)
     xp = backend.module_for(device)
     arr = rng_for(xp, generator).integers(lo, hi, size=shape, dtype=np.int64)
-    return _finish(xp.asarray(arr).astype(target), requires_grad)
+    return xp.asarray(arr).astype(target)
 
 
 def randperm(
@@ -165,7 +164,8 @@ def randperm(
     (count,) = check_sizes((as_int(n, "randperm", "n"),))
     xp = backend.module_for(device)
     perm = backend.random_permutation(xp, rng_for(xp, generator), count)
-    return _finish(xp.asarray(perm).astype(np_dtype(dtype, dtypes.int64)), requires_grad)
+    arr = xp.asarray(perm).astype(np_dtype(dtype, dtypes.int64))
+    return finish(arr, requires_grad, "randperm", out, layout)
 
 
 def rand_like(
@@ -185,6 +185,7 @@ def rand_like(
         device=input.device if device is None else device,
         requires_grad=requires_grad,
         generator=generator,
+        layout=layout,
     )
 
 
@@ -205,6 +206,7 @@ def randn_like(
         device=input.device if device is None else device,
         requires_grad=requires_grad,
         generator=generator,
+        layout=layout,
     )
 
 
@@ -228,7 +230,7 @@ def randint_like(
         low, high = 0, low
     lo = as_int(0 if low is None else low, "randint_like", "low")
     hi = as_int(high, "randint_like", "high")
-    return _integers(
+    arr = _integers(
         lo,
         hi,
         tuple(input._data.shape),
@@ -236,5 +238,5 @@ def randint_like(
         input.dtype,
         input.device if device is None else device,
         generator,
-        requires_grad,
     )
+    return finish(arr, requires_grad, "randint_like", layout=layout)
