@@ -438,3 +438,149 @@ def test_unshuffled_loading_leaves_the_global_rng_alone(workers: int) -> None:
     before = ag.get_rng_state()
     list(data.DataLoader(data.TensorDataset(ag.arange(6)), batch_size=2, num_workers=workers))
     assert ag.get_rng_state() == before
+
+
+# ----------------------------------------------------------------- the batch fast path
+def _override_classes(m: Any) -> dict[str, Any]:
+    """User classes over ``m.utils.data`` (autogradcli's or torch's), identical for both."""
+    d = m.utils.data
+
+    class Doubled(d.Subset):
+        """A Subset whose samples are doubled: only ``__getitem__`` is overridden."""
+
+        def __getitem__(self, i: Any) -> Any:
+            x, y = super().__getitem__(i)
+            return x * 2, y
+
+    class DoubledWithGetitems(Doubled):
+        """The same, with the ``__getitems__`` that torch requires of such a subclass."""
+
+        def __getitems__(self, indices: list[int]) -> list[Any]:
+            return [self[i] for i in indices]
+
+    class Negated(d.TensorDataset):
+        """A TensorDataset whose ``__getitem__`` negates x."""
+
+        def __getitem__(self, i: Any) -> Any:
+            x, y = super().__getitem__(i)
+            return -x, y
+
+    class Batched(d.Dataset):
+        """A dataset with PyTorch 2.x's batched fetch: ``__getitems__`` gets the batch's indices
+        and records them."""
+
+        def __init__(self) -> None:
+            self.calls: list[list[int]] = []
+
+        def __len__(self) -> int:
+            return 7
+
+        def __getitem__(self, i: int) -> Any:
+            raise AssertionError("the loader must call __getitems__, not __getitem__")
+
+        def __getitems__(self, indices: list[int]) -> list[Any]:
+            self.calls.append(list(indices))
+            return [(float(i) * 10, i) for i in indices]
+
+    return {
+        "Doubled": Doubled,
+        "DoubledWithGetitems": DoubledWithGetitems,
+        "Negated": Negated,
+        "Batched": Batched,
+    }
+
+
+def _xy(m: Any) -> Any:
+    x = m.arange(1.0, 9.0).reshape(4, 2)
+    return m.utils.data.TensorDataset(x, m.arange(4))
+
+
+def test_subset_subclass_override_wins_in_the_loader() -> None:
+    """A Subset subclass that doubles x gives doubled batches, as indexing it does (the fast
+    path used to unwrap it and return the raw rows). torch refuses such a class unless it also
+    defines ``__getitems__``; with one, its batches are the truth."""
+    torch = pytest.importorskip("torch")
+    ours, theirs = _override_classes(ag), _override_classes(torch)
+    ds = ours["Doubled"](_xy(ag), [1, 3, 0])
+    assert ds[0][0].tolist() == [6.0, 8.0]
+    want = flat(
+        torch.utils.data.DataLoader(theirs["DoubledWithGetitems"](_xy(torch), [1, 3, 0]), 2)
+    )
+    with pytest.raises(NotImplementedError):
+        theirs["Doubled"](_xy(torch), [1, 3, 0])
+    for name in ("Doubled", "DoubledWithGetitems"):
+        for workers in (0, 2):
+            loader = data.DataLoader(ours[name](_xy(ag), [1, 3, 0]), 2, num_workers=workers)
+            assert flat(loader) == want, (name, workers)
+
+
+def test_tensor_dataset_subclass_override_wins_in_the_loader() -> None:
+    """A TensorDataset subclass overriding ``__getitem__``, alone and under a plain Subset
+    (random_split), gives the batches torch's DataLoader gives."""
+    torch = pytest.importorskip("torch")
+    ours, theirs = _override_classes(ag), _override_classes(torch)
+    a, t = ours["Negated"](*_xy(ag).tensors), theirs["Negated"](*_xy(torch).tensors)
+    assert flat(data.DataLoader(a, 3)) == flat(torch.utils.data.DataLoader(t, 3))
+    sa, st = data.Subset(a, [2, 0, 3]), torch.utils.data.Subset(t, [2, 0, 3])
+    assert flat(data.DataLoader(sa, 2)) == flat(torch.utils.data.DataLoader(st, 2))
+
+
+def test_getitems_is_called_once_per_batch_as_torch_does() -> None:
+    """``__getitems__`` gets each batch's indices (a list of ints), directly and through a
+    Subset, and its samples are collated; the calls and batches equal torch's."""
+    torch = pytest.importorskip("torch")
+    for wrap_in_subset in (False, True):
+        results = []
+        for m in (ag, torch):
+            ds = _override_classes(m)["Batched"]()
+            top = m.utils.data.Subset(ds, [6, 5, 4, 0, 1]) if wrap_in_subset else ds
+            batches = flat(m.utils.data.DataLoader(top, batch_size=3))
+            results.append((batches, ds.calls))
+        assert results[0] == results[1]
+        assert all(type(i) is int for call in results[0][1] for i in call)
+
+
+def test_getitems_none_opts_out_as_in_torch() -> None:
+    """A dataset may set ``__getitems__ = None``: the loader then indexes sample by sample."""
+    torch = pytest.importorskip("torch")
+    out = []
+    for m in (ag, torch):
+
+        class Plain(m.utils.data.Dataset):
+            __getitems__ = None
+
+            def __len__(self) -> int:
+                return 3
+
+            def __getitem__(self, i: int) -> Any:
+                return i * 3
+
+        out.append(flat(m.utils.data.DataLoader(Plain(), batch_size=2)))
+    assert out[0] == out[1]
+
+
+def test_exact_builtin_types_keep_the_fast_path(monkeypatch: Any) -> None:
+    """A TensorDataset, and a Subset of one, are batched by indexing whole tensors: no
+    per-sample ``__getitem__`` call (the fast path's speed)."""
+
+    def refuse(self: Any, i: Any) -> Any:
+        raise AssertionError("per-sample __getitem__ on the fast path")
+
+    monkeypatch.setattr(data.TensorDataset, "__getitem__", refuse)
+    ds = _xy(ag)
+    for top in (ds, data.Subset(ds, [3, 1, 2]), data.Subset(data.Subset(ds, [3, 1, 2]), [2, 0])):
+        batches = list(data.DataLoader(top, batch_size=2))
+        assert batches and all(len(b) == 2 for b in batches)
+    x, y = next(iter(data.DataLoader(data.Subset(ds, [3, 1]), batch_size=2)))
+    assert x.tolist() == [[7.0, 8.0], [3.0, 4.0]] and y.tolist() == [3, 1]
+
+
+def test_reassigned_subset_indices_reach_the_fast_path() -> None:
+    """``subset.indices = [...]`` after construction: the loader follows the new indices."""
+    torch = pytest.importorskip("torch")
+    batches = []
+    for m in (ag, torch):
+        sub = m.utils.data.Subset(_xy(m), [0, 1])
+        sub.indices = [3, 2]
+        batches.append(flat(m.utils.data.DataLoader(sub, batch_size=2)))
+    assert batches[0] == batches[1]

@@ -24,17 +24,21 @@ def array_module(arr: Any) -> ModuleType:
     xp = _MODULE_OF_TYPE.get(type(arr))
     if xp is not None:
         return xp
-    if isinstance(arr, np.generic):
+    if isinstance(arr, (np.generic, np.ndarray)):  # a numpy scalar or subclass (np.memmap...)
         return np
     raise TypeError(f"expected an array of a known backend, got {type(arr).__name__}")
 
 
 def is_cpu_array(arr: Any) -> bool:
-    return type(arr) is np.ndarray
+    """A numpy array, its subclasses (np.memmap...) included unless one is registered as a
+    device array type."""
+    if type(arr) is np.ndarray:
+        return True
+    return isinstance(arr, np.ndarray) and _MODULE_OF_TYPE.get(type(arr), np) is np
 
 
 def device_of(arr: Any) -> Device:
-    if type(arr) is np.ndarray:
+    if type(arr) is np.ndarray or is_cpu_array(arr):
         return CPU
     dev = getattr(arr, "device", None)
     return Device("cuda", int(getattr(dev, "id", 0) or 0))
@@ -97,6 +101,8 @@ def to_numpy(arr: Any) -> np.ndarray:
     """A host copy (or the array itself, on the CPU) as a numpy array."""
     if type(arr) is np.ndarray:
         return arr
+    if is_cpu_array(arr):  # a subclass (np.memmap...): a plain view, no copy
+        return arr.view(np.ndarray)
     if isinstance(arr, np.generic):
         return np.asarray(arr)
     return array_module(arr).asnumpy(arr)

@@ -111,13 +111,34 @@ class Subset(Dataset):
 
     def __init__(self, dataset: Dataset, indices: Sequence[int]) -> None:
         self.dataset = dataset
-        self.indices = [int(i) for i in indices]
-        self._index_array = np.asarray(self.indices, dtype=np.int64)
+        self.indices = indices
+
+    @property
+    def indices(self) -> list[int]:
+        return self._indices
+
+    @indices.setter
+    def indices(self, indices: Sequence[int]) -> None:
+        """Keep the array the loader's fast path indexes with in step with a new ``indices``."""
+        self._indices = [int(i) for i in indices]
+        self._index_array = np.asarray(self._indices, dtype=np.int64)
 
     def __getitem__(self, index: Any) -> Any:
         if isinstance(index, list):
             return self.dataset[[self.indices[i] for i in index]]
         return self.dataset[self.indices[index]]
+
+    def __getitems__(self, indices: list[int]) -> list[Any]:
+        """The samples at ``indices`` in one call (PyTorch's batched fetch): through the parent's
+        own ``__getitems__`` when it has one. A subclass that overrides only ``__getitem__`` gets
+        it called per sample, so its override wins (PyTorch refuses such a subclass instead)."""
+        cls = type(self)
+        if cls.__getitem__ is not Subset.__getitem__ and cls.__getitems__ is Subset.__getitems__:
+            return [self[i] for i in indices]
+        parent = getattr(self.dataset, "__getitems__", None)
+        if callable(parent):
+            return parent([self.indices[i] for i in indices])
+        return [self.dataset[self.indices[i]] for i in indices]
 
     def __len__(self) -> int:
         return len(self.indices)
@@ -155,8 +176,10 @@ class ConcatDataset(Dataset):
 
 
 def fast_batch(dataset: Dataset, indices: np.ndarray) -> list[Tensor] | None:
-    """A whole batch by direct indexing when ``dataset`` is (a Subset of) a TensorDataset."""
-    while isinstance(dataset, Subset):
+    """A whole collated batch by direct indexing when ``dataset`` is a TensorDataset or (Subsets
+    of) one, all of the exact built-in classes: a subclass may override ``__getitem__`` or
+    ``__getitems__``, so it goes through them instead."""
+    while type(dataset) is Subset:
         indices = dataset._index_array[indices]
         dataset = dataset.dataset
     if type(dataset) is TensorDataset:

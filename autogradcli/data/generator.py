@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from ..backend import as_device
 from ..tensor.random import DEFAULT_SEED, generator_for
 
 
@@ -16,7 +17,12 @@ class Generator:
     trainer can checkpoint the data order and resume it exactly with ``set_state``.
     """
 
-    def __init__(self, seed: int | None = None) -> None:
+    def __init__(self, device: Any = None, seed: int | None = None) -> None:
+        """``Generator(device='cpu')`` as in PyTorch; an int first argument is the seed
+        (``Generator(0)``, this project's own spelling)."""
+        if isinstance(device, (int, np.integer)) and not isinstance(device, bool):
+            device, seed = None, int(device)
+        self.device = as_device("cpu" if device is None else device)
         self.manual_seed(DEFAULT_SEED if seed is None else seed)
 
     def manual_seed(self, seed: int) -> Generator:
@@ -26,6 +32,12 @@ class Generator:
 
     def initial_seed(self) -> int:
         return self._seed
+
+    def seed(self) -> int:
+        """Reseed from fresh entropy (as PyTorch's ``Generator.seed``) and return the seed."""
+        seed = int(np.random.SeedSequence().entropy) % (1 << 63)
+        self.manual_seed(seed)
+        return seed
 
     def get_state(self) -> dict[str, Any]:
         state = self._np.bit_generator.state

@@ -124,8 +124,8 @@ def fetch_map(dataset: Any, index: Any, auto_collation: bool, collate_fn: Callab
         if batch is not None:
             return batch
     keys = index.tolist() if isinstance(index, np.ndarray) else index
-    getitems = getattr(dataset, "__getitems__", None)
-    samples = getitems(keys) if getitems is not None else [dataset[k] for k in keys]
+    getitems = getattr(dataset, "__getitems__", None)  # PyTorch's batched fetch; None opts out
+    samples = getitems(keys) if getitems else [dataset[k] for k in keys]
     return collate_fn(samples)
 
 

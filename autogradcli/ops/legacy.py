@@ -50,11 +50,22 @@ def _sizes(size: tuple[Any, ...]) -> tuple[Any, ...]:
 
 
 def _new_like(make: Any) -> Any:
+    """``x.new_zeros(...)`` & co: ``make`` with the size overloads of ``zeros`` and ``x``'s dtype
+    and device unless given."""
+
     def method(
-        self: Tensor, *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False
+        self: Tensor,
+        *shape: Any,
+        size: Any = None,
+        dtype: Any = None,
+        device: Any = None,
+        requires_grad: bool = False,
+        layout: Any = None,
+        pin_memory: bool = False,
     ) -> Tensor:
         return make(
-            *_sizes(size),
+            *shape,
+            size=size,
             dtype=self.dtype if dtype is None else dtype,
             device=self.device if device is None else device,
             requires_grad=requires_grad,
@@ -73,7 +84,7 @@ def new_full(
     requires_grad: bool = False,
 ) -> Tensor:
     return factory.full(
-        tuple(size),
+        size,
         fill_value,
         dtype=self.dtype if dtype is None else dtype,
         device=self.device if device is None else device,

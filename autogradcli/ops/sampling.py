@@ -12,7 +12,8 @@ from typing import Any
 
 from .. import backend
 from ..tensor import dtype as dtypes
-from ..tensor.random import generator_for
+from ..tensor.creation_args import require_float, size_of, torch_type_name
+from ..tensor.random import rng_for
 from ..tensor.tensor import Tensor, wrap
 from ._util import array_module
 
@@ -20,7 +21,7 @@ __all__ = ["bernoulli", "multinomial", "normal"]
 
 
 def _rng(xp: Any, generator: Any) -> Any:
-    return generator._np if generator is not None else generator_for(xp)
+    return rng_for(xp, generator)
 
 
 def _finish(out: Tensor, target: Any) -> Tensor:
@@ -54,26 +55,40 @@ def normal(
             raise TypeError(
                 "normal() received an invalid combination of arguments: two numbers need size="
             )
+        shape = size_of(size, "normal")
         if float(std) < 0.0:
-            raise RuntimeError(f"normal expects std >= 0.0, but found std {float(std)}")
+            raise RuntimeError(f"normal expects std >= 0.0, but found std {float(std):g}")
         xp = backend.module_for(device)
         np_dtype = (dtypes.to_dtype(dtype) if dtype is not None else dtypes.get_default_dtype()).np
-        shape = tuple(int(s) for s in size)
-        eps = _rng(xp, generator).standard_normal(shape).astype(np_dtype, copy=False)
+        require_float(np_dtype, "normal")
+        eps = xp.asarray(_rng(xp, generator).standard_normal(shape)).astype(np_dtype, copy=False)
         arr = eps * np_dtype.type(float(std)) + np_dtype.type(float(mean))
         result = wrap(xp.asarray(arr, dtype=np_dtype))
         if requires_grad:
             result.requires_grad = True
         return _finish(result, out)
+    if size is not None:
+        raise TypeError(
+            "normal() received an invalid combination of arguments: size= goes with two numbers, "
+            "not with tensor mean or std (their broadcast shape is the output's)"
+        )
+    for t in (mean, std):
+        if isinstance(t, Tensor) and t._data.dtype.kind != "f":
+            raise NotImplementedError(
+                f"normal() draws floating point values and is not implemented for dtype "
+                f"'{torch_type_name(t._data.dtype)}' ({t._data.dtype.name}); pass floating point "
+                f"mean and std"
+            )
     ref = mean if isinstance(mean, Tensor) else std
     if isinstance(std, Tensor):
-        xp = array_module(std._data)
         if bool((std._data < 0).any()):
             raise RuntimeError("normal expects all elements of std >= 0.0")
+    elif float(std) < 0.0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {float(std):g}")
     xp = array_module(ref._data)
     shape = _broadcast_shape(mean, std)
-    eps = _rng(xp, generator).standard_normal(shape).astype(ref._data.dtype, copy=False)
-    eps_t = wrap(xp.asarray(eps))
+    eps = xp.asarray(_rng(xp, generator).standard_normal(shape)).astype(ref._data.dtype)
+    eps_t = wrap(eps)
     if isinstance(std, Tensor):
         result = mean + std * eps_t
     else:
@@ -82,15 +97,32 @@ def normal(
 
 
 def _broadcast_shape(a: Any, b: Any) -> tuple[int, ...]:
-    shapes = [t._data.shape for t in (a, b) if isinstance(t, Tensor)]
+    """The shape of ``a`` and ``b`` broadcast together, or PyTorch's RuntimeError naming the
+    sizes that do not match."""
     import numpy as np
 
-    return tuple(np.broadcast_shapes(*shapes))
+    shapes = [t._data.shape for t in (a, b) if isinstance(t, Tensor)]
+    try:
+        return tuple(np.broadcast_shapes(*shapes))
+    except ValueError:
+        sa, sb = shapes
+        for i in range(1, min(len(sa), len(sb)) + 1):
+            if sa[-i] != sb[-i] and 1 not in (sa[-i], sb[-i]):
+                raise RuntimeError(
+                    f"The size of tensor a ({sa[-i]}) must match the size of tensor b ({sb[-i]}) "
+                    f"at non-singleton dimension {max(len(sa), len(sb)) - i}"
+                ) from None
+        raise
 
 
 def bernoulli(input: Tensor, p: Any = None, *, generator: Any = None, out: Any = None) -> Tensor:
     """0/1 draws with probability ``input`` (or the number ``p``), in ``input``'s dtype."""
     arr = input._data
+    if p is None and arr.dtype.kind != "f":
+        raise NotImplementedError(
+            f"bernoulli() reads probabilities from a floating point input, not dtype "
+            f"'{torch_type_name(arr.dtype)}' ({arr.dtype.name}); convert it or pass p="
+        )
     xp = array_module(arr)
     prob = arr if p is None else xp.full(arr.shape, float(p), dtype=arr.dtype)
     if bool(((prob < 0) | (prob > 1)).any()):

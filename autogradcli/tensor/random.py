@@ -37,6 +37,19 @@ def generator_for(xp: ModuleType) -> Any:
     return gen
 
 
+def rng_for(xp: ModuleType, generator: Any = None) -> Any:
+    """The generator a draw uses: ``generator``'s own (an ``autogradcli.Generator``) or, when
+    None, the global generator of ``xp``."""
+    if generator is None:
+        return generator_for(xp)
+    inner = getattr(generator, "_np", None)
+    if inner is None:
+        raise TypeError(
+            f"generator must be an autogradcli.Generator, not {type(generator).__name__}"
+        )
+    return inner
+
+
 def get_rng_state() -> dict[str, Any]:
     """The CPU generator's state as plain data (safe to serialise)."""
     gen = generator_for(np)
