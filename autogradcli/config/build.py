@@ -26,7 +26,13 @@ from .build_data import (
     split_train_val,
 )
 from .build_model import build_model
-from .build_training import build_hooks, build_loss, build_optimizer, build_scheduler
+from .build_training import (
+    build_hooks,
+    build_loss,
+    build_optimizer,
+    build_scheduler,
+    check_label_range,
+)
 from .builder import Builder
 from .errors import ConfigError
 from .experiment import Experiment, HookSpec, TrainSettings
@@ -56,6 +62,8 @@ def build_experiment(config: Config) -> Experiment:
         x, y = sample_batch(train_ds, DRY_RUN_BATCH)
         model, out = build_model(b, x)
         loss_fn = build_loss(b, out, y)
+        sets = {"the training set": train_ds, "the validation set": val_ds}
+        check_label_range(b, loss_fn, out, {**sets, "the test set": test_ds})
     else:
         build_loss(b, None, None)
     train_loader, val_loader = build_loaders(b, train_ds, val_ds)
