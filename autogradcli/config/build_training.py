@@ -14,7 +14,7 @@ from .build_data import dataset_labels
 from .builder import Builder, shape_text, tensor_arguments
 from .errors import Path, did_you_mean
 from .experiment import HookSpec
-from .schema import BUILTIN_HOOKS, MODULE_HOOKS
+from .schema import MODULE_HOOKS
 from .target_checks import class_target_problem, label_range_problem, shape_mismatch_problem
 
 __all__ = [
@@ -178,7 +178,7 @@ def build_hooks(b: Builder, model: Module | None) -> list[HookSpec]:
         path: Path = ("hooks", i)
         where = b.config.where(path)
         kwargs = {k: v for k, v in spec.items() if k != "type"}
-        if kind in BUILTIN_HOOKS:
+        if kind in registry.builtin_hooks():
             out.append(HookSpec("builtin", kind, kwargs, path, where))
         elif kind in MODULE_HOOKS:
             fn = b.resolve(spec["fn"], path + ("fn",))
