@@ -17,6 +17,7 @@ import os
 from .. import data as D
 from ..tensor.random import manual_seed
 from ..tensor.tensor import Tensor
+from ..trainer.metrics import guess_task
 from . import registry
 from .build_data import (
     build_loaders,
@@ -81,8 +82,7 @@ def build_experiment(config: Config) -> Experiment:
             if extra is not None:
                 move_dataset(extra, device)
     model.train()
-    loss_name = type(loss_fn).__name__
-    task = "classification" if loss_name in registry.CLASSIFICATION_LOSSES else "regression"
+    task = guess_task(loss_fn)
     sched = d["scheduler"] or {}
 
     return Experiment(

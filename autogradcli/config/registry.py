@@ -32,6 +32,7 @@ _NOT_LAYERS = {"Module", "Sequential", "ModuleList", "ModuleDict", "ParameterLis
 
 # The metric registry, monitor modes and the classification losses are the trainer's
 # (``trainer.metrics``): a config reads them from there.
+
 # Constructor arguments whose value may be `auto`: taken from the dry forward's input shape.
 # dim -1: the last (feature) dim; dim 1: the channel dim of a batch.
 AUTO_KEYS = {

@@ -119,8 +119,9 @@ def _builtin_hook(
     and completed.
 
     Checkpoint's unset monitor becomes ``val_loss`` (``train_loss`` without validation data);
-    a ``val_`` monitor the user wrote (or EarlyStopping's default) is an error without it. A ``mode`` against the direction of a known
-    metric (``val_acc`` with ``min``) is an error unless written ``min!``."""
+    a ``val_`` monitor the user wrote (or EarlyStopping's default) is an error without it. A
+    ``mode`` against the direction of a known metric (``val_acc`` with ``min``) is an error
+    unless written ``min!``."""
     kind = spec["type"]
     settings = {k: x for k, x in spec.items() if k != "type"}
     spec = {

@@ -74,9 +74,9 @@ class Trainer:
     ``Generator``. ``monitor``/``mode``: the metric for ``best``, the one record of the best
     epoch (``trainer.best``: summary.json reports it, ``Checkpoint`` saves ``checkpoints/best``
     on its epochs); default: a ``Checkpoint``'s own ``monitor``, else ``val_loss``; ``mode``
-    ``auto`` follows the metric; ``val_*`` falls back to ``train_*`` without validation data. ``resume_from``: a run folder (continues it,
-    writing there) or a checkpoint file to load before ``fit()``; the objects must be built as
-    for the first session.
+    ``auto`` follows the metric; ``val_*`` falls back to ``train_*`` without validation data.
+    ``resume_from``: a run folder (continues it, writing there) or a checkpoint file to load
+    before ``fit()``; the objects must be built as for the first session.
     """
 
     sums_class = EpochSums  # per-epoch sums; a data-parallel trainer reduces them across ranks
@@ -469,9 +469,8 @@ class Trainer:
 
 
 def _with_defaults(callbacks: list[Any], defaults: bool, run: RunDir | None) -> list[Any]:
-    """``callbacks`` plus the default callbacks (``builtin.DEFAULT_CALLBACKS``: Checkpoint,
-    NonFiniteGuard) absent from it (when ``defaults``) and a
-    RunLogger (with a run folder and none given), sorted by ``order``."""
+    """``callbacks`` plus the default callbacks it lacks (``builtin.DEFAULT_CALLBACKS``, when
+    ``defaults``) and a RunLogger (with a run folder and none given), sorted by ``order``."""
     if defaults:
         present = [
             n for n, cls in BUILTIN_CALLBACKS.items() if any(type(c) is cls for c in callbacks)
