@@ -74,7 +74,7 @@ def fit(tmp_path, monitor=None, mode="auto", checkpoint=None, seed=3):
     model, loss, opt, train, val = noisy_classification(seed)
     spy = WeightsPerEpoch()
     callbacks = [spy] + ([checkpoint] if checkpoint is not None else [])
-    kw = {} if monitor is None else {"monitor": monitor, "mode": mode}
+    kw = {"monitor": monitor, "mode": mode}
     run = RunDir.create(str(tmp_path), "b")
     tr = Trainer(model, loss, opt, train, val, epochs=EPOCHS, callbacks=callbacks, run=run, **kw)
     return tr, tr.fit(), spy
@@ -184,3 +184,11 @@ def test_agrad_train_best_checkpoint_is_the_summary_best(capsys, tmp_path, hook,
     assert (best["monitor"], best["mode"]) == (monitor, mode)
     assert best["epoch"] == expected_best(history, monitor, mode)
     assert ag.load(os.path.join(run, "checkpoints", "best"))["epoch"] == best["epoch"]
+
+
+def test_trainer_mode_against_the_checkpoints_is_refused(tmp_path):
+    """``Trainer(mode="min!")`` with ``Checkpoint(monitor="val_acc")`` (max): two directions."""
+    with pytest.raises(ValueError, match="disagree"):
+        fit(tmp_path, None, "min!", checkpoint=Checkpoint(monitor="val_acc"))
+    _, res, _ = fit(tmp_path, None, "max", checkpoint=Checkpoint(monitor="val_acc"))
+    assert (res.best["monitor"], res.best["mode"]) == ("val_acc", "max")

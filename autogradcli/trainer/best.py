@@ -26,11 +26,11 @@ def best_monitor(monitor: str | None, mode: str, callbacks: Sequence[Any]) -> tu
     for cb in callbacks:
         if not isinstance(cb, Checkpoint) or cb.monitor is None:
             continue
-        if monitor is None:
+        if monitor is None and (mode == "auto" or mode_for(cb.monitor, mode) == cb.mode):
             monitor, wanted = cb.monitor, cb.mode
         elif (cb.monitor, cb.mode) != (monitor, wanted):
             raise ValueError(
-                f"Trainer(monitor={monitor!r}, mode={wanted!r}) and {cb!r} disagree: the "
+                f"Trainer(monitor={monitor!r}, mode={wanted or mode!r}) and {cb!r} disagree: the "
                 "trainer keeps one record of the best epoch and Checkpoint saves it as "
                 "checkpoints/best; give the monitor in one place (or the same in both)"
             )
