@@ -220,3 +220,47 @@ def test_error_in_user_backward_fails_with_traceback_only_under_debug(
     code, out, err = agrad(capsys, "--debug", "gradcheck", "raising.py:Raising", "-i", "x=3")
     assert code == 1
     assert "Traceback" in err and 'raising.py", line 8, in backward' in err
+
+
+VARARGS = (
+    "from autogradcli.autograd import Function\n"
+    "class WeightedSum(Function):\n"
+    "    '''1*x0 + 2*x1 + 3*x2 ...: each input's gradient tells its position.'''\n"
+    "    @staticmethod\n"
+    "    def forward(ctx, scale, *xs):\n"
+    "        ctx.n = len(xs)\n"
+    "        return sum((i + 1) * scale * x for i, x in enumerate(xs))\n"
+    "    @staticmethod\n"
+    "    def backward(ctx, g):\n"
+    "        return (None, *[(i + 1) * g for i in range(ctx.n)])\n"
+    "class SwappedSum(WeightedSum):\n"
+    "    '''The gradients of the first two varargs swapped.'''\n"
+    "    @staticmethod\n"
+    "    def backward(ctx, g):\n"
+    "        return (None, 2 * g, 1 * g, *[(i + 1) * g for i in range(2, ctx.n)])\n"
+)
+
+
+def test_varargs_forward_takes_inputs_by_position(capsys, funcs, tmp_path):
+    """``forward(ctx, scale, *xs)``: --input names past ``scale`` are the varargs, in order."""
+    (tmp_path / "va.py").write_text(VARARGS)
+    argv = ["-i", "a=3", "-i", "b=3", "-i", "c=3", "--arg", "scale=1.0"]
+    code, doc, _ = gc_json(capsys, "va.py:WeightedSum", *argv)
+    assert code == 0, doc
+    checked = {p["input"] for f in doc["functions"] for p in f["pairs"]}
+    assert checked == {"a", "b", "c"}
+    code, doc, _ = gc_json(capsys, "va.py:SwappedSum", *argv)
+    assert code == 1
+    assert sorted(p["input"] for p in failing(doc)) == ["a", "b"]  # c, third, is right
+
+
+def test_varargs_forward_with_no_input_names_what_to_give(capsys, funcs, tmp_path):
+    (tmp_path / "va.py").write_text(VARARGS)
+    code, out, err = agrad(capsys, "gradcheck", "va.py:WeightedSum", "--arg", "scale=1.0")
+    assert code == 2
+    assert "no floating-point tensor input to check" in out + err
+    code, out, err = agrad(
+        capsys, "gradcheck", "va.py:WeightedSum", "-i", "a=2", "--domain", "z=unit"
+    )
+    assert code == 2
+    assert "--domain z: forward has no parameter 'z'" in out + err

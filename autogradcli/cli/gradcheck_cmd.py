@@ -58,12 +58,20 @@ def resolve_function(target: str) -> Any:
     return obj
 
 
+def takes_varargs(fn: Any) -> bool:
+    """Whether ``fn.forward`` takes ``*args`` (then extra ``--input``/``--arg`` names are
+    passed by position, in the order given)."""
+    params = list(inspect.signature(fn.forward).parameters.values())[1:]
+    return any(p.kind is inspect.Parameter.VAR_POSITIONAL for p in params)
+
+
 def forward_names(fn: Any) -> tuple[list[str], dict[str, Any]]:
-    """forward's parameter names after ctx, and their defaults."""
+    """forward's named positional parameters after ctx (those before ``*args``), and their
+    defaults."""
     sig = inspect.signature(fn.forward)
     params = list(sig.parameters.values())[1:]
     if any(p.kind is inspect.Parameter.VAR_POSITIONAL for p in params):
-        return [p.name for p in params if p.kind is not inspect.Parameter.VAR_POSITIONAL], {}
+        params = params[: [p.kind for p in params].index(inspect.Parameter.VAR_POSITIONAL)]
     names = [
         p.name
         for p in params
@@ -98,7 +106,12 @@ def _split(spec: str, option: str) -> tuple[str, str]:
     return name.strip(), value.strip()
 
 
-def _check_name(name: str, names: list[str], option: str) -> None:
+def _check_name(name: str, names: list[str], option: str, varargs: bool = False) -> None:
+    """Refuse a NAME forward does not take; with ``*args`` a new name is the next position."""
+    if varargs:
+        if name not in names:
+            names.append(name)
+        return
     if name not in names:
         from ..config.errors import did_you_mean
 
@@ -155,17 +168,19 @@ def build_inputs(
     from ..tensor.tensor import Tensor
 
     names, defaults = forward_names(fn)
+    varargs = takes_varargs(fn)
     domains: dict[str, str] = {}
     for spec in domain_specs:
         name, value = _split(spec, "--domain")
-        _check_name(name, names, "--domain")
+        if not varargs:
+            _check_name(name, names, "--domain")
         if value not in DOMAINS:
             raise UserError(f"--domain {spec!r}: the domain is one of {', '.join(DOMAINS)}")
         domains[name] = value
     values: dict[str, Any] = {}
     example = _example_inputs(fn)
     if example is not None:
-        if len(example) > len(names) and len(names) == len(forward_names(fn)[0]):
+        if len(example) > len(names):
             names = names + [f"arg{i}" for i in range(len(names), len(example))]
         explicit = any(isinstance(v, Tensor) and v.requires_grad for v in example)
         for name, v in zip(names, example):
@@ -179,17 +194,19 @@ def build_inputs(
     rng = np.random.default_rng(seed)
     for spec in input_specs:
         name, value = _split(spec, "--input")
-        _check_name(name, names, "--input")
+        _check_name(name, names, "--input", varargs)
         shape = parse_shape(value, spec)
         arr = _draw(shape, domains.get(name, "any"), rng)
         values[name] = tensor(np.asarray(arr, dtype=np.float64)).requires_grad_(True)
     for spec in arg_specs:
         name, value = _split(spec, "--arg")
-        _check_name(name, names, "--arg")
+        _check_name(name, names, "--arg", varargs)
         try:
             values[name] = yaml.safe_load(value) if value else None
         except yaml.YAMLError:
             values[name] = value
+    for name in domains:  # with *args, a --domain name must still be one of the inputs
+        _check_name(name, names, "--domain")
     for name, dom in domains.items():  # re-draw example tensors in the asked domain
         v = values.get(name)
         if isinstance(v, Tensor) and name not in {_split(s, "")[0] for s in input_specs}:

@@ -17,6 +17,7 @@ import os
 from .. import data as D
 from ..tensor.random import manual_seed
 from ..tensor.tensor import Tensor
+from ..trainer.metrics import guess_task
 from . import registry
 from .build_data import (
     build_loaders,
@@ -26,7 +27,13 @@ from .build_data import (
     split_train_val,
 )
 from .build_model import build_model
-from .build_training import build_hooks, build_loss, build_optimizer, build_scheduler
+from .build_training import (
+    build_hooks,
+    build_loss,
+    build_optimizer,
+    build_scheduler,
+    check_label_range,
+)
 from .builder import Builder
 from .errors import ConfigError
 from .experiment import Experiment, HookSpec, TrainSettings
@@ -56,6 +63,8 @@ def build_experiment(config: Config) -> Experiment:
         x, y = sample_batch(train_ds, DRY_RUN_BATCH)
         model, out = build_model(b, x)
         loss_fn = build_loss(b, out, y)
+        sets = {"the training set": train_ds, "the validation set": val_ds}
+        check_label_range(b, loss_fn, out, {**sets, "the test set": test_ds})
     else:
         build_loss(b, None, None)
     train_loader, val_loader = build_loaders(b, train_ds, val_ds)
@@ -73,8 +82,7 @@ def build_experiment(config: Config) -> Experiment:
             if extra is not None:
                 move_dataset(extra, device)
     model.train()
-    loss_name = type(loss_fn).__name__
-    task = "classification" if loss_name in registry.CLASSIFICATION_LOSSES else "regression"
+    task = guess_task(loss_fn)
     sched = d["scheduler"] or {}
 
     return Experiment(

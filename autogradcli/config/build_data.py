@@ -10,7 +10,14 @@ from .builder import Builder
 from .errors import Path
 from .imports import is_import_path
 
-__all__ = ["build_loaders", "build_test_data", "move_dataset", "sample_batch", "split_train_val"]
+__all__ = [
+    "build_loaders",
+    "build_test_data",
+    "dataset_labels",
+    "move_dataset",
+    "sample_batch",
+    "split_train_val",
+]
 
 _SPLIT_KEYS = ("dataset", "val_split", "val", "test_split", "test")
 
@@ -151,3 +158,16 @@ def move_dataset(dataset: Any, device: str) -> None:
         dataset = dataset.dataset
     if isinstance(dataset, D.TensorDataset):
         dataset.tensors = tuple(t.to(device) for t in dataset.tensors)
+
+
+def dataset_labels(dataset: Any) -> Any:
+    """The targets of every sample of the TensorDataset under ``dataset`` (through Subsets),
+    without iterating it; None for other datasets (the user's own: not read here)."""
+    index = None
+    while type(dataset) is D.Subset:  # a subclass may change its samples: not read here
+        index = list(dataset.indices) if index is None else [dataset.indices[i] for i in index]
+        dataset = dataset.dataset
+    if type(dataset) is not D.TensorDataset or len(dataset.tensors) < 2:
+        return None
+    labels = dataset.tensors[1]
+    return labels if index is None else labels[index]

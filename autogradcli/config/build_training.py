@@ -10,13 +10,20 @@ from ..autograd.grad_mode import no_grad
 from ..nn.module import Module
 from ..tensor.tensor import Tensor
 from . import registry
+from .build_data import dataset_labels
 from .builder import Builder, shape_text, tensor_arguments
 from .errors import Path, did_you_mean
 from .experiment import HookSpec
-from .schema import BUILTIN_HOOKS, MODULE_HOOKS
-from .target_checks import class_target_problem, shape_mismatch_problem
+from .schema import MODULE_HOOKS
+from .target_checks import class_target_problem, label_range_problem, shape_mismatch_problem
 
-__all__ = ["build_hooks", "build_loss", "build_optimizer", "build_scheduler"]
+__all__ = [
+    "build_hooks",
+    "build_loss",
+    "build_optimizer",
+    "build_scheduler",
+    "check_label_range",
+]
 
 
 def build_loss(b: Builder, out: Any, y: Any) -> Any:
@@ -37,6 +44,9 @@ def build_loss(b: Builder, out: Any, y: Any) -> Any:
         if problem:
             b.error(("loss",), problem)
             return loss_fn
+        ignore = getattr(loss_fn, "ignore_index", None)
+        if label_range_problem(type(loss_fn).__name__, out, y, "", ignore):
+            return loss_fn  # check_label_range reports it, at the output layer
         try:
             with no_grad():
                 loss_fn(out, y)
@@ -48,6 +58,37 @@ def build_loss(b: Builder, out: Any, y: Any) -> Any:
                 f"{err}",
             )
     return loss_fn
+
+
+def check_label_range(b: Builder, loss_fn: Any, out: Any, sets: dict[str, Any]) -> None:
+    """Report, at the model's output layer, a class label of any of ``sets`` (``{"the
+    training set": dataset, ...}``) beyond the model's outputs, before the run starts."""
+    kind = type(loss_fn).__name__
+    ignore = getattr(loss_fn, "ignore_index", None)
+    for what, dataset in sets.items():
+        if dataset is None:
+            continue
+        problem = label_range_problem(kind, out, dataset_labels(dataset), what, ignore)
+        if problem:
+            b.error(output_layer_path(b.config.data["model"]), problem)
+            return
+
+
+def output_layer_path(spec: Any) -> Path:
+    """The key path of the layer that sets the model's output size: the last layer (block)
+    with ``out_features``/``out_channels``, else the last one."""
+    if isinstance(spec, list):
+        paths: list[tuple[Path, Any]] = [(("model", i), x) for i, x in enumerate(spec)]
+    else:
+        blocks = spec["blocks"]
+        names = list(blocks)
+        last = spec.get("output") or names[-1]
+        names = names[: names.index(last) + 1] if last in names else names
+        paths = [(("model", "blocks", n), blocks[n]) for n in names]
+    for path, layer in reversed(paths):
+        if isinstance(layer, dict) and ("out_features" in layer or "out_channels" in layer):
+            return path
+    return paths[-1][0] if paths else ("model",)
 
 
 def build_optimizer(b: Builder, model: Module) -> tuple[Any, list[list[str]]]:
@@ -137,7 +178,7 @@ def build_hooks(b: Builder, model: Module | None) -> list[HookSpec]:
         path: Path = ("hooks", i)
         where = b.config.where(path)
         kwargs = {k: v for k, v in spec.items() if k != "type"}
-        if kind in BUILTIN_HOOKS:
+        if kind in registry.builtin_hooks():
             out.append(HookSpec("builtin", kind, kwargs, path, where))
         elif kind in MODULE_HOOKS:
             fn = b.resolve(spec["fn"], path + ("fn",))

@@ -18,9 +18,8 @@ class HookSpec:
     """One entry of ``hooks`` (or a default one), resolved for the trainer.
 
     ``kind``:
-      - ``"builtin"``: ``target`` is the name (``EarlyStopping``, ``Checkpoint``, ``LRLogger``,
-        ``GradNormLogger``, ``NonFiniteGuard``), ``kwargs`` its settings with every default
-        filled in (see ``schema.BUILTIN_HOOKS``; Checkpoint/NonFiniteGuard have ``enabled``).
+      - ``"builtin"``: ``target`` is a name of ``trainer.BUILTIN_CALLBACKS`` (all of them, from
+        that table), ``kwargs`` its settings with every default of its ``__init__`` filled in.
       - ``"callback"``: ``target`` is the user's class (to call as ``target(**kwargs)``) or
         function, from the import path in ``type``.
       - ``"forward_pre"`` | ``"forward"`` | ``"full_backward"``: a module hook; ``target`` is the
@@ -41,14 +40,14 @@ class HookSpec:
 
 @dataclass(frozen=True)
 class TrainSettings:
-    """The ``train`` section."""
+    """The ``train`` section, every key given (``schema.TRAIN_DEFAULTS`` has the defaults)."""
 
-    epochs: int = 10
-    batch_size: int = 64
-    eval_every: int = 1
-    grad_clip: float | None = None
-    shuffle: bool = True
-    drop_last: bool = False
+    epochs: int
+    batch_size: int
+    eval_every: int
+    grad_clip: float | None
+    shuffle: bool
+    drop_last: bool
 
 
 @dataclass
@@ -63,7 +62,7 @@ class Experiment:
     ``task`` is ``"classification"`` for class losses (CrossEntropyLoss, NLLLoss, BCE...), else
     ``"regression"``. ``output_dir`` is the run directory, ``<output.dir>/<name>``.
     ``input_shape``/``output_shape`` are one sample's shapes (no batch dim) from the dry run.
-    ``metrics``: the metric names to log (``registry.METRICS``; the task's default filled in).
+    ``metrics``: the metric names to log (``trainer.metrics.METRICS``; the task's default filled in).
     """
 
     name: str

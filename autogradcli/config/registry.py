@@ -15,84 +15,23 @@ from .. import nn, optim
 from ..autograd.function import Function
 from ..nn.loss import _Loss
 from ..optim import lr_scheduler
+from ..trainer.metrics import (  # noqa: F401  (the names a config reads, defined there)
+    CLASSIFICATION_LOSSES,
+    METRICS,
+    MODE_VALUES,
+    default_metrics,
+    metric_key,
+    metric_mode,
+    mode_problem,
+    resolve_mode,
+)
 from . import blocks
 
 # Containers need Python to configure (positional modules): not layers of a config.
 _NOT_LAYERS = {"Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"}
 
-# Losses whose predictions are classes: the run's task is "classification" (accuracy is logged).
-CLASSIFICATION_LOSSES = {
-    "CrossEntropyLoss",
-    "NLLLoss",
-    "BCELoss",
-    "BCEWithLogitsLoss",
-    "MultiMarginLoss",
-    "MultiLabelMarginLoss",
-    "MultiLabelSoftMarginLoss",
-    "SoftMarginLoss",
-}
-
-# The direction of every built-in metric (``train_``/``val_`` prefix removed): what is better.
-METRIC_MODES = {
-    "loss": "min",
-    "acc": "max",
-    "accuracy": "max",
-    "top5": "max",
-    "f1_macro": "max",
-    "mae": "min",
-    "mse": "min",
-    "rmse": "min",
-    "r2": "max",
-}
-MODE_VALUES = ("auto", "min", "max", "min!", "max!")
-# The metrics a run can log (``metrics:``); ``accuracy`` is logged as ``train_acc``/``val_acc``.
-METRICS = ("accuracy", "top5", "f1_macro", "mae", "rmse", "r2")
-METRIC_KEYS = {"accuracy": "acc"}
-
-
-def default_metrics(task: str) -> list[str]:
-    """``accuracy`` for classification, ``mae`` for regression."""
-    return ["accuracy"] if task == "classification" else ["mae"]
-
-
-def metric_key(name: str) -> str:
-    """The logged name of a metric (``accuracy`` -> ``acc``)."""
-    return METRIC_KEYS.get(name, name)
-
-
-def metric_mode(monitor: str) -> str | None:
-    """``"min"``/``"max"`` for a known metric (``val_acc`` -> max), else None."""
-    for prefix in ("train_", "val_"):
-        if monitor.startswith(prefix):
-            return METRIC_MODES.get(monitor[len(prefix) :])
-    return METRIC_MODES.get(monitor)
-
-
-def mode_problem(monitor: str, mode: str) -> str | None:
-    """Why ``mode`` cannot be used for ``monitor``, or None. A mode contradicting a known
-    metric's direction is refused unless written with ``!`` (``min!``)."""
-    if mode not in MODE_VALUES:
-        return f"mode must be one of {', '.join(MODE_VALUES)}, got {mode!r}"
-    known = metric_mode(monitor)
-    if mode in ("min", "max") and known is not None and known != mode:
-        better = "higher" if known == "max" else "lower"
-        return (
-            f"mode {mode!r} contradicts {monitor} ({better} is better, so the best epoch would "
-            f"be the worst): leave mode out (auto: {known}), or write '{mode}!' to insist"
-        )
-    return None
-
-
-def resolve_mode(monitor: str, mode: str = "auto") -> str:
-    """The direction to use: ``auto`` follows the metric (Keras's ``mode='auto'``; an unknown
-    metric is minimised); a refused mode raises ValueError (see ``mode_problem``)."""
-    problem = mode_problem(monitor, mode)
-    if problem:
-        raise ValueError(problem)
-    if mode == "auto":
-        return metric_mode(monitor) or "min"
-    return mode.rstrip("!")
-
+# The metric registry, monitor modes and the classification losses are the trainer's
+# (``trainer.metrics``): a config reads them from there.
 
 # Constructor arguments whose value may be `auto`: taken from the dry forward's input shape.
 # dim -1: the last (feature) dim; dim 1: the channel dim of a batch.
@@ -259,3 +198,19 @@ def function_arity(fn_cls: Any) -> tuple[int, int | None]:
             if p.default is p.empty:
                 lo += 1
     return lo, hi
+
+
+def builtin_hooks() -> dict[str, type]:
+    """The hooks a config names by ``type``: the trainer's ``BUILTIN_CALLBACKS``."""
+    from ..trainer.builtin import BUILTIN_CALLBACKS
+
+    return BUILTIN_CALLBACKS
+
+
+def hook_defaults(kind: str) -> dict[str, Any]:
+    """A built-in hook's settings and their defaults: its class's ``__init__`` signature
+    (``schema.REQUIRED`` for an argument without a default), as LightningCLI reads them."""
+    from .schema import REQUIRED
+
+    sig = signature_of(builtin_hooks()[kind])
+    return {name: sig.defaults.get(name, REQUIRED) for name in sig.names}

@@ -110,8 +110,11 @@ size (the channel dim for ``in_channels``/``num_features``/``num_channels``, the
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
+from ..trainer.metrics import MODE_VALUES, logged_names, monitors
+from ..trainer.trainer import Trainer
 from .checks import (
     BOOL,
     FRACTION,
@@ -131,10 +134,8 @@ from .checks import (
 __all__ = [
     "BLOCK_RESERVED",
     "BOOL",
-    "BUILTIN_HOOKS",
     "DATASETS",
     "DATASET_CHECKS",
-    "DEFAULT_HOOKS",
     "DEFAULT_OPTIMIZER",
     "FRACTION",
     "FUNCTION_KEYS",
@@ -142,7 +143,6 @@ __all__ = [
     "INT",
     "LAYER_RESERVED",
     "MODULE_HOOKS",
-    "MONITORS",
     "NONNEG_INT",
     "NONNEG_NUMBER",
     "NUMBER",
@@ -157,9 +157,24 @@ __all__ = [
     "TRAIN_CHECKS",
     "TRAIN_DEFAULTS",
     "Check",
+    "hook_checks",
+    "monitor_check",
+    "trainer_default",
 ]
 
 REQUIRED: Any = object()  # a default meaning "this key must be given"
+
+
+def trainer_default(name: str) -> Any:
+    """The default of ``Trainer``'s argument ``name``: defined there, once."""
+    return inspect.signature(Trainer).parameters[name].default
+
+
+def _either(names: Any) -> str:
+    """``a, b or c``."""
+    names = list(names)
+    return ", ".join(names[:-1]) + f" or {names[-1]}" if len(names) > 1 else "".join(names)
+
 
 TOP_KEYS = (
     "name",
@@ -187,33 +202,14 @@ DATASETS: dict[str, dict[str, Any]] = {
 }
 PATH_KEYS = ("path", "images", "labels")  # dataset keys that are file paths
 
-MONITORS = tuple(
-    f"{split}_{name}"
-    for split in ("train", "val")
-    for name in ("loss", "acc", "top5", "f1_macro", "mae", "rmse", "r2")
-)
-BUILTIN_HOOKS: dict[str, dict[str, Any]] = {
-    "EarlyStopping": {"monitor": "val_loss", "patience": 5, "mode": "auto", "min_delta": 0.0},
-    "Checkpoint": {
-        "monitor": "val_loss",
-        "mode": "auto",
-        "save_last": True,
-        "save_best": True,
-        "enabled": True,
-    },
-    "LRLogger": {},
-    "GradNormLogger": {"norm_type": 2.0},
-    "NonFiniteGuard": {"enabled": True},
-    "TensorBoard": {"log_dir": "tensorboard"},
-}
-DEFAULT_HOOKS = ("Checkpoint", "NonFiniteGuard")
 MODULE_HOOKS = ("forward_pre", "forward", "full_backward")
 
+# epochs, eval_every and grad_clip default as the Trainer's own arguments do
 TRAIN_DEFAULTS: dict[str, Any] = {
-    "epochs": 10,
+    "epochs": trainer_default("epochs"),
     "batch_size": 64,
-    "eval_every": 1,
-    "grad_clip": None,
+    "eval_every": trainer_default("eval_every"),
+    "grad_clip": trainer_default("grad_clip"),
     "shuffle": True,
     "drop_last": False,
 }
@@ -239,12 +235,8 @@ DATASET_CHECKS: dict[tuple[str, str], Check] = {
     ("npz", "y_key"): OPT_STR,
     ("idx", "labels"): OPT_STR,
 }
-HOOK_CHECKS: dict[str, Check] = {
-    "monitor": (
-        "train_ or val_ and loss, acc, top5, f1_macro, mae, rmse or r2",
-        lambda v: v in MONITORS,
-    ),
-    "mode": ("auto, min, max, min! or max!", lambda v: v in ("auto", "min", "max", "min!", "max!")),
+HOOK_CHECKS: dict[str, Check] = {  # the monitor's check: monitor_check()
+    "mode": (_either(MODE_VALUES), lambda v: v in MODE_VALUES),
     "patience": NONNEG_INT,
     "min_delta": NONNEG_NUMBER,
     "save_last": BOOL,
@@ -259,3 +251,14 @@ TRAIN_CHECKS: dict[str, Check] = {
     "eval_every": POS_INT,
     "grad_clip": OPT_POS_NUMBER,
 }
+
+
+def monitor_check() -> Check:
+    """The check of a hook's ``monitor``: a name the run logs (``trainer.metrics.monitors()``,
+    read when used, so a registered metric counts)."""
+    return (f"train_ or val_ and {_either(logged_names())}", lambda v: v in monitors())
+
+
+def hook_checks() -> dict[str, Check]:
+    """``HOOK_CHECKS`` with the ``monitor`` check."""
+    return {**HOOK_CHECKS, "monitor": monitor_check()}

@@ -11,7 +11,7 @@ from typing import Any
 
 from ..tensor.tensor import Tensor
 
-__all__ = ["class_target_problem", "shape_mismatch_problem"]
+__all__ = ["class_target_problem", "label_range_problem", "shape_mismatch_problem"]
 
 _CLASS_INDEX_LOSSES = ("CrossEntropyLoss", "NLLLoss")
 # losses comparing output and target element by element: PyTorch broadcasts (N, 1) against
@@ -73,4 +73,29 @@ def class_target_problem(kind: str, out: Any, y: Any) -> str | None:
         f"{kind} needs class indices (integers 0..C-1) as targets, or class probabilities "
         f"of the output's shape, but the targets are floats ({sample}, ...): for regression "
         "targets use MSELoss or L1Loss"
+    )
+
+
+def label_range_problem(kind: str, out: Any, labels: Any, what: str, ignore: Any) -> str | None:
+    """Why the class-index ``labels`` (the whole ``what`` set, an integer Tensor) do not fit
+    the ``C`` scores of the model's output ``out`` (N, C, ...) for ``kind``: a label outside
+    0..C-1 (``ignore``, the loss's ``ignore_index``, aside). PyTorch fails mid-run instead."""
+    if kind not in _CLASS_INDEX_LOSSES or not isinstance(out, Tensor) or out.dim() < 2:
+        return None
+    if not isinstance(labels, Tensor) or labels.dtype.is_floating_point or labels.numel() == 0:
+        return None
+    values = labels.detach().cpu().numpy().reshape(-1)
+    if isinstance(ignore, int):
+        values = values[values != ignore]
+    if values.size == 0:
+        return None
+    classes = int(out.shape[1])
+    low, high = int(values.min()), int(values.max())
+    if low >= 0 and high < classes:
+        return None
+    bad = high if high >= classes else low
+    return (
+        f"{what} has label {bad} but the model gives {classes} class scores (labels "
+        f"0..{classes - 1}): {kind} needs every label in that range; make the last layer "
+        f"give {max(high + 1, classes)} outputs, or fix the labels"
     )

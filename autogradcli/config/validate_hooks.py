@@ -7,11 +7,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ..trainer.builtin import missing_defaults
+from ..trainer.metrics import DEFAULT_MONITOR, METRICS, MODE_VALUES, metric_key, mode_problem
+from ..trainer.metrics import monitors as known_monitors
 from .checks import describe, is_int, show
 from .errors import Path, did_you_mean
 from .imports import is_import_path
-from .registry import METRICS, MODE_VALUES, metric_key, mode_problem
-from .schema import BUILTIN_HOOKS, DEFAULT_HOOKS, HOOK_CHECKS, MODULE_HOOKS, MONITORS
+from .registry import builtin_hooks, hook_defaults
+from .schema import MODULE_HOOKS, hook_checks
 
 if TYPE_CHECKING:
     from .validator import Validator
@@ -20,7 +23,7 @@ __all__ = ["validate_hooks", "validate_metrics"]
 
 
 def validate_metrics(v: Validator, value: Any, path: Path) -> list[str] | None:
-    """``metrics``: a list of metric names (``registry.METRICS``), or None for the task's
+    """``metrics``: a list of metric names (``trainer.metrics.METRICS``), or None for the task's
     default (decided at build time from the loss)."""
     if value is None:
         return None
@@ -32,7 +35,7 @@ def validate_metrics(v: Validator, value: Any, path: Path) -> list[str] | None:
     out = []
     for i, name in enumerate(value):
         if name not in METRICS:
-            hint = did_you_mean(str(name), METRICS) if isinstance(name, str) else ""
+            hint = did_you_mean(str(name), list(METRICS)) if isinstance(name, str) else ""
             hint = hint or f" (metrics: {', '.join(METRICS)})"
             v.error(
                 path + (i,),
@@ -65,7 +68,9 @@ def validate_hooks(
         v.error(path, f"expected a list of hooks, got {show(value)}")
         return []
     out: list[Any] = []
-    names = [*BUILTIN_HOOKS, *MODULE_HOOKS]
+    builtin = builtin_hooks()
+    monitors = known_monitors()
+    names = [*builtin, *MODULE_HOOKS]
     for i, item in enumerate(value):
         hpath = path + (i,)
         spec = v.named_spec(item, hpath, "a hook")
@@ -75,10 +80,10 @@ def validate_hooks(
         kind = spec["type"]
         if not isinstance(kind, str):
             v.error(hpath + ("type",), f"expected a hook name or import path, got {show(kind)}")
-        elif kind in BUILTIN_HOOKS:
+        elif kind in builtin:
             spec = _builtin_hook(v, spec, item, hpath, has_val)
             monitor = spec.get("monitor")
-            problem = _unlogged(monitor, metrics) if monitor in MONITORS else None
+            problem = _unlogged(monitor, metrics) if monitor in monitors else None
             if problem and spec.get("enabled", True):
                 v.error(hpath + ("monitor",) if "monitor" in item else hpath, problem)
         elif kind in MODULE_HOOKS:
@@ -93,45 +98,51 @@ def validate_hooks(
             )
         out.append(spec)
     present = {h.get("type") for h in out if isinstance(h, dict) and isinstance(h.get("type"), str)}
-    for kind in DEFAULT_HOOKS:
-        if kind not in present:
-            spec = {"type": kind, **BUILTIN_HOOKS[kind]}
-            if spec.get("monitor", "").startswith("val_") and not has_val:
-                spec["monitor"] = "train_loss"
-            out.append(spec)
+    for kind in missing_defaults(present):
+        out.append(_follow_default_monitor({"type": kind, **hook_defaults(kind)}, has_val))
     return out
+
+
+def _follow_default_monitor(spec: dict[str, Any], has_val: bool) -> dict[str, Any]:
+    """A hook whose ``monitor`` is None (Checkpoint: the trainer's) gets the trainer's default
+    (``val_loss``), as ``train_loss`` without validation data, so the resolved config says it."""
+    if "monitor" in spec and spec["monitor"] is None:
+        key = DEFAULT_MONITOR.partition("_")[2]
+        spec["monitor"] = DEFAULT_MONITOR if has_val else f"train_{key}"
+    return spec
 
 
 def _builtin_hook(
     v: Validator, spec: dict[str, Any], item: Any, path: Path, has_val: bool
 ) -> dict[str, Any]:
-    """A built-in hook's settings (``schema.BUILTIN_HOOKS``), checked and completed.
+    """A built-in hook's settings (its class's signature: ``registry.hook_defaults``), checked
+    and completed.
 
-    Without validation data, Checkpoint's default ``val_loss`` monitor becomes ``train_loss``;
-    a ``val_`` monitor the user wrote is an error. A ``mode`` against the direction of a known
-    metric (``val_acc`` with ``min``) is an error unless written ``min!``."""
+    Checkpoint's unset monitor becomes ``val_loss`` (``train_loss`` without validation data);
+    a ``val_`` monitor the user wrote (or EarlyStopping's default) is an error without it. A
+    ``mode`` against the direction of a known metric (``val_acc`` with ``min``) is an error
+    unless written ``min!``."""
     kind = spec["type"]
     settings = {k: x for k, x in spec.items() if k != "type"}
     spec = {
         "type": kind,
-        **v.fields(settings, path, BUILTIN_HOOKS[kind], dict(HOOK_CHECKS), kind),
+        **v.fields(settings, path, hook_defaults(kind), hook_checks(), kind),
     }
+    spec = _follow_default_monitor(spec, has_val)
+    monitors = known_monitors()
     problem = (
         mode_problem(spec["monitor"], spec["mode"])
-        if spec.get("monitor") in MONITORS and spec.get("mode") in MODE_VALUES
+        if spec.get("monitor") in monitors and spec.get("mode") in MODE_VALUES
         else None
     )
     if problem:
         v.error(path + ("mode",) if "mode" in item else path, problem)
     if (
-        (spec.get("monitor") in MONITORS and spec.get("enabled", True))
+        (spec.get("monitor") in monitors and spec.get("enabled", True))
         and spec["monitor"].startswith("val_")
         and not has_val
     ):
-        if kind == "Checkpoint" and "monitor" not in item:
-            spec["monitor"] = "train_loss"
-        else:
-            v.monitor(spec["monitor"], path + ("monitor",), has_val)
+        v.monitor(spec["monitor"], path + ("monitor",), has_val)
     return spec
 
 

@@ -20,10 +20,10 @@ from .imports import is_import_path
 from .issues import IssueCollector
 from .schema import (
     DEFAULT_OPTIMIZER,
-    HOOK_CHECKS,
     OUTPUT_DEFAULTS,
     REQUIRED,
     TOP_KEYS,
+    monitor_check,
 )
 from .source import SourceMap
 from .validate_data import has_validation, validate_data
@@ -222,10 +222,6 @@ class Validator(IssueCollector):
         return table[key]
 
     def monitor(self, value: Any, path: Path, has_val: bool) -> None:
-        """A metric name (``HOOK_CHECKS["monitor"]``); a ``val_`` one needs validation data."""
-        if (
-            self.check(value, path, HOOK_CHECKS["monitor"])
-            and value.startswith("val_")
-            and not has_val
-        ):
+        """A metric name (``schema.monitor_check``); a ``val_`` one needs validation data."""
+        if self.check(value, path, monitor_check()) and value.startswith("val_") and not has_val:
             self.error(path, f"{value} needs validation data (val_split > 0 or val)")

@@ -13,23 +13,13 @@ from typing import Any
 
 from ..config import Config, build_experiment, load_config
 from ..config.errors import ConfigError, ConfigIssue
-from .callbacks import (
-    Callback,
-    Checkpoint,
-    EarlyStopping,
-    FunctionCallback,
-    GradNormLogger,
-    LRLogger,
-    ModuleHooks,
-    event_table,
-)
+from .builtin import BUILTIN_CALLBACKS
+from .callbacks import FunctionCallback, ModuleHooks, event_table
 from .distributed import DistributedContext
 from .evaluate import TestEvaluation
-from .guards import NonFiniteGuard
 from .progress import Reporter, make_reporter
 from .run_dir import RESOLVED_CONFIG, RunDir, RunFolderNotMade, os_reason
 from .run_logger import RunLogger
-from .tensorboard import TensorBoard
 from .trainer import RunResult, Trainer
 
 __all__ = [
@@ -40,15 +30,6 @@ __all__ = [
     "train_from_config",
     "trainer_from_experiment",
 ]
-
-BUILTIN_CALLBACKS: dict[str, type[Callback]] = {
-    "EarlyStopping": EarlyStopping,
-    "Checkpoint": Checkpoint,
-    "LRLogger": LRLogger,
-    "GradNormLogger": GradNormLogger,
-    "NonFiniteGuard": NonFiniteGuard,
-    "TensorBoard": TensorBoard,
-}
 
 
 def _hook_error(spec: Any, message: str) -> ConfigError:

@@ -29,8 +29,8 @@ import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from ..config.registry import mode_problem, resolve_mode
 from ..tensor.tensor import Tensor
+from .metrics import mode_problem, resolve_mode
 
 if TYPE_CHECKING:
     from .trainer import Trainer
@@ -47,6 +47,7 @@ __all__ = [
     "ModuleHooks",
     "event_table",
     "is_better",
+    "mode_for",
 ]
 
 EVENTS = (
@@ -141,7 +142,8 @@ def event_table(callbacks: list[Any]) -> dict[str, list[Callable[..., Any]]]:
     return table
 
 
-def _mode(monitor: str, mode: str) -> str:
+def mode_for(monitor: str, mode: str) -> str:
+    """``mode`` resolved for ``monitor`` (``auto``: from the metric); ValueError if refused."""
     problem = mode_problem(monitor, mode)
     if problem:
         raise ValueError(problem)
@@ -170,7 +172,7 @@ class EarlyStopping(Callback):
         min_delta: float = 0.0,
     ) -> None:
         self.monitor, self.patience = monitor, int(patience)
-        self.mode = _mode(monitor, mode)
+        self.mode = mode_for(monitor, mode)
         self.min_delta = abs(float(min_delta))
         self.best: float | None = None
         self.wait = 0
@@ -209,43 +211,37 @@ class EarlyStopping(Callback):
 
 
 class Checkpoint(Callback):
-    """Save ``checkpoints/last`` every epoch and ``checkpoints/best`` whenever ``monitor``
-    improves (needs the trainer to have a run folder; does nothing otherwise). ``mode``
-    ``auto`` follows the metric (``val_acc``: max). It runs after the other callbacks
-    (``order`` 100), so the saved state includes theirs."""
+    """Save ``checkpoints/last`` every epoch and ``checkpoints/best`` on every epoch that
+    improves the trainer's record of the best (``trainer.best``: the one record, which
+    summary.json reports), so ``best`` always holds the reported best epoch. ``monitor``
+    (None: the trainer's, ``val_loss`` by default) and ``mode`` (``auto`` follows the metric)
+    set the trainer's monitor when ``Trainer(monitor=...)`` is not given; given both, they
+    must agree. Needs a run folder (does nothing otherwise); ``order`` 100 runs it after the
+    other callbacks, so the saved state includes theirs."""
 
     order = 100
 
     def __init__(
         self,
-        monitor: str = "val_loss",
+        monitor: str | None = None,
         mode: str = "auto",
         save_last: bool = True,
         save_best: bool = True,
         enabled: bool = True,
     ) -> None:
-        self.monitor, self.mode = monitor, _mode(monitor, mode)
+        if monitor is None and mode != "auto":
+            raise ValueError(f"Checkpoint(mode={mode!r}) needs the monitor it applies to")
+        self.monitor = monitor
+        self.mode = mode if monitor is None else mode_for(monitor, mode)
         self.save_last, self.save_best, self.enabled = save_last, save_best, enabled
-        self.best: float | None = None
-        self.best_epoch: int | None = None
 
     def on_epoch_end(self, trainer: Trainer) -> None:
-        value = trainer.metrics.get(self.monitor)
-        improved = value is not None and is_better(value, self.best, self.mode)
-        if improved:
-            self.best, self.best_epoch = float(value), trainer.epoch
         if not self.enabled or trainer.run is None:
             return
         if self.save_last:
             trainer.save_checkpoint("last")
-        if improved and self.save_best:
+        if self.save_best and trainer.best.get("epoch") == trainer.epoch:
             trainer.save_checkpoint("best")
-
-    def state_dict(self) -> dict[str, Any]:
-        return {"best": self.best, "best_epoch": self.best_epoch}
-
-    def load_state_dict(self, state: dict[str, Any]) -> None:
-        self.best, self.best_epoch = state.get("best"), state.get("best_epoch")
 
     def __repr__(self) -> str:
         return f"Checkpoint(monitor={self.monitor!r}, mode={self.mode!r}, enabled={self.enabled})"

@@ -27,7 +27,7 @@ from .trainer import Trainer
 
 __all__ = ["DistributedTrainer", "ReducedEpochSums"]
 
-_SCALAR_KEYS = ("top5_hit", "top5_n", "rows")
+_SCALAR_KEYS = ("correct", "n_acc", "top5_hit", "top5_n", "rows")
 _LIST_KEYS = ("tp", "fp", "fn", "abs", "sq", "y", "y2")
 _INT_KEYS = {"top5_hit", "top5_n", "rows", "tp", "fp", "fn"}
 
@@ -47,7 +47,7 @@ class ReducedEpochSums(EpochSums):
         """A copy holding the sums over every rank (a collective: call it on every rank)."""
         lengths = np.array([len(self.sums.get(k, ())) for k in _LIST_KEYS], dtype=np.float64)
         lengths = reduce_vector(lengths, "max").astype(int)
-        parts = [np.array([self.loss_sum, self.n, self.correct, self.n_acc], dtype=np.float64)]
+        parts = [np.array([self.loss_sum, self.n], dtype=np.float64)]
         parts.append(np.array([self.sums.get(k, 0) for k in _SCALAR_KEYS], dtype=np.float64))
         for key, size in zip(_LIST_KEYS, lengths):
             mine = np.asarray(self.sums.get(key, ()), dtype=np.float64)
@@ -55,8 +55,8 @@ class ReducedEpochSums(EpochSums):
         total: list[float] = reduce_vector(np.concatenate(parts)).tolist()
         out = EpochSums(self.task, self.loss_fn, self.names)
         out.loss_sum = total[0]
-        out.n, out.correct, out.n_acc = (round(v) for v in total[1:4])
-        at = 4
+        out.n = round(total[1])
+        at = 2
         for key in _SCALAR_KEYS:
             if key in self.sums or total[at]:
                 out.sums[key] = round(total[at])

@@ -23,15 +23,16 @@ from typing import Any
 import numpy as np
 
 from .._utils.user_code import user_error_text
-from ..config.registry import resolve_mode
 from ..data.dataloader import default_collate
 from ..nn.utils.clip_grad import clip_grad_norm_, get_total_norm
 from ..optim.lr_scheduler import ReduceLROnPlateau
 from ..tensor.tensor import Tensor
 from .batches import model_device, safe_len, unpack
-from .callbacks import Checkpoint, event_table, is_better
+from .best import best_monitor
+from .builtin import BUILTIN_CALLBACKS, missing_defaults
+from .callbacks import event_table, is_better
 from .evaluate import sum_batches
-from .guards import NonFiniteGuard, NonFiniteLossError
+from .guards import NonFiniteLossError
 from .metrics import EpochSums, default_metrics, guess_task
 from .run_dir import RunDir
 from .run_logger import RunLogger
@@ -69,12 +70,14 @@ class Trainer:
     f1_macro, mae, rmse, r2) are logged as ``train_<m>``/``val_<m>`` (default: accuracy, logged
     as ``*_acc``, for classification; mae for regression).
     ``run``: a ``RunDir`` or a folder path (made when absent; one holding another run is
-    refused unless resuming) for checkpoints and files; without it nothing is written. ``seed``: when given, a fresh fit seeds the global RNG and the train loader's
-    ``Generator``. ``monitor``/``mode``: the metric for ``best`` (default: that of the last
-    callback with a ``monitor``, so Checkpoint's, else ``val_loss``; ``mode`` ``auto`` follows the metric; ``val_*`` falls back
-    to ``train_*`` without validation data). ``resume_from``: a run folder (continues it,
-    writing there) or a checkpoint file to load before ``fit()``; the objects must be built as
-    for the first session.
+    refused unless resuming) for checkpoints and files; without it nothing is written.
+    ``seed``: when given, a fresh fit seeds the global RNG and the train loader's
+    ``Generator``. ``monitor``/``mode``: the metric for ``best``, the one record of the best
+    epoch (``trainer.best``: summary.json reports it, ``Checkpoint`` saves ``checkpoints/best``
+    on its epochs); default: a ``Checkpoint``'s own ``monitor``, else ``val_loss``; ``mode``
+    ``auto`` follows the metric; ``val_*`` falls back to ``train_*`` without validation data.
+    ``resume_from``: a run folder (continues it, writing there) or a checkpoint file to load
+    before ``fit()``; the objects must be built as for the first session.
     """
 
     sums_class = EpochSums  # per-epoch sums; a data-parallel trainer reduces them across ranks
@@ -128,12 +131,7 @@ class Trainer:
         self.run = run
         self.seed = seed
         self.callbacks = _with_defaults(list(callbacks), default_callbacks, self.run)
-        if monitor is None:  # the last callback to run that watches a metric (Checkpoint)
-            watchers = [c for c in self.callbacks if isinstance(getattr(c, "monitor", None), str)]
-            watcher = watchers[-1] if watchers else None
-            monitor = watcher.monitor if watcher else "val_loss"
-            mode = watcher.mode if watcher else mode
-        self.monitor, self.mode = monitor, resolve_mode(monitor, mode)
+        self.monitor, self.mode = best_monitor(monitor, mode, self.callbacks)
 
         # loop state
         self.epoch = 0  # the epoch in progress (1-based), or the last one finished
@@ -474,12 +472,13 @@ class Trainer:
 
 
 def _with_defaults(callbacks: list[Any], defaults: bool, run: RunDir | None) -> list[Any]:
-    """``callbacks`` plus Checkpoint and NonFiniteGuard (when ``defaults`` and absent) and a
-    RunLogger (with a run folder and none given), sorted by ``order``."""
+    """``callbacks`` plus the default callbacks it lacks (``builtin.DEFAULT_CALLBACKS``, when
+    ``defaults``) and a RunLogger (with a run folder and none given), sorted by ``order``."""
     if defaults:
-        for default in (Checkpoint, NonFiniteGuard):
-            if not any(type(c) is default for c in callbacks):
-                callbacks.append(default())
+        present = [
+            n for n, cls in BUILTIN_CALLBACKS.items() if any(type(c) is cls for c in callbacks)
+        ]
+        callbacks += [BUILTIN_CALLBACKS[name]() for name in missing_defaults(present)]
     if run is not None and not any(isinstance(c, RunLogger) for c in callbacks):
         callbacks.append(RunLogger(run))
     return sorted(callbacks, key=lambda c: getattr(c, "order", 0))
