@@ -35,5 +35,9 @@ def test_the_same_program_is_pytorch_code(tmp_path):
         str(prog),
     ]
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=180, cwd=str(ROOT))
-    assert out.returncode == 0, out.stdout + out.stderr
-    assert "rank 1: checkpoint loaded, replicas identical: True" in out.stdout
+    for r in (0, 1):
+        assert f"rank {r}: checkpoint loaded, replicas identical: True" in out.stdout, out.stderr
+    # torch's gloo can abort in its own teardown after the program has finished (seen under
+    # load: "terminate called without an active exception"); any other failure counts.
+    teardown_abort = "terminate called without an active exception" in out.stderr
+    assert out.returncode == 0 or teardown_abort, out.stdout + out.stderr
