@@ -41,6 +41,8 @@ class Step:
     block: str  # the README block that shows it
     prompt: bool = True  # show ``$ command`` before the output (else the output alone)
     keep: int | None = None  # show only the output's last ``keep`` lines, after ``...``
+    start: str | None = None  # show only from the line that starts with this...
+    count: int = 1  # ... and the ``count - 1`` lines after it
 
 
 SESSIONS: dict[str, list[Step]] = {
@@ -71,6 +73,10 @@ SESSIONS: dict[str, list[Step]] = {
         Step("agrad gradcheck my_functions.py:Relu", "gradcheck-kinks"),
     ],
     "inspect": [Step("agrad inspect configs/digits_cnn.yaml", "inspect")],
+    "run-failures": [
+        Step("agrad train diverge.yaml", "diverged", prompt=False, start="run failed"),
+        Step("agrad train userfn.yaml", "user-error", prompt=False, start="run failed", count=3),
+    ],
 }
 
 
@@ -105,6 +111,9 @@ def run_session(name: str) -> dict[str, str]:
                 if run_dir is None and os.path.isdir(os.path.join(work, "runs")):
                     run_dir = next(iter(os.listdir(os.path.join(work, "runs"))), None)
             lines = normalise(out, work, run_dir).split("\n")
+            if step.start is not None:
+                first = next(i for i, line in enumerate(lines) if line.startswith(step.start))
+                lines = lines[first : first + step.count]
             if step.keep is not None and len(lines) > step.keep:
                 lines = ["...", *lines[-step.keep :]]
             shown = [f"$ {step.command.replace('RUN', RUN)}"] if step.prompt else []
