@@ -59,3 +59,36 @@ def test_normalise_keeps_what_a_run_determines():
     assert out == f"epoch 1/2  train_loss 1.4703  time 0.01s\nrun folder: runs/{samples.RUN_NAME}"
     row = "  d   12.5s   2026-01-02 03:04:05   x"
     assert samples.normalise(row, "/w", None) == "  d    0.6s   2026-11-24 00:40:51   x"
+
+
+def _python_block(first_line: str) -> str:
+    """The README's ```python block that starts with ``first_line``."""
+    with open(samples.README, encoding="utf-8") as fh:
+        readme = fh.read()
+    start = readme.index(f"```python\n{first_line}\n") + len("```python\n")
+    return readme[start : readme.index("```\n", start)]
+
+
+def _printed_comments(code: str) -> list[str]:
+    """What the block's ``print(...)  # shown`` lines say they print, in order."""
+    return [line.split("  # ", 1)[1] for line in code.split("\n") if line.startswith("print(")]
+
+
+def test_porting_example_prints_what_it_says(capsys):
+    code = _python_block("import autogradcli as torch")
+    exec(compile(code, "README.md", "exec"), {"__name__": "readme"})
+    assert capsys.readouterr().out.split("\n")[:-1] == _printed_comments(code) == ["True"]
+
+
+@pytest.mark.slow
+def test_load_run_example_prints_what_it_says(tmp_path, capsys):
+    from autogradcli.trainer import train_from_config
+
+    result = train_from_config(
+        os.path.join(REPO, "configs", "digits_mlp.yaml"), progress="none", runs_dir=str(tmp_path)
+    )
+    code = _python_block("import autogradcli\nfrom autogradcli.data import load_digits")
+    assert samples.RUN in code
+    capsys.readouterr()
+    exec(compile(code.replace(samples.RUN, result.run_dir), "README.md", "exec"), {})
+    assert capsys.readouterr().out.split("\n")[:-1] == _printed_comments(code)
