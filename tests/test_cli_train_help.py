@@ -60,6 +60,14 @@ def test_every_loss_scheduler_dataset_and_hook(keys):
     assert not re.search(r"\{\w+\}", "".join(keys.values())), "a placeholder left unfilled"
 
 
+def test_every_top_level_key_metric_and_train_key(keys):
+    from autogradcli.config import registry, schema
+
+    assert list(keys) == list(schema.TOP_KEYS)  # the keys the validator accepts, in its order
+    assert set(registry.METRICS) <= _names(keys["metrics"])
+    assert set(schema.TRAIN_DEFAULTS) <= _names(keys["train"])
+
+
 @pytest.mark.parametrize("name", ["RAdam", "ASGD", "Rprop"])
 def test_a_listed_optimizer_builds_from_a_config(name, tmp_path, keys):
     """The list is what the config takes: optimizers the old help left out build."""

@@ -88,7 +88,9 @@ default is filled in, see --print-config):
   hooks      a list of
              {hooks},
              or user hooks by import path
-  train      epochs, batch_size, eval_every, grad_clip, shuffle, ...
+  metrics    logged every epoch as train_<m>/val_<m>, a list of
+             {metrics}
+  train      {train}
   output     dir: where run folders go
 
 The full schema: README.md, section "Config schema". Problems in the

@@ -1,5 +1,6 @@
-"""``agrad train --help``'s lists of datasets, losses, optimizers, schedulers and hooks, read from
-the config's own tables when the help is shown, so the help names exactly what a config takes."""
+"""``agrad train --help``'s lists (datasets, losses, optimizers, schedulers, hooks, metrics, train
+keys), read from the config's own tables when the help is shown, so the help names exactly what a
+config takes."""
 
 from __future__ import annotations
 
@@ -22,6 +23,8 @@ def registry_lists() -> dict[str, str]:
         "{optimizers}": sorted(registry.optimizer_types(), key=str.lower),
         "{schedulers}": sorted(registry.scheduler_types()),
         "{hooks}": list(schema.BUILTIN_HOOKS),
+        "{metrics}": list(registry.METRICS),
+        "{train}": list(schema.TRAIN_DEFAULTS),
     }
     sep = {"{datasets}": "|", "{optimizers}": "|"}
     return {key: _wrap(sep.get(key, ", ").join(items)) for key, items in names.items()}
