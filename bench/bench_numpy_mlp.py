@@ -13,7 +13,6 @@ import argparse
 import time
 
 import numpy as np
-import torch
 from threadpoolctl import threadpool_limits
 
 BATCH, LR, MOMENTUM = 128, 0.01, 0.9
@@ -74,6 +73,8 @@ def main() -> None:
 def measure(threads: int = 1) -> float:
     """Time the hand-written numpy step and torch's on ``threads`` threads (BLAS for numpy,
     intra-op for torch), print them, return the ratio numpy/torch."""
+    import torch  # here, not at the top: the numpy floor itself is tested without torch
+
     torch.set_num_threads(threads)
     step_np, x, y = numpy_step_factory(np.random.default_rng(0))
     model = torch.nn.Sequential(

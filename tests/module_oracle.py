@@ -16,14 +16,11 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
-import pytest
+from lazy_torch import torch  # without PyTorch: skips each test that uses it, not whole files
+from strict_xp import strict_cuda
 
 import autogradcli as ag
 import autogradcli.nn as nn
-
-torch = pytest.importorskip("torch")
-
-from strict_xp import strict_cuda
 
 TOL = {"float64": (1e-9, 1e-7), "float32": (1e-5, 1e-4)}
 

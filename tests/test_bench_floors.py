@@ -4,8 +4,10 @@ is timed."""
 
 from __future__ import annotations
 
+import importlib
 import itertools
 import os
+import sys
 
 import numpy as np
 import pytest
@@ -105,6 +107,14 @@ def test_numpy_mlp_step_matches_torch(sizes):
         np.testing.assert_allclose(w, layer.weight.detach().numpy(), rtol=1e-4, atol=1e-6)
         np.testing.assert_allclose(b, layer.bias.detach().numpy(), rtol=1e-4, atol=1e-6)
         assert w.dtype == b.dtype == np.float32
+
+
+def test_numpy_floors_import_without_torch(monkeypatch):
+    """The floors' own tests run where PyTorch is absent: importing them must not need it."""
+    monkeypatch.setitem(sys.modules, "torch", None)  # `import torch` now raises ImportError
+    for name in ("bench_numpy_mlp", "bench_numpy_cnn", "bench_numpy_engine", "bench_floors"):
+        monkeypatch.delitem(sys.modules, name, raising=False)
+        importlib.import_module(name)
 
 
 def test_wide_numpy_mlp_floor_has_the_asked_sizes():

@@ -79,11 +79,12 @@ def test_shipped_configs_build(name, params, task, out):
     assert exp.model(x).shape == (len(x), *out)
     assert exp.loss_fn(exp.model(x), y).dim() == 0
     assert exp.val_loader is not None and exp.model.training
-    assert exp.output_dir == os.path.join("runs", exp.name)
-    assert [h.target for h in exp.hooks if h.kind == "builtin"][-2:] == [
-        "Checkpoint",
-        "NonFiniteGuard",
-    ] or any(h.target == "Checkpoint" for h in exp.hooks)
+    # the config's own hooks in order, then the two defaults every run gets
+    assert [h.target for h in exp.hooks] == [*CONFIG_HOOKS.get(name, []), *DEFAULT_HOOKS]
+
+
+DEFAULT_HOOKS = ["Checkpoint", "NonFiniteGuard"]
+CONFIG_HOOKS = {"digits_mlp": ["EarlyStopping", "LRLogger"]}  # read off configs/digits_mlp.yaml
 
 
 def _fit(exp: Experiment, epochs: int) -> tuple[float, float]:

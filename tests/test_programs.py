@@ -3,8 +3,8 @@
 Each program runs to the end in its own process and exits 0 (it asserts its own outcome: a loss that
 falls, an accuracy above chance, a value equal to the source's). When torch is installed the same
 file runs again with ``autogradcli`` imports resolved to ``torch`` (tests/programs/_torch_shim.py),
-which proves the port is faithful. The two engines' batches run side by side, one process each,
-forking a child per program (tests/programs/_runner.py).
+which proves the port is faithful. Each engine's batch is one process forking a child per
+program (tests/programs/_runner.py); under pytest-xdist the two batches run on two workers.
 
 A program that fails today on autogradcli because a feature is missing is listed in ``MISSING``:
 strict xfail, so the test alerts once the feature lands; then remove its entry.
@@ -43,27 +43,34 @@ def _launch(engine: str, out: Path) -> subprocess.Popen:
     )
 
 
+def _run_batch(engine: str, tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
+    """Every program on ``engine`` (one child process per program), keyed by program."""
+    path = tmp_path_factory.mktemp(f"corpus-{engine}") / "results.json"
+    proc = _launch(engine, path)
+    log, _ = proc.communicate()
+    if proc.returncode != 0 or not path.exists():
+        raise RuntimeError(f"the {engine} runner failed:\n{log.decode(errors='replace')}")
+    return json.loads(path.read_text())
+
+
+# One session fixture per engine, each engine's tests in one xdist group: under `-n N` each
+# batch runs once, on one worker, and the two batches can run on two workers side by side.
 @pytest.fixture(scope="session")
-def corpus_results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
-    """Both engines' results, keyed by engine then program; torch's absent without torch."""
-    tmp = tmp_path_factory.mktemp("corpus")
-    engines = ["autogradcli"]
+def autogradcli_results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
+    return _run_batch("autogradcli", tmp_path_factory)
+
+
+@pytest.fixture(scope="session")
+def torch_results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
     try:
         import importlib.util
 
-        if importlib.util.find_spec("torch") is not None:
-            engines.append("torch")
-    except ValueError:
-        pass
-    procs = {e: _launch(e, tmp / f"{e}.json") for e in engines}
-    results: dict[str, dict] = {}
-    for engine, proc in procs.items():
-        log, _ = proc.communicate()
-        path = tmp / f"{engine}.json"
-        if proc.returncode != 0 or not path.exists():
-            raise RuntimeError(f"the {engine} runner failed:\n{log.decode(errors='replace')}")
-        results[engine] = json.loads(path.read_text())
-    return results
+        found = importlib.util.find_spec("torch") is not None
+    except ValueError:  # a torch entry of None in sys.modules: unimportable
+        found = False
+    if not found:
+        pytest.skip("torch is not installed")
+    return _run_batch("torch", tmp_path_factory)
 
 
 def _check(result: dict, program: str, engine: str) -> None:
@@ -74,6 +81,7 @@ def _check(result: dict, program: str, engine: str) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("corpus-autogradcli")
 @pytest.mark.parametrize(
     "program",
     [
@@ -83,18 +91,28 @@ def _check(result: dict, program: str, engine: str) -> None:
         for p in PROGRAMS
     ],
 )
-def test_program_runs_on_autogradcli(program: str, corpus_results: dict[str, dict]) -> None:
-    _check(corpus_results["autogradcli"][program], program, "autogradcli")
+def test_program_runs_on_autogradcli(program: str, autogradcli_results: dict[str, dict]) -> None:
+    _check(autogradcli_results[program], program, "autogradcli")
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("corpus-torch")
 @pytest.mark.parametrize("program", PROGRAMS)
-def test_program_runs_on_torch(program: str, corpus_results: dict[str, dict]) -> None:
-    if "torch" not in corpus_results:
-        pytest.skip("torch is not installed")
-    _check(corpus_results["torch"][program], program, "torch")
+def test_program_runs_on_torch(program: str, torch_results: dict[str, dict]) -> None:
+    _check(torch_results[program], program, "torch")
 
 
 def test_missing_lists_only_programs_of_the_corpus() -> None:
     assert set(MISSING) <= set(PROGRAMS)
     assert len(PROGRAMS) >= 40
+
+
+def test_each_engine_batch_is_one_xdist_group() -> None:
+    """Under `-n N --dist loadgroup` a batch's tests share one worker, so each batch runs once
+    (split over two workers, both would run the whole batch)."""
+    for test, engine in (
+        (test_program_runs_on_autogradcli, "autogradcli"),
+        (test_program_runs_on_torch, "torch"),
+    ):
+        groups = [m.args for m in test.pytestmark if m.name == "xdist_group"]
+        assert groups == [(f"corpus-{engine}",)], test.__name__

@@ -14,6 +14,7 @@ from pathlib import Path
 import typer
 
 from .errors import EXIT_INTERRUPTED, EXIT_USAGE, report
+from .train_help import TrainCommand
 
 _STATE: dict = {"debug": False, "argv": []}
 
@@ -70,17 +71,26 @@ default is filled in, see --print-config):
   name       run name (default: the file's stem)
   seed       seeds weights, the split and shuffling (default 0)
   device     cpu | cuda | cuda:N
-  data       dataset: digits|npz|csv|idx|sine|spirals|module:fn, ...,
-             val_split or val, test_split or test
+  data       dataset: one of
+             {datasets}
+             and its keys; val_split or val, test_split or test
   model      a list of layers, or {blocks: ..., output: ...};
              sizes may be `auto`; a layer type may be an import
              path to an nn.Module or an autograd.Function
-  loss       CrossEntropyLoss, mse, ... or {type: ..., kwargs}
-  optimizer  {type: Adam|SGD|AdamW|RMSprop|Adagrad, lr: ...}
-  scheduler  any lr_scheduler class, plus interval: epoch|step
-  hooks      EarlyStopping, Checkpoint, LRLogger, GradNormLogger,
-             NonFiniteGuard, TensorBoard, or user hooks by import path
-  train      epochs, batch_size, eval_every, grad_clip, shuffle, ...
+  loss       a name or {type: ..., kwargs}: one of
+             {losses}
+             (case and `_` ignored: cross_entropy), or
+             {shorthands}
+  optimizer  {type: ..., lr: ...}, type one of
+             {optimizers}
+  scheduler  {type: ..., interval: epoch|step}, type one of
+             {schedulers}
+  hooks      a list of
+             {hooks},
+             or user hooks by import path
+  metrics    logged every epoch as train_<m>/val_<m>, a list of
+             {metrics}
+  train      {train}
   output     dir: where run folders go
 
 The full schema: README.md, section "Config schema". Problems in the
@@ -89,7 +99,7 @@ config are reported all at once as `file:line:col  key.path: message`
 """
 
 
-@app.command(help=TRAIN_HELP)
+@app.command(help=TRAIN_HELP, cls=TrainCommand)
 def train(
     config: Path | None = typer.Argument(
         None,

@@ -12,8 +12,6 @@ reported together in one ``ConfigError``.
 
 from __future__ import annotations
 
-import os
-
 from .. import data as D
 from ..tensor.random import manual_seed
 from ..tensor.tensor import Tensor
@@ -100,7 +98,6 @@ def build_experiment(config: Config) -> Experiment:
         task=task,
         hooks=hooks,
         train=TrainSettings(**d["train"]),
-        output_dir=os.path.join(d["output"]["dir"], d["name"]),
         config=config,
         input_shape=tuple(x.shape[1:]) if isinstance(x, Tensor) else (),
         output_shape=tuple(out.shape[1:]) if isinstance(out, Tensor) else (),

@@ -60,7 +60,7 @@ class Experiment:
     (``data.test_split`` or ``data.test``). ``scheduler_interval`` is ``"epoch"`` or
     ``"step"``; ``scheduler_monitor`` the metric ReduceLROnPlateau steps on (else None).
     ``task`` is ``"classification"`` for class losses (CrossEntropyLoss, NLLLoss, BCE...), else
-    ``"regression"``. ``output_dir`` is the run directory, ``<output.dir>/<name>``.
+    ``"regression"``.
     ``input_shape``/``output_shape`` are one sample's shapes (no batch dim) from the dry run.
     ``metrics``: the metric names to log (``trainer.metrics.METRICS``; the task's default filled in).
     """
@@ -78,7 +78,6 @@ class Experiment:
     task: str
     hooks: list[HookSpec]
     train: TrainSettings
-    output_dir: str
     config: Config
     scheduler_monitor: str | None = None
     input_shape: tuple[int, ...] = ()

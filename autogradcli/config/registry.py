@@ -116,14 +116,16 @@ def _norm(name: str, suffix: str = "") -> str:
     return key
 
 
+SHORTHANDS = {"mse": "MSELoss", "bce": "BCELoss", "nll": "NLLLoss", "l1": "L1Loss"}
+
+
 def loose_lookup(name: str, table: dict[str, Any], suffix: str = "") -> str | None:
     """The canonical key of ``table`` for ``name`` ignoring case, ``_`` and a ``suffix``:
     ``cross_entropy`` -> ``CrossEntropyLoss``, ``adamw`` -> ``AdamW``; plus a few shorthands."""
     if name in table:
         return name
-    aliases = {"mse": "MSELoss", "bce": "BCELoss", "nll": "NLLLoss", "l1": "L1Loss"}
-    if name.lower() in aliases and aliases[name.lower()] in table:
-        return aliases[name.lower()]
+    if name.lower() in SHORTHANDS and SHORTHANDS[name.lower()] in table:
+        return SHORTHANDS[name.lower()]
     want = _norm(name, suffix)
     for key in table:
         if _norm(key, suffix) == want:
