@@ -15,6 +15,7 @@ INDENT = " " * 13  # where a key's description starts in the help's table
 def registry_lists() -> dict[str, str]:
     """Placeholder -> the names the config accepts there, wrapped under the help's table."""
     from ..config import registry, schema
+    from ..trainer.builtin import BUILTIN_CALLBACKS
 
     names = {
         "{datasets}": [*schema.DATASETS, "module:fn"],
@@ -22,7 +23,7 @@ def registry_lists() -> dict[str, str]:
         "{shorthands}": list(registry.SHORTHANDS),
         "{optimizers}": sorted(registry.optimizer_types(), key=str.lower),
         "{schedulers}": sorted(registry.scheduler_types()),
-        "{hooks}": list(schema.BUILTIN_HOOKS),
+        "{hooks}": list(BUILTIN_CALLBACKS),
         "{metrics}": list(registry.METRICS),
         "{train}": list(schema.TRAIN_DEFAULTS),
     }
