@@ -230,3 +230,70 @@ def test_resume_uses_the_stored_state(recording, tmp_path, capsys):
     )
     assert code == 0, err
     assert FIT_ROWS == []
+
+
+FUNCTIONS = """
+import os
+import pathlib
+
+import numpy as np
+
+from autogradcli.data.dataset import TensorDataset
+from autogradcli.tensor.tensor import wrap
+
+
+def _load(path):
+    rows = np.loadtxt(path, delimiter=",", ndmin=2).astype(np.float32)
+    return TensorDataset(wrap(rows[:, :-1]), wrap(rows[:, -1].astype(np.int64)))
+
+
+def annotated(path: pathlib.Path, other: "os.PathLike | None" = None, tag: str = "t.csv"):
+    assert tag == "t.csv"  # not a path: passed as written
+    return _load(path)
+
+
+def declared(path, n=1):
+    return _load(path)
+
+
+declared.path_settings = ("path",)
+"""
+
+
+@pytest.mark.parametrize("fn", ["annotated", "declared"])
+def test_a_dataset_functions_path_arguments_follow_the_path_rule(tmp_path, monkeypatch, fn):
+    """``path`` written in the config is relative to the config's folder (not the working
+    directory), whether declared by annotation or by ``path_settings``; config.resolved.yaml
+    records the absolute path that was read; an argument that is not a path is untouched."""
+    import yaml
+
+    from autogradcli.config import build_experiment, load_config
+
+    conf = tmp_path / "conf"
+    conf.mkdir()
+    write(conf / "fns.py", FUNCTIONS)
+    rng = np.random.default_rng(0)
+    np.savetxt(
+        conf / "t.csv",
+        np.column_stack([rng.normal(size=(20, 2)), np.arange(20) % 2]),
+        delimiter=",",
+    )
+    extra = ", tag: t.csv" if fn == "annotated" else ""
+    cfg = write(
+        conf / "c.yaml",
+        f"data: {{dataset: fns.py:{fn}, path: t.csv{extra}}}\n"
+        "model: [{type: Linear, in_features: auto, out_features: 2}]\n",
+    )
+    monkeypatch.chdir(tmp_path)  # t.csv is not here: only the config-relative rule finds it
+    config = load_config(cfg)
+    exp = build_experiment(config)
+    assert len(exp.train_loader.dataset) == 16
+    resolved = yaml.safe_load(config.to_yaml(absolute_paths=True))["data"]
+    assert resolved["path"] == str(conf / "t.csv")
+    if fn == "annotated":
+        assert resolved["tag"] == "t.csv"
+    bad = write(conf / "b.yaml", f"data: {{dataset: fns.py:{fn}, path: 3}}\nmodel: [ReLU]\n")
+    from autogradcli.config import ConfigError
+
+    with pytest.raises(ConfigError, match=r"b.yaml:1:\d+  data.path: "):
+        load_config(bad)
