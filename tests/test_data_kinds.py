@@ -297,3 +297,61 @@ def test_a_dataset_functions_path_arguments_follow_the_path_rule(tmp_path, monke
 
     with pytest.raises(ConfigError, match=r"b.yaml:1:\d+  data.path: "):
         load_config(bad)
+
+
+class Sized(Recording):
+    """The stand-in, declaring a vocabulary too (as a text kind would)."""
+
+    name = "sized"
+
+    def sizes(self, state):
+        return {"classes": len(state["classes"]), "vocab": 7}
+
+    def _x(self, source, state, rows):
+        ids = (np.abs(source.values[rows]) * 10).astype(np.int64) % 7  # token ids < vocab
+        return wrap(ids.reshape(-1, 1).repeat(2, axis=1))
+
+
+MODEL_AUTO = """
+data: {{dataset: {kind}, path: t.csv}}
+model:
+  - {{type: Linear, in_features: auto, out_features: {hidden}}}
+  - {{type: Linear, in_features: auto, out_features: auto}}
+"""
+
+
+def test_auto_sizes_come_from_the_kind(recording, monkeypatch, tmp_path):
+    """out_features: auto on the last layer is sizes()['classes'] (2 here: pos, neg);
+    num_embeddings: auto is sizes()['vocab']; a kind without the size, or out_features: auto
+    before the last layer, is a located error."""
+    from autogradcli.config import ConfigError, build_experiment, load_config
+
+    monkeypatch.setitem(KINDS, "sized", Sized)
+    _table(tmp_path / "t.csv")
+    cfg = write(tmp_path / "c.yaml", MODEL_AUTO.format(kind="recording", hidden=5))
+    exp = build_experiment(load_config(cfg))
+    assert exp.model[1].out_features == 2 and exp.output_shape == (2,)
+    emb = MODEL_AUTO.format(kind="sized", hidden=5).replace(
+        "  - {type: Linear, in_features: auto, out_features: 5}",
+        "  - Flatten\n  - {type: Embedding, num_embeddings: auto, embedding_dim: 3}\n  - Flatten",
+    )
+    (tmp_path / "e.yaml").write_text(emb)
+    exp = build_experiment(load_config(str(tmp_path / "e.yaml")))
+    assert exp.model[1].num_embeddings == 7 and exp.model[3].out_features == 2
+
+    no_vocab = write(tmp_path / "v.yaml", emb.replace("dataset: sized", "dataset: recording"))
+    with pytest.raises(
+        ConfigError,
+        match=r"v.yaml:4:23  model.1.num_embeddings: "
+        r"num_embeddings: auto is the data's vocab count, which dataset "
+        r"'recording' does not know",
+    ):
+        build_experiment(load_config(no_vocab))
+    early = write(tmp_path / "o.yaml", MODEL_AUTO.format(kind="recording", hidden="auto"))
+    with pytest.raises(ConfigError, match=r"o.yaml:3:\d+  model.0.out_features: .*only the last"):
+        build_experiment(load_config(early))
+    sine = write(
+        tmp_path / "s.yaml", MODEL_AUTO.format(kind="sine", hidden=4).replace(", path: t.csv", "")
+    )
+    with pytest.raises(ConfigError, match="classes count, which dataset 'sine' does not know"):
+        build_experiment(load_config(sine))
