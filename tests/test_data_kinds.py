@@ -355,3 +355,27 @@ def test_auto_sizes_come_from_the_kind(recording, monkeypatch, tmp_path):
     )
     with pytest.raises(ConfigError, match="classes count, which dataset 'sine' does not know"):
         build_experiment(load_config(sine))
+
+
+class OneClass(Recording):
+    """The stand-in, refusing training rows of a single class while fitting."""
+
+    name = "oneclass"
+
+    def fit(self, source, train):
+        state = super().fit(source, train)
+        if len(state["classes"]) < 2:
+            raise DataError([Problem(self.path, "the target has one class", column="label")])
+        return state
+
+
+def test_a_data_error_while_fitting_is_located(recording, monkeypatch, tmp_path):
+    from autogradcli.config import ConfigError, build_experiment, load_config
+
+    monkeypatch.setitem(KINDS, "oneclass", OneClass)
+    (tmp_path / "t.csv").write_text("".join(f"r{i},{i},same\n" for i in range(20)))
+    cfg = write(tmp_path / "c.yaml", CONFIG.format(path="t.csv").replace("recording", "oneclass"))
+    with pytest.raises(ConfigError) as info:
+        build_experiment(load_config(cfg))
+    assert "c.yaml:3:27  data.path: cannot use the data: " in str(info.value)
+    assert "t.csv, column 'label': the target has one class" in str(info.value)
