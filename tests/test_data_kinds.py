@@ -379,3 +379,19 @@ def test_a_data_error_while_fitting_is_located(recording, monkeypatch, tmp_path)
         build_experiment(load_config(cfg))
     assert "c.yaml:3:27  data.path: cannot use the data: " in str(info.value)
     assert "t.csv, column 'label': the target has one class" in str(info.value)
+
+
+def test_a_run_without_data_state_json_is_refitted_on_its_training_rows(
+    recording, tmp_path, capsys
+):
+    """A run folder made before data_state.json existed: eval --data reads the training file
+    and fits on the same training rows again (one fit), and still works."""
+    _table(tmp_path / "t.csv")
+    run = _train(capsys, tmp_path)
+    os.remove(os.path.join(run, "data_state.json"))
+    FIT_ROWS.clear()
+    _table(tmp_path / "new.csv", n=5, seed=2)
+    code, out, err = agrad(capsys, "eval", run, "--data", str(tmp_path / "new.csv"), "--json")
+    assert code == 0, err
+    assert json.loads(out)["samples"] == 5
+    assert FIT_ROWS == [_split_rows(40, 4, 0.25, 0.2)[0]]
