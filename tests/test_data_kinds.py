@@ -18,7 +18,7 @@ from autogradcli.data.dataset import TensorDataset
 from autogradcli.data.kinds import KINDS, DataError, DataKind, Problem, Source
 from autogradcli.tensor.tensor import wrap
 
-FIT_ROWS: list[list[int]] = []  # the rows each fit saw, in this process
+fitted_rows: list[list[int]] = []  # the rows each fit saw, in this process
 
 
 class _Rows(Source):
@@ -52,7 +52,7 @@ class Recording(DataKind):
         return _Rows([r[0] for r in rows], [float(r[1]) for r in rows], [r[2] for r in rows])
 
     def fit(self, source, train):
-        FIT_ROWS.append(list(train))
+        fitted_rows.append(list(train))
         values = source.values[list(train)]
         classes = sorted({source.labels[i] for i in train})
         return {"mean": float(values.mean()), "classes": classes}
@@ -83,7 +83,7 @@ class Recording(DataKind):
 def recording(monkeypatch):
     """The stand-in kind, registered for one test."""
     monkeypatch.setitem(KINDS, "recording", Recording)
-    FIT_ROWS.clear()
+    fitted_rows.clear()
     return Recording
 
 
@@ -145,8 +145,8 @@ def test_fit_sees_the_training_rows_only(recording, tmp_path):
     exp = build_experiment(load_config(write(tmp_path / "c.yaml", CONFIG.format(path="t.csv"))))
     train, val, test = _split_rows(40, 4, 0.25, 0.2)
     assert (len(train), len(val), len(test)) == (24, 6, 10)
-    assert [train] == FIT_ROWS  # one fit, on exactly the training rows
-    assert not set(FIT_ROWS[0]) & (set(val) | set(test))
+    assert [train] == fitted_rows  # one fit, on exactly the training rows
+    assert not set(fitted_rows[0]) & (set(val) | set(test))
     state = exp.data_state["state"]
     assert state["mean"] == pytest.approx(float(values[train].mean()), rel=1e-6)
     # validation and test samples are the other rows, transformed with the training mean
@@ -193,7 +193,7 @@ def test_state_round_trips_and_eval_predict_need_no_training_file(recording, tmp
     assert doc["sample"]["x"] == {"shape": [8, 2], "dtype": "float32"}
     os.remove(tmp_path / "t.csv")  # eval --data and predict never read it
     new_values, _ = _table(tmp_path / "new.csv", n=9, seed=3)
-    FIT_ROWS.clear()
+    fitted_rows.clear()
     code, out, err = agrad(capsys, "eval", run, "--data", str(tmp_path / "new.csv"), "--json")
     assert code == 0, err
     assert json.loads(out)["samples"] == 9
@@ -205,7 +205,7 @@ def test_state_round_trips_and_eval_predict_need_no_training_file(recording, tmp
     code, out, err = agrad(capsys, "inspect", run, "--json")
     assert code == 0, err
     assert json.loads(out)["summary"]["input_shape"] == ["B", 2]
-    assert FIT_ROWS == []  # the stored state was used, nothing was fitted again
+    assert fitted_rows == []  # the stored state was used, nothing was fitted again
     with open(out_csv, encoding="utf-8") as fh:
         rows = list(csv.DictReader(fh))
     assert [r["name"] for r in rows] == [f"r{i}" for i in range(9)]
@@ -224,12 +224,12 @@ def test_state_round_trips_and_eval_predict_need_no_training_file(recording, tmp
 def test_resume_uses_the_stored_state(recording, tmp_path, capsys):
     _table(tmp_path / "t.csv")
     run = _train(capsys, tmp_path)
-    FIT_ROWS.clear()
+    fitted_rows.clear()
     code, _, err = agrad(
         capsys, "train", "--resume", run, "--set", "train.epochs=3", "--progress", "none"
     )
     assert code == 0, err
-    assert FIT_ROWS == []
+    assert fitted_rows == []
 
 
 FUNCTIONS = """
@@ -389,9 +389,10 @@ def test_a_run_without_data_state_json_is_refitted_on_its_training_rows(
     _table(tmp_path / "t.csv")
     run = _train(capsys, tmp_path)
     os.remove(os.path.join(run, "data_state.json"))
-    FIT_ROWS.clear()
+    fitted_rows.clear()
     _table(tmp_path / "new.csv", n=5, seed=2)
     code, out, err = agrad(capsys, "eval", run, "--data", str(tmp_path / "new.csv"), "--json")
     assert code == 0, err
     assert json.loads(out)["samples"] == 5
-    assert FIT_ROWS == [_split_rows(40, 4, 0.25, 0.2)[0]]
+    train, _, _ = _split_rows(40, 4, 0.25, 0.2)
+    assert fitted_rows == [train]
