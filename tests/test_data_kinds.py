@@ -288,6 +288,7 @@ def test_a_dataset_functions_path_arguments_follow_the_path_rule(tmp_path, monke
     config = load_config(cfg)
     exp = build_experiment(config)
     assert len(exp.train_loader.dataset) == 16
+    assert exp.data_state["state"] == {}  # a dataset function's kind learns nothing
     resolved = yaml.safe_load(config.to_yaml(absolute_paths=True))["data"]
     assert resolved["path"] == str(conf / "t.csv")
     if fn == "annotated":
