@@ -48,6 +48,10 @@ def count_correct(out: Any, y: Any, loss_fn: Any) -> tuple[int, int]:
     name = type(loss_fn).__name__
     if t.dtype.kind in "iu" and o.ndim == t.ndim + 1 and o.ndim >= 1:
         pred = xp.argmax(o, axis=class_dim(out, y) if o.ndim > 1 else 0)
+        ignore = getattr(loss_fn, "ignore_index", None)
+        if isinstance(ignore, int):  # positions the loss leaves out (padding) are not counted
+            keep = t != ignore
+            return int((keep & (pred == t)).sum()), int(keep.sum())
         return int((pred == t).sum()), int(t.size)
     if o.shape == t.shape:
         if name.startswith("BCE") or o.ndim < 2 or o.shape[1] == 1:
