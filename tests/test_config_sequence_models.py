@@ -311,3 +311,97 @@ def test_too_few_class_scores_per_position_are_reported_at_the_head(tmp_path):
 def test_just_enough_class_scores_per_position_build(tmp_path):
     exp = build_experiment(config_in(tmp_path, "seq_lstm.yaml", ["model.2.out_features=12"]))
     assert exp.output_shape == (16, 12)
+
+
+# --------------------------------------------------------------------- a tied head
+def test_tied_gpt_head_shares_the_token_embedding_and_trains_as_torchs(tmp_path):
+    config = config_in(tmp_path, "seq_gpt.yaml", ["model.0.name=tok", "model.5.tie=tok"])
+    exp = build_experiment(config)
+    assert exp.model.tok.weight is exp.model[5].weight
+    names = [n for n, _ in exp.model.named_parameters()]
+    assert "tok.weight" in names and "5.weight" not in names  # trained once
+    theirs = torch_gpt()
+    theirs.head.weight = theirs.tok.weight
+    state = {k.replace("tok.", "0.", 1): v for k, v in exp.model.state_dict().items()}
+    load_into_torch(theirs, _Named(state))
+    assert theirs.head.weight is theirs.tok.weight
+    x, y = next(iter(exp.train_loader))
+    tx, ty = torch.tensor(x.numpy()), torch.tensor(y.numpy())
+    topt = torch.optim.AdamW(theirs.parameters(), lr=0.01)
+    for _ in range(2):
+        exp.optimizer.zero_grad()
+        loss = compute_loss(exp.loss_fn, exp.model(x), y)
+        topt.zero_grad()
+        want = torch.nn.functional.cross_entropy(theirs(tx).transpose(1, 2), ty)
+        assert math.isclose(loss.item(), want.item(), rel_tol=1e-5)
+        loss.backward()
+        want.backward()
+        exp.optimizer.step()
+        topt.step()
+    np.testing.assert_allclose(
+        np32(exp.model.tok.weight), np32(theirs.tok.weight), rtol=1e-4, atol=1e-6
+    )
+
+
+class _Named:
+    """A state dict standing in for a module in ``load_into_torch``."""
+
+    def __init__(self, state):
+        self.state = state
+
+    def state_dict(self):
+        return self.state
+
+
+@pytest.mark.parametrize(
+    "overrides, where, message",
+    [
+        (["model.5.tie=tk"], "model.5.tie", "unknown layer 'tk' (did you mean 'tok'?)"),
+        (["model.0.tie=5"], "model.0.tie", "layer '5' is written after 'tok': tie to an earlier"),
+        (["model.5.tie=5"], "model.5.tie", "layer '5' cannot share its own weight"),
+    ],
+)
+def test_bad_tie_is_located(tmp_path, overrides, where, message):
+    path = tmp_path / "c.yaml"
+    shutil.copy(os.path.join(FIXTURES, "seq_gpt.yaml"), path)
+    with pytest.raises(ConfigError) as info:
+        load_config(str(path), ["model.0.name=tok", *overrides])
+    (issue,) = [str(i) for i in info.value.issues]
+    assert where in issue and message in issue
+
+
+@pytest.mark.parametrize(
+    "tie, message",
+    [
+        (
+            "model.4.tie=1",
+            "layer '1''s weight: it has a weight (16, 32) and LayerNorm has a weight (32,)",
+        ),
+        (
+            "model.5.tie=1",
+            "layer '1''s weight: it has a weight (16, 32) and Linear has a weight (12, 32)",
+        ),
+        ("model.5.tie=2", "it has no weight and Linear has a weight (12, 32)"),
+    ],
+)
+def test_tie_needs_weights_of_one_shape(tmp_path, tie, message):
+    (problem,) = build_issues(config_in(tmp_path, "seq_gpt.yaml", [tie]))
+    assert tie.split("=")[0].removesuffix(".tie") in problem and message in problem
+
+
+def test_a_block_model_ties_by_block_name(tmp_path):
+    text = """
+    name: tied-blocks
+    data: {dataset: npz, path: tokens.npz, val_split: 0.25}
+    model:
+      blocks:
+        tok: {type: Embedding, num_embeddings: 12, embedding_dim: 8}
+        head: {type: Linear, in_features: auto, out_features: 12, tie: tok}
+    loss: CrossEntropyLoss
+    """
+    exp = build_experiment(config_in(tmp_path, "", text=text))
+    assert exp.model.head.weight is exp.model.tok.weight
+    x, _ = next(iter(exp.train_loader))
+    emb = exp.model.tok.weight.detach().numpy()
+    want = emb[x.numpy()] @ emb.T + exp.model.head.bias.detach().numpy()
+    np.testing.assert_allclose(np32(exp.model(x)), want, rtol=1e-5, atol=1e-6)

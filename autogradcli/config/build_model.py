@@ -16,6 +16,7 @@ from ..autograd.grad_mode import no_grad
 from ..nn.container import Sequential
 from ..nn.function_layer import FunctionLayer
 from ..nn.module import Module
+from ..nn.parameter import Parameter
 from ..tensor.tensor import Tensor
 from . import registry
 from .blocks import Graph
@@ -31,31 +32,45 @@ def build_model(b: Builder, x: Tensor) -> tuple[Module | None, Any]:
     ``blocks``; (None, None) after a problem (reported)."""
     spec = b.config.data["model"]
     if isinstance(spec, list):
-        layers: list[tuple[str, Module]] = []
+        layers: dict[str, Module] = {}
         for i, layer_spec in enumerate(spec):
-            module, x = _layer(b, layer_spec, ("model", i), [x], LAYER_RESERVED)
+            tie = layers.get(layer_spec.get("tie", ""))
+            module, x = _layer(b, layer_spec, ("model", i), [x], LAYER_RESERVED, tie)
             if module is None:
                 return None, None
-            layers.append((layer_spec.get("name", str(i)), module))
+            layers[layer_spec.get("name", str(i))] = module
         return Sequential(OrderedDict(layers)), x
     values: dict[str, Any] = {"input": x}
     wiring = []
+    built: dict[str, Module] = {}
     for name, block in spec["blocks"].items():
         refs = block["inputs"] if "inputs" in block else [block["input"]]
         module, out = _layer(
-            b, block, ("model", "blocks", name), [values[r] for r in refs], BLOCK_RESERVED
+            b,
+            block,
+            ("model", "blocks", name),
+            [values[r] for r in refs],
+            BLOCK_RESERVED,
+            built.get(block.get("tie", "")),
         )
         if module is None:
             return None, None
         values[name] = out
+        built[name] = module
         wiring.append((name, module, refs))
     return Graph(wiring, spec["output"]), values[spec["output"]]
 
 
 def _layer(
-    b: Builder, spec: dict[str, Any], path: Path, inputs: Sequence[Any], reserved: tuple
+    b: Builder,
+    spec: dict[str, Any],
+    path: Path,
+    inputs: Sequence[Any],
+    reserved: tuple,
+    tie: Module | None = None,
 ) -> tuple[Module | None, Any]:
-    """(module, output) for one layer spec run on ``inputs``, or (None, None)."""
+    """(module, output) for one layer spec run on ``inputs``, or (None, None); ``tie``: the
+    layer whose ``weight`` it shares (``tie:``)."""
     kind = spec["type"]
     target = b.lookup(kind, path + ("type",), registry.layer_types())
     if target is None:
@@ -90,6 +105,8 @@ def _layer(
     if not isinstance(module, Module):
         b.error(path, f"{what} built a {type(module).__name__}, not an nn.Module")
         return None, None
+    if tie is not None and not _tie(b, module, tie, spec["tie"], path):
+        return None, None
     try:
         with no_grad():
             module.eval()
@@ -104,6 +121,25 @@ def _layer(
         b.error(path, f"{what} returned {bad}, not a Tensor")
         return None, None
     return module, out
+
+
+def _tie(b: Builder, module: Module, source: Module, ref: str, path: Path) -> bool:
+    """Make ``module.weight`` the ``weight`` of the layer ``ref`` (one tensor, trained once, as
+    a GPT's head shares its token embedding); False after reporting weights that differ."""
+    mine, theirs = getattr(module, "weight", None), getattr(source, "weight", None)
+    if isinstance(mine, Parameter) and isinstance(theirs, Parameter) and mine.shape == theirs.shape:
+        module.weight = theirs
+        return True
+
+    def show(w: Any) -> str:
+        return f"a weight {tuple(w.shape)}" if isinstance(w, Parameter) else "no weight"
+
+    b.error(
+        path + ("tie",),
+        f"cannot share layer {ref!r}'s weight: it has {show(theirs)} and "
+        f"{type(module).__name__} has {show(mine)} (tie needs weights of the same shape)",
+    )
+    return False
 
 
 def _not_a_tensor(out: Any) -> str | None:

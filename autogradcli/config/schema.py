@@ -217,8 +217,8 @@ TRAIN_DEFAULTS: dict[str, Any] = {
 OUTPUT_DEFAULTS: dict[str, Any] = {"dir": "runs"}
 DEFAULT_OPTIMIZER: dict[str, Any] = {"type": "Adam", "lr": 0.001}
 
-LAYER_RESERVED = ("type", "name")  # keys of a layer that are not constructor arguments
-BLOCK_RESERVED = ("type", "input", "inputs")  # the same for a block of a block model
+LAYER_RESERVED = ("type", "name", "tie")  # keys of a layer that are not constructor arguments
+BLOCK_RESERVED = ("type", "input", "inputs", "tie")  # the same for a block of a block model
 FUNCTION_KEYS = ("params", "init", "args")  # the keys of an autograd.Function layer
 
 # Checks for keys whose default's type is not the whole rule (the rest follow their default).
