@@ -405,3 +405,18 @@ def test_a_block_model_ties_by_block_name(tmp_path):
     emb = exp.model.tok.weight.detach().numpy()
     want = emb[x.numpy()] @ emb.T + exp.model.head.bias.detach().numpy()
     np.testing.assert_allclose(np32(exp.model(x)), want, rtol=1e-5, atol=1e-6)
+
+
+def test_sequence_layers_run_on_the_device_stand_in(strict_cuda):
+    """The config's sequence layers keep to the array seam: the same outputs on the stand-in."""
+    ag.manual_seed(0)
+    model = ag.nn.Sequential(
+        ag.nn.Embedding(12, 8),
+        S.PositionalEmbedding(16, 8),
+        S.TransformerEncoderLayer(8, 2, 16, dropout=0.0, batch_first=True, causal=True),
+        S.LSTM(8, 6, batch_first=True, bidirectional=True, output="last"),
+    )
+    x = ag.tensor(np.random.default_rng(7).integers(0, 12, (2, 5)))
+    want = np32(model(x))
+    got = model.to("cuda")(x.to("cuda")).cpu()
+    np.testing.assert_allclose(np32(got), want, rtol=1e-5, atol=1e-6)

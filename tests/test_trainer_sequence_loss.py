@@ -196,3 +196,21 @@ def test_next_token_task_logs_perplexity_by_default(out_shape, y_shape, y_dtype,
     names = default_metrics("classification", is_next_token(out, y))
     assert names == (["accuracy", "perplexity"] if next_token else ["accuracy"])
     assert default_metrics("regression", True) == ["mae"]
+
+
+def test_loss_and_metrics_on_the_device_stand_in(strict_cuda):
+    """The per-position loss, accuracy and perplexity compute on the device's arrays (the
+    strict cupy stand-in refuses numpy calls on them) and agree with the CPU."""
+    scores, targets = scores_and_targets(seed=6)
+    targets[0, 0] = -100  # CrossEntropyLoss's default ignore_index
+    values = {}
+    for device in ("cpu", "cuda"):
+        out, y = ag.tensor(scores, device=device), ag.tensor(targets, device=device)
+        sums = EpochSums("classification", nn.CrossEntropyLoss(), ["accuracy", "perplexity"])
+        sums.add(compute_loss(sums.loss_fn, out, y).item(), out, out, y)
+        values[device] = sums.metrics("val")
+    assert values["cuda"] == pytest.approx(values["cpu"], rel=1e-6)
+    keep = targets != -100
+    want = math.exp(token_nll(scores, np.where(keep, targets, 0))[keep].mean())
+    assert values["cpu"]["val_perplexity"] == pytest.approx(want, rel=1e-6)
+    assert values["cpu"]["val_loss"] == pytest.approx(math.log(want), rel=1e-5)
