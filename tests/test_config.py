@@ -462,7 +462,7 @@ def test_hook_errors(cfg):
         "c.yaml:5:27  hooks.1.patience: expected a non-negative integer, got -1 (int)",
         "c.yaml:5:41  hooks.1.mode: expected auto, min, max, min! or max!, got 'up' (str)",
         "c.yaml:5:51  hooks.1.monitor: expected train_ or val_ and loss, acc, top5, f1_macro, mae, "
-        "rmse or r2, got 'val_los' (str)",
+        "rmse, r2 or perplexity, got 'val_los' (str)",
         "c.yaml:6:27  hooks.2.monitor: val_acc needs validation data (val_split > 0 or val)",
         "c.yaml:7:5  hooks.3: a forward hook needs 'fn' (an import path to the hook function)",
         "c.yaml:8:31  hooks.4.fn: 'user_layers.py:NOT_A_CLASS' is an int, not a function",

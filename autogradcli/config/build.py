@@ -17,7 +17,7 @@ from typing import Any
 from .. import data as D
 from ..tensor.random import manual_seed
 from ..tensor.tensor import Tensor
-from ..trainer.metrics import guess_task
+from ..trainer.metrics import guess_task, is_next_token
 from . import registry
 from .build_data import build_data, build_loaders, move_dataset
 from .build_model import DataSizes, build_model
@@ -111,7 +111,11 @@ def build_experiment(
         ),
         data_kind=data.kind,
         data_state=data.doc(),
-        metrics=(d["metrics"] if d.get("metrics") is not None else registry.default_metrics(task)),
+        metrics=(
+            d["metrics"]
+            if d.get("metrics") is not None
+            else registry.default_metrics(task, is_next_token(out, y))
+        ),
     )
 
 

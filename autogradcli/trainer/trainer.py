@@ -36,6 +36,7 @@ from .guards import NonFiniteLossError
 from .metrics import EpochSums, default_metrics, guess_task
 from .run_dir import RunDir
 from .run_logger import RunLogger
+from .sequence_loss import compute_loss
 from .signals import DeferredInterrupt
 from .state import RunClock, TrainingState
 
@@ -67,8 +68,9 @@ class Trainer:
     and ``NonFiniteGuard`` are added when absent (``default_callbacks=False`` to not), and a
     ``RunLogger`` when ``run`` is given. ``task`` is ``"classification"`` or ``"regression"``
     (``None``: guessed from the loss); ``metrics`` (``trainer.metrics`` module: accuracy, top5,
-    f1_macro, mae, rmse, r2) are logged as ``train_<m>``/``val_<m>`` (default: accuracy, logged
-    as ``*_acc``, for classification; mae for regression).
+    f1_macro, mae, rmse, r2, perplexity) are logged as ``train_<m>``/``val_<m>`` (default:
+    accuracy, logged as ``*_acc``, for classification; mae for regression). (N, T, C) outputs
+    against (N, T) class targets go to the loss as (N, C, T) (``sequence_loss``).
     ``run``: a ``RunDir`` or a folder path (made when absent; one holding another run is
     refused unless resuming) for checkpoints and files; without it nothing is written.
     ``seed``: when given, a fresh fit seeds the global RNG and the train loader's
@@ -386,7 +388,7 @@ class Trainer:
         """Forward, loss, ``on_before_backward``, backward, ``on_after_backward`` (gradient
         synchronisation goes there); returns (output, loss value). Shared with ``dry_run``."""
         out = self.forward(x)
-        loss = self.loss_fn(out, y)
+        loss = compute_loss(self.loss_fn, out, y)
         value = float(loss.item())
         self.batch_loss = value
         self._emit("on_before_backward", loss)
