@@ -29,17 +29,16 @@ def fit_table(
     problems = Problems()
     features: list[dict[str, Any]] = []
     width = 0
-    for name in raw.header:
+    names = [h for h in raw.header if h != target and specs.get(h, ColumnSpec()).type != "drop"]
+    for name in names:
         spec = specs.get(name, ColumnSpec())
-        if name == target or spec.type == "drop":
-            continue
         column = _fit_column(raw, train, name, spec, problems)
         if column is not None:
             column["start"] = width
             width += column["width"]
             features.append(column)
     target_state = _fit_target(raw, train, target, specs.get(target, ColumnSpec()), problems)
-    if not features:
+    if not names:
         problems.add(
             Problem(
                 raw.file,

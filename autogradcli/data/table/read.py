@@ -73,6 +73,13 @@ def read_table(path: str, format: str = "auto") -> RawTable:
             )
         )
     problems.check()
+    try:
+        import pyarrow  # noqa: F401
+    except ImportError:
+        problems.add(
+            Problem(path, "reading a table needs pyarrow: pip install 'autogradcli[table]'")
+        )
+    problems.check()
     if kind == "parquet":
         table = _read_parquet(path, problems)
     else:
@@ -146,8 +153,8 @@ def _read_delimited(path: str, delimiter: str, problems: Problems) -> RawTable |
 def _header(path: str, delimiter: str, problems: Problems) -> list[str] | None:
     """The first line's names (quotes honoured); empty or repeated names are problems."""
     try:
-        with open(path, encoding="utf-8-sig", newline="") as fh:
-            first = fh.readline()
+        with open(path, "rb") as fh:
+            first = fh.readline().decode("utf-8-sig")
     except UnicodeDecodeError:
         problems.add(Problem(path, "the header is not UTF-8 text", row=1))
         return None
