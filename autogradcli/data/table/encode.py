@@ -12,7 +12,7 @@ from .problems import Problems, suggest
 from .read import RawTable
 from .values import booleans, numbers
 
-__all__ = ["encode_inputs", "encode_target", "input_names"]
+__all__ = ["encode_inputs", "encode_target"]
 
 
 def encode_inputs(
@@ -101,14 +101,3 @@ def encode_target(
         else:
             out[i] = lookup[c]
     return out
-
-
-def input_names(state: dict[str, Any]) -> list[str]:
-    """A name for each input slot (``island=Dream``, ``bill_length_mm``), for ``inspect``."""
-    names = []
-    for col in state["features"]:
-        if col["type"] == "category" and col["encode"] == "one_hot":
-            names += [f"{col['name']}=<unknown>"] + [f"{col['name']}={v}" for v in col["vocab"]]
-        else:
-            names.append(col["name"])
-    return names
