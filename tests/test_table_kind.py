@@ -188,7 +188,7 @@ def test_predict_input_missing_a_feature_column_is_located(tmp_path):
         (
             None,
             "height",
-            "has no column 'height', which the model was trained on (did you mean 'heigth'?)",
+            "not in the header, and the model was trained on it (did you mean 'heigth'?)",
         )
     ]
     assert str(new) in str(err.value)

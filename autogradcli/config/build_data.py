@@ -92,10 +92,14 @@ def build_data(
         rows, val_rows = _split(b, rows, spec["val_split"], "val_split", "validate")
     if rows is None:
         return None
-    state = dict(stored["state"]) if stored is not None else kind.fit(source, rows)
-    data = RunData(kind, state, train=kind.samples(source, state, rows, train=True))
-    data.val = _part(b, kind, source, state, val_rows, spec.get("val"), "val")
-    data.test = _part(b, kind, source, state, test_rows, spec.get("test"), "test")
+    try:  # fit and samples find problems too (a column's type, a bad value in a split)
+        state = dict(stored["state"]) if stored is not None else kind.fit(source, rows)
+        data = RunData(kind, state, train=kind.samples(source, state, rows, train=True))
+        data.val = _part(b, kind, source, state, val_rows, spec.get("val"), "val")
+        data.test = _part(b, kind, source, state, test_rows, spec.get("test"), "test")
+    except DataError as err:
+        b.error(_data_key(kind, spec, ("data",)), f"cannot load the data: {err}")
+        return None
     if not _pairs(b, data.train, spec):
         return None
     data.sample = sample_batch(data.train, DRY_RUN_BATCH)
@@ -142,10 +146,7 @@ def _absolute(b: Builder, settings: dict[str, Any], path: Path, keys: Any) -> No
 def _read(b: Builder, kind: DataKind, spec: dict[str, Any], path: Path) -> Any:
     """``kind.read()``, or None after reporting its problems at the data's first file setting
     (its ``dataset`` key when it has none)."""
-    given = [k for k in (kind.path_settings or ()) if spec.get(k) is not None]
-    if isinstance(kind, FunctionKind):
-        given = []
-    key = path + ((given[0],) if given else ("dataset",))
+    key = _data_key(kind, spec, path)
     try:
         source = kind.read()
     except Exception as err:
@@ -155,6 +156,14 @@ def _read(b: Builder, kind: DataKind, spec: dict[str, Any], path: Path) -> Any:
         b.error(key, "the dataset is empty")
         return None
     return source
+
+
+def _data_key(kind: DataKind, spec: dict[str, Any], path: Path) -> Path:
+    """Where a data problem is reported: the data's first file setting, else its ``dataset``."""
+    given = [k for k in (kind.path_settings or ()) if spec.get(k) is not None]
+    if isinstance(kind, FunctionKind):
+        given = []
+    return path + ((given[0],) if given else ("dataset",))
 
 
 def _part(

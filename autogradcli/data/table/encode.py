@@ -28,7 +28,7 @@ def encode_inputs(
             problems.add(
                 Problem(
                     raw.file,
-                    f"has no column {name!r}, which the model was trained on{suggest(name, raw.header)}",
+                    f"not in the header, and the model was trained on it{suggest(name, raw.header)}",
                     column=name,
                 )
             )
