@@ -408,3 +408,141 @@ def test_a_parquet_claiming_a_billion_rows_is_refused_before_reading(tmp_path):
     assert "its metadata claims 1,000,000,000 rows, more than 10,000,000" in str(err.value)
     small = parquet_claiming(str(tmp_path / "small.parquet"), 3)  # the same bytes, true count
     assert len(kind(small, target="y").read()) == 3
+
+
+# --- through the CLI: configs/penguins.yaml on the raw palmerpenguins CSV ----------------
+
+
+def _train_penguins(capsys, tmp_path, data: str, name: str) -> str:
+    """``agrad train configs/penguins.yaml`` on ``data``; the run folder."""
+    import glob
+    import os
+    import shutil
+
+    from test_cli_helpers import REPO, agrad
+
+    config = tmp_path / f"{name}.yaml"
+    shutil.copy(os.path.join(REPO, "configs", "penguins.yaml"), config)
+    runs = tmp_path / f"runs-{name}"
+    code, out, err = agrad(
+        capsys, "train", str(config), "--set", f"data.path={data}", "--runs-dir", str(runs)
+    )
+    assert code == 0, out + err
+    (run,) = glob.glob(str(runs / "*"))
+    return run
+
+
+def _training_rows(n: int, seed: int, test_split: float, val_split: float) -> list[int]:
+    """The rows a run trains on, by the documented split: test_split of all rows first, then
+    val_split of the rest, each a permutation seeded with the run's seed."""
+    import autogradcli.data as D
+
+    rows = list(range(n))
+    for frac in (test_split, val_split):
+        k = round(len(rows) * frac)
+        rest, _ = D.random_split(rows, [len(rows) - k, k], generator=D.Generator(seed))
+        rows = [rows[i] for i in rest.indices]
+    return rows
+
+
+@pytest.mark.slow
+def test_penguins_config_from_the_raw_csv_to_predictions(capsys, tmp_path):
+    """The shipped config on palmerpenguins' own CSV (NA rows kept): test accuracy >= 0.95;
+    the stored state is pandas' statistics of the training rows; predict takes raw rows
+    (reordered, an extra column, no target, gaps) once the training file is gone."""
+    import os
+    import shutil
+
+    import yaml
+    from test_cli_helpers import REPO, agrad
+
+    pd = pytest.importorskip("pandas")
+    shipped = penguins_csv()
+    with open(shipped, "rb") as a, open(os.path.join(REPO, "configs/data/penguins.csv"), "rb") as b:
+        assert a.read() == b.read()  # the repository's copy is the package's file, unchanged
+    data = str(tmp_path / "penguins.csv")
+    shutil.copy(shipped, data)
+    run = _train_penguins(capsys, tmp_path, data, "penguins")
+    with open(os.path.join(run, "summary.json"), encoding="utf-8") as fh:
+        test = json.load(fh)["test"]
+    assert test["samples"] == 69 and test["test_acc"] >= 0.95  # measured: 1.0 (69/69)
+
+    with open(os.path.join(run, "config.resolved.yaml"), encoding="utf-8") as fh:
+        cfg = yaml.safe_load(fh)
+    d = cfg["data"]
+    train = _training_rows(344, cfg["seed"], d["test_split"], d["val_split"])
+    with open(os.path.join(run, "data_state.json"), encoding="utf-8") as fh:
+        state = json.load(fh)["state"]
+    df = pd.read_csv(shipped).iloc[train]
+    cols = {c["name"]: c for c in state["features"]}
+    for name in ["bill_length_mm", "bill_depth_mm", "flipper_length_mm", "body_mass_g"]:
+        assert cols[name]["center"] == pytest.approx(df[name].mean(), rel=1e-12)
+        assert cols[name]["scale"] == pytest.approx(df[name].std(ddof=0), rel=1e-12)
+        assert cols[name]["fill"] == pytest.approx(df[name].median(), rel=1e-12)
+    assert cols["island"]["vocab"] == sorted(df["island"].unique())
+    assert state["target"]["classes"] == sorted(df["species"].unique())
+
+    raw = pd.read_csv(shipped, dtype=str, keep_default_na=False)
+    picked = raw.iloc[[0, 3, 152, 160, 220, 300]]  # row 3 is all NA but species, island, year
+    as_given = str(tmp_path / "as_given.csv")
+    picked.to_csv(as_given, index=False)
+    shuffled = picked.drop(columns="species")[
+        [
+            "sex",
+            "year",
+            "body_mass_g",
+            "island",
+            "bill_depth_mm",
+            "flipper_length_mm",
+            "bill_length_mm",
+        ]
+    ]
+    shuffled.insert(2, "note", "x")
+    moved = str(tmp_path / "new.csv")
+    shuffled.to_csv(moved, index=False)
+    os.remove(data)  # predict needs only the run folder
+    outs = []
+    for inp in (as_given, moved):
+        out = str(tmp_path / f"pred-{os.path.basename(inp)}")
+        code, o, e = agrad(capsys, "predict", run, "--input", inp, "--output", out)
+        assert code == 0, o + e
+        outs.append(pd.read_csv(out))
+    assert outs[0].equals(outs[1])  # column order, an extra column and no target change nothing
+    pred = outs[1]
+    assert list(pred.columns) == ["name", "pred", "class", "prob_0", "prob_1", "prob_2"]
+    assert pred["name"].tolist() == [2, 3, 4, 5, 6, 7]  # rows of new.csv, by line
+    np.testing.assert_allclose(pred[["prob_0", "prob_1", "prob_2"]].sum(axis=1), 1, rtol=1e-5)
+    want = picked["species"].tolist()
+    assert pred["class"].tolist()[:1] + pred["class"].tolist()[2:] == want[:1] + want[2:]
+
+
+@pytest.mark.slow
+def test_no_validation_or_test_row_reaches_the_stored_state(capsys, tmp_path):
+    """Every row outside the training rows turned into an outlier (numbers x1000, a new
+    island, a new sex): the run stores the same state as on the clean file."""
+    import os
+    import shutil
+
+    import yaml
+    from test_cli_helpers import REPO
+
+    pd = pytest.importorskip("pandas")
+    clean = str(tmp_path / "clean.csv")
+    shutil.copy(penguins_csv(), clean)
+    df = pd.read_csv(clean, dtype=str, keep_default_na=False)
+    with open(os.path.join(REPO, "configs", "penguins.yaml"), encoding="utf-8") as fh:
+        cfg = yaml.safe_load(fh)
+    d = cfg["data"]
+    train = set(_training_rows(len(df), cfg["seed"], d["test_split"], d["val_split"]))
+    other = [i for i in range(len(df)) if i not in train]
+    for name in ["bill_length_mm", "bill_depth_mm", "flipper_length_mm", "body_mass_g"]:
+        df.loc[other, name] = "99999"
+    df.loc[other, "island"], df.loc[other, "sex"] = "Atlantis", "unknown"
+    poisoned = str(tmp_path / "poisoned.csv")
+    df.to_csv(poisoned, index=False)
+    states = []
+    for data, name in ((clean, "clean"), (poisoned, "poisoned")):
+        run = _train_penguins(capsys, tmp_path, data, name)
+        with open(os.path.join(run, "data_state.json"), encoding="utf-8") as fh:
+            states.append(json.load(fh)["state"])
+    assert states[0] == states[1]
