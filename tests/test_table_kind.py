@@ -546,3 +546,24 @@ def test_no_validation_or_test_row_reaches_the_stored_state(capsys, tmp_path):
         with open(os.path.join(run, "data_state.json"), encoding="utf-8") as fh:
             states.append(json.load(fh)["state"])
     assert states[0] == states[1]
+
+
+def test_readme_tables_section_shows_the_shipped_config_and_the_na_spellings():
+    import os
+    import re
+
+    from test_cli_helpers import REPO
+
+    from autogradcli.data.table.read import NA_VALUES
+
+    with open(os.path.join(REPO, "README.md"), encoding="utf-8") as fh:
+        readme = fh.read()
+    section = readme[readme.index("### Tables: `dataset: table`") :]
+    block = section[
+        section.index("```yaml\n") + 8 : section.index("```\n", section.index("```yaml"))
+    ]
+    with open(os.path.join(REPO, "configs", "penguins.yaml"), encoding="utf-8") as fh:
+        assert block == fh.read()
+    listed = section[: section.index("are missing;")]
+    spelled = set(re.findall(r"`([^`]*)`", listed[listed.index("an empty cell") :]))
+    assert spelled | {""} == NA_VALUES
