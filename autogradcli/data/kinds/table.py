@@ -66,7 +66,7 @@ class TableKind(DataKind):
     def read(self, path: str | None = None) -> TableSource:
         """The configured table (``path`` None: its target and ``columns`` names are checked
         against the header) or a new file for eval/predict; gaps handled per ``missing``."""
-        from ..table.read import read_table
+        from ..table.read import missing, read_table
 
         raw = read_table(self.path if path is None else path, self.format)
         problems = Problems()
@@ -83,7 +83,7 @@ class TableKind(DataKind):
                     )
             problems.check()
         used = [h for h in raw.header if self.specs.get(h) is None or self.specs[h].type != "drop"]
-        gaps = np.column_stack([[c is None for c in raw.cells[h]] for h in used]) if used else None
+        gaps = np.column_stack([missing(raw.cells[h]) for h in used]) if used else None
         if gaps is not None and gaps.any():
             if self.missing == "drop_rows":
                 raw = raw.take(~gaps.any(axis=1))

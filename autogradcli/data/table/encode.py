@@ -9,7 +9,7 @@ import numpy as np
 
 from ..kinds.base import Problem
 from .problems import Problems, suggest
-from .read import RawTable
+from .read import RawTable, missing
 from .values import booleans, numbers
 
 __all__ = ["encode_inputs", "encode_target"]
@@ -73,7 +73,7 @@ def encode_target(
         )
         return np.zeros(0)
     cells, rows = raw.cells[name][index], raw.rows[index]
-    for i in np.flatnonzero([c is None for c in cells]):
+    for i in np.flatnonzero(missing(cells)):
         problems.add(
             Problem(
                 raw.file,

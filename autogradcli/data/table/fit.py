@@ -10,7 +10,7 @@ import numpy as np
 
 from ..kinds.base import Problem
 from .problems import Problems
-from .read import RawTable
+from .read import RawTable, missing
 from .spec import ColumnSpec
 from .values import booleans, is_boolean, is_number, numbers
 
@@ -52,7 +52,7 @@ def fit_table(
 def _observed(raw: RawTable, train: np.ndarray, name: str) -> tuple[np.ndarray, np.ndarray]:
     """The training cells of column ``name`` that are not missing, and their row numbers."""
     cells, rows = raw.cells[name][train], raw.rows[train]
-    present = np.array([c is not None for c in cells], dtype=bool)
+    present = ~missing(cells)
     return cells[present], rows[present]
 
 

@@ -19,7 +19,7 @@ import numpy as np
 from ..kinds.base import Problem
 from .problems import Problems
 
-__all__ = ["MAX_ROWS", "NA_VALUES", "RawTable", "read_table", "table_format"]
+__all__ = ["MAX_ROWS", "NA_VALUES", "RawTable", "missing", "read_table", "table_format"]
 
 # A table larger than this is refused: every cell is held as text while it is encoded.
 MAX_ROWS = 10_000_000
@@ -135,19 +135,13 @@ def _read_delimited(path: str, delimiter: str, problems: Problems) -> RawTable |
     if problems:
         return None
     table = pa.Table.from_batches(batches, schema=reader.schema)
-    raw = (
-        np.column_stack([_cells(table.column(i)) for i in range(len(names))])
-        if len(table)
-        else None
-    )
-    if raw is None:
+    if len(table) == 0:
         problems.add(Problem(path, "has a header but no data rows"))
         return None
-    blank = np.array([all(c is None for c in r) for r in raw]) if raw.shape[1] else None
-    rows = np.arange(2, len(raw) + 2, dtype=np.int64)
-    cells = {h: raw[:, i] for i, h in enumerate(header)}
-    out = RawTable(path, header, cells, rows)
-    return out.take(~blank) if blank is not None and blank.any() else out
+    cells = {h: _cells(table.column(i)) for i, h in enumerate(header)}
+    blank = np.logical_and.reduce([missing(c) for c in cells.values()])
+    out = RawTable(path, header, cells, np.arange(2, len(table) + 2, dtype=np.int64))
+    return out.take(~blank) if blank.any() else out
 
 
 def _header(path: str, delimiter: str, problems: Problems) -> list[str] | None:
@@ -244,6 +238,11 @@ def _read_parquet(path: str, problems: Problems) -> RawTable | None:
         return None
     cells = {name: _cells(table.column(name).cast(pa.string())) for name in header}
     return RawTable(path, header, cells, np.arange(1, len(table) + 1, dtype=np.int64))
+
+
+def missing(cells: np.ndarray) -> np.ndarray:
+    """Where the cells of a column (as ``RawTable`` holds them) are missing."""
+    return np.equal(cells, None)
 
 
 def _cells(column: Any) -> np.ndarray:
