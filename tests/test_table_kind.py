@@ -68,7 +68,7 @@ def test_penguins_statistics_match_pandas_on_the_training_rows():
         "classes": sorted(df["species"].unique()),
     }
     assert k.class_names(state) == ["Adelie", "Chinstrap", "Gentoo"]
-    assert k.sizes(state) == {"classes": 3, "features": 4 + 4 + 4}
+    assert k.sizes(state) == {"classes": 3} and state["width"] == 4 + 4 + 4
 
 
 def test_fit_never_reads_rows_outside_train(tmp_path):
@@ -201,7 +201,7 @@ def test_numeric_target_is_regression_unless_declared_category(tmp_path):
     path = write(tmp_path / "t.csv", "x,y\n1,10\n2,2\n3,10\n4,2.5\n")
     k = kind(path, target="y")
     state = k.fit(k.read(), [0, 1, 2, 3])
-    assert k.class_names(state) is None and "classes" not in k.sizes(state)
+    assert k.class_names(state) is None and k.sizes(state) == {}
     y = k.samples(k.read(), state)[:][1].numpy()
     assert y.dtype == np.float32 and y.shape == (4, 1) and y[:, 0].tolist() == [10, 2, 10, 2.5]
     k = kind(path, target="y", columns={"y": "category"})

@@ -159,11 +159,9 @@ class TableKind(DataKind):
         return [str(r) for r in source.raw.rows]
 
     def sizes(self, state: dict[str, Any]) -> dict[str, int]:
-        """``classes`` for a class target; ``features``, the input width."""
-        out = {"features": int(state["width"])}
-        if state["target"]["type"] == "category":
-            out["classes"] = len(state["target"]["classes"])
-        return out
+        """``classes``, the class count of a class target (none for a numeric one)."""
+        target = state["target"]
+        return {"classes": len(target["classes"])} if target["type"] == "category" else {}
 
     def class_names(self, state: dict[str, Any]) -> list[str] | None:
         """The target's class names in index order; None for a numeric target."""
