@@ -156,6 +156,14 @@ def test_blank_lines_are_skipped_and_rows_keep_their_line_numbers(tmp_path):
     assert len(src) == 3 and k.names(src) == ["2", "4", "5"]
 
 
+def test_a_bom_crlf_lines_and_a_quoted_header_name(tmp_path):
+    path = tmp_path / "t.csv"
+    path.write_bytes(b'\xef\xbb\xbfa,"b c",y\r\n1,x,p\r\n2,y,q\r\n')
+    src = kind(path, target="y").read()
+    assert src.raw.header == ["a", "b c", "y"]
+    assert [list(src.raw.cells[h]) for h in src.raw.header] == [["1", "2"], ["x", "y"], ["p", "q"]]
+
+
 # --- predict on raw rows ----------------------------------------------------------------
 
 
@@ -508,6 +516,14 @@ def test_penguins_config_from_the_raw_csv_to_predictions(capsys, tmp_path):
         assert code == 0, o + e
         outs.append(pd.read_csv(out))
     assert outs[0].equals(outs[1])  # column order, an extra column and no target change nothing
+    code, o, e = agrad(capsys, "eval", run, "--data", as_given)  # read with the run's spec
+    assert code == 0 and "on as_given (6 samples)" in o, o + e
+    shuffled.drop(columns="bill_depth_mm").to_csv(moved, index=False)
+    code, o, e = agrad(
+        capsys, "predict", run, "--input", moved, "--output", str(tmp_path / "p.csv")
+    )
+    assert code == 2 and "new.csv, column 'bill_depth_mm': not in the header" in e
+    assert "Traceback" not in e
     pred = outs[1]
     assert list(pred.columns) == ["name", "pred", "class", "prob_0", "prob_1", "prob_2"]
     assert pred["name"].tolist() == [2, 3, 4, 5, 6, 7]  # rows of new.csv, by line
