@@ -398,6 +398,30 @@ def test_file_and_format_problems(tmp_path):
         assert why in str(err.value)
 
 
+def test_one_hot_width_just_inside_and_outside(tmp_path):
+    from autogradcli.data.table.fit import MAX_ONE_HOT
+
+    for n, ok in ((MAX_ONE_HOT, True), (MAX_ONE_HOT + 1, False)):
+        path = write(
+            tmp_path / f"t{n}.csv", "id,y\n" + "".join(f"u{i},{'pq'[i % 2]}\n" for i in range(n))
+        )
+        k = kind(path, target="y")
+        if ok:
+            assert k.fit(k.read(), range(n))["features"][0]["width"] == n + 1
+            continue
+        with pytest.raises(DataError) as err:
+            k.fit(k.read(), range(n))
+        assert problems(err.value) == [
+            (
+                None,
+                "id",
+                "1,001 distinct values in the training rows, more than 1,000 one-hot inputs (an identifier?): drop it with `columns: {id: drop}`, or give it `encode: embedding`",
+            )
+        ]
+        k = kind(path, target="y", columns={"id": {"encode": "embedding"}})
+        assert k.fit(k.read(), range(n))["features"][0]["width"] == 1
+
+
 def test_row_limit_just_inside_and_outside(tmp_path, monkeypatch):
     from autogradcli.data.table import read
 

@@ -19,6 +19,8 @@ __all__ = ["MISSING_TOKEN", "UNKNOWN_TOKEN", "fit_table"]
 UNKNOWN_TOKEN = "<unknown>"  # slot 0 of every category: a value the training rows never had
 MISSING_TOKEN = "<missing>"  # the category a missing cell becomes under ``fill: missing``
 STATE_VERSION = 1
+# A one-hot category wider than this is refused: a column of names or ids, not categories.
+MAX_ONE_HOT = 1000
 
 
 def fit_table(
@@ -103,7 +105,7 @@ def _fit_column(
         mode = float(flags.mean() >= 0.5) if len(flags) else 0.0
         return {"name": name, "type": "boolean", "fill": mode, "width": 1}
     if kind == "category":
-        return _fit_category(raw, train, name, spec, cells)
+        return _fit_category(raw, train, name, spec, cells, problems)
     return None
 
 
@@ -143,9 +145,24 @@ def _fit_number(raw: RawTable, name: str, spec: ColumnSpec, values: np.ndarray) 
 
 
 def _fit_category(
-    raw: RawTable, train: np.ndarray, name: str, spec: ColumnSpec, cells: np.ndarray
+    raw: RawTable,
+    train: np.ndarray,
+    name: str,
+    spec: ColumnSpec,
+    cells: np.ndarray,
+    problems: Problems,
 ) -> dict[str, Any]:
     counts = Counter(cells.tolist())
+    if spec.encode == "one_hot" and len(counts) > MAX_ONE_HOT:
+        problems.add(
+            Problem(
+                raw.file,
+                f"{len(counts):,} distinct values in the training rows, more than {MAX_ONE_HOT:,} "
+                f"one-hot inputs (an identifier?): drop it with `columns: {{{name}: drop}}`, or "
+                "give it `encode: embedding`",
+                column=name,
+            )
+        )
     has_gaps = len(cells) < len(train)
     if spec.fill_for("category") == "mode":
         fill = counts.most_common(1)[0][0]
