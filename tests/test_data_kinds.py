@@ -288,6 +288,7 @@ def test_a_dataset_functions_path_arguments_follow_the_path_rule(tmp_path, monke
     config = load_config(cfg)
     exp = build_experiment(config)
     assert len(exp.train_loader.dataset) == 16
+    assert exp.data_state["state"] == {}  # a dataset function's kind learns nothing
     resolved = yaml.safe_load(config.to_yaml(absolute_paths=True))["data"]
     assert resolved["path"] == str(conf / "t.csv")
     if fn == "annotated":
@@ -396,3 +397,20 @@ def test_a_run_without_data_state_json_is_refitted_on_its_training_rows(
     assert json.loads(out)["samples"] == 5
     train, _, _ = _split_rows(40, 4, 0.25, 0.2)
     assert fitted_rows == [train]
+
+
+def test_data_state_sample_size_limit(tmp_path):
+    """A stored build batch of 2**26 numbers (just inside) is read; one more is refused."""
+    from autogradcli.trainer.run_dir import RunDir, RunFolderError
+
+    run = RunDir(str(tmp_path))
+    y = {"shape": [8], "dtype": "int64"}
+    for shape, ok in (([8, 2**23], True), ([8, 2**23 + 1], False), ([2**26 + 1], False)):
+        run.write_data_state(
+            {"state": {}, "sample": {"x": {"shape": shape, "dtype": "float32"}, "y": y}}
+        )
+        if ok:
+            assert run.read_data_state()["sample"]["x"]["shape"] == shape
+        else:
+            with pytest.raises(RunFolderError, match="too large for a build batch"):
+                run.read_data_state()
