@@ -86,6 +86,7 @@ def _infer(
 def _fit_column(
     raw: RawTable, train: np.ndarray, name: str, spec: ColumnSpec, problems: Problems
 ) -> dict[str, Any] | None:
+    """One feature column: its type (declared, else inferred) and what it learns."""
     cells, rows = _observed(raw, train, name)
     if len(cells) == 0:
         problems.add(
@@ -110,6 +111,7 @@ def _fit_column(
 
 
 def _fit_number(raw: RawTable, name: str, spec: ColumnSpec, values: np.ndarray) -> dict[str, Any]:
+    """Fill value and scale of a number column, from its parsed training values."""
     values = values[~np.isnan(values)]
     if len(values) == 0:  # every cell was a bad one, already reported
         return {
@@ -152,6 +154,7 @@ def _fit_category(
     cells: np.ndarray,
     problems: Problems,
 ) -> dict[str, Any]:
+    """Vocabulary and fill of a category column; refused when too wide to one-hot."""
     counts = Counter(cells.tolist())
     if spec.encode == "one_hot" and len(counts) > MAX_ONE_HOT:
         problems.add(
@@ -185,6 +188,7 @@ def _fit_category(
 def _fit_target(
     raw: RawTable, train: np.ndarray, target: str, spec: ColumnSpec, problems: Problems
 ) -> dict[str, Any]:
+    """The target: numbers (regression) or classes, whose names are kept as strings."""
     cells, rows = _observed(raw, train, target)
     kind = spec.type
     if kind is None:

@@ -90,6 +90,7 @@ def read_table(path: str, format: str = "auto") -> RawTable:
 
 
 def _read_delimited(path: str, delimiter: str, problems: Problems) -> RawTable | None:
+    """A CSV/TSV file, streamed in blocks as text; every malformed row a problem."""
     import pyarrow as pa
     import pyarrow.csv as pcsv
 
@@ -98,6 +99,7 @@ def _read_delimited(path: str, delimiter: str, problems: Problems) -> RawTable |
         return None
 
     def bad_row(row: Any) -> str:
+        """pyarrow's handler for a malformed row: note it, skip it."""
         if "\n" in row.text:
             why = "a quoted value opened in this row is never closed (check its quotes)"
         else:
@@ -193,6 +195,7 @@ def _parse_problem(path: str, err: Exception) -> Problem:
 
 
 def _read_parquet(path: str, problems: Problems) -> RawTable | None:
+    """A Parquet file, its row count checked from the metadata before reading."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
