@@ -181,9 +181,13 @@ def test_dataset_errors(cfg):
         model: [Flatten]
         """
     )
+    from autogradcli.data.kinds import KINDS
+
+    names = ", ".join(KINDS)  # every registered kind, the built-in ones first
+    assert names.startswith("digits, npz, csv, idx, sine, spirals")
     assert issues(path) == [
         "c.yaml:2:3  data.dataset: unknown dataset 'digts' (did you mean 'digits'?); expected one "
-        "of digits, npz, csv, idx, sine, spirals or an import path"
+        f"of {names} or an import path"
     ]
     path = cfg(
         """\
