@@ -17,3 +17,8 @@ def register_kind(kind: type[DataKind]) -> type[DataKind]:
         raise ValueError(f"a dataset kind named {kind.name!r} is already registered")
     KINDS[kind.name] = kind
     return kind
+
+
+from .image_folder import ImageFolder  # noqa: E402
+
+register_kind(ImageFolder)
