@@ -18,13 +18,13 @@ def is_image_name(name: str) -> bool:
 
 
 def files_under(folder: str) -> list[str]:
-    """Every image file under ``folder`` (recursively, following links as torchvision does),
-    sorted by path; hidden folders are not entered."""
-    found = []
+    """Every image file under ``folder`` (recursively, following links), in torchvision's
+    order: folders sorted by path, a folder's files sorted by name; hidden folders skipped."""
+    walked = []
     for here, dirs, names in os.walk(folder, followlinks=True):
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        found.extend(os.path.join(here, n) for n in sorted(names) if is_image_name(n))
-    return found
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        walked.append((here, sorted(n for n in names if is_image_name(n))))
+    return [os.path.join(here, n) for here, names in sorted(walked) for n in names]
 
 
 def class_folders(root: str) -> list[str]:
