@@ -132,6 +132,7 @@ def build_loaders(b: Builder, train_ds: Any, val_ds: Any) -> tuple[Any, Any]:
             batch_size=t["batch_size"],
             shuffle=t["shuffle"],
             drop_last=t["drop_last"],
+            num_workers=t["num_workers"],
             generator=D.Generator(b.config.data["seed"]),
         )
         if t["drop_last"] and len(train_loader) == 0:
@@ -141,7 +142,9 @@ def build_loaders(b: Builder, train_ds: Any, val_ds: Any) -> tuple[Any, Any]:
                 f"{len(train_ds)} training samples",
             )
     if val_ds is not None:
-        val_loader = D.DataLoader(val_ds, batch_size=t["batch_size"], shuffle=False)
+        val_loader = D.DataLoader(
+            val_ds, batch_size=t["batch_size"], shuffle=False, num_workers=t["num_workers"]
+        )
     return train_loader, val_loader
 
 
