@@ -486,3 +486,28 @@ def test_data_error_round_trips_through_pickle():
     back = pickle.loads(pickle.dumps(err))
     assert type(back) is DataError and str(back) == str(err) and back.more == 2
     assert str(back).startswith("a/b.png, row 3: cannot be decoded")
+
+
+@pytest.mark.parametrize("extra, refused", [(0, False), (1, True)])
+def test_decompression_bomb_limit_just_inside_and_outside(tmp_path, extra, refused):
+    """A header of exactly Pillow's MAX_IMAGE_PIXELS passes the header check; one more pixel is
+    refused, naming the file (the pixels are never decoded)."""
+    import struct
+    import zlib
+
+    from autogradcli.data.image.decode import BadImage, probe
+
+    width = _pil().MAX_IMAGE_PIXELS + extra
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        crc = struct.pack(">I", zlib.crc32(kind + data))
+        return struct.pack(">I", len(data)) + kind + data + crc
+
+    path = tmp_path / "wide.png"
+    ihdr = struct.pack(">IIBBBBB", width, 1, 8, 0, 0, 0, 0)
+    path.write_bytes(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IEND", b""))
+    if refused:
+        with pytest.raises(BadImage, match="decompression bomb"):
+            probe(path)
+    else:
+        assert (probe(path).height, probe(path).width) == (1, width)
