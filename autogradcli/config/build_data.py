@@ -92,13 +92,17 @@ def build_data(
         rows, val_rows = _split(b, rows, spec["val_split"], "val_split", "validate")
     if rows is None:
         return None
-    state = dict(stored["state"]) if stored is not None else kind.fit(source, rows)
-    data = RunData(kind, state, train=kind.samples(source, state, rows, train=True))
-    data.val = _part(b, kind, source, state, val_rows, spec.get("val"), "val")
-    data.test = _part(b, kind, source, state, test_rows, spec.get("test"), "test")
-    if not _pairs(b, data.train, spec):
+    try:  # fit and the first samples decode files too (an image's pixels, not only its header)
+        state = dict(stored["state"]) if stored is not None else kind.fit(source, rows)
+        data = RunData(kind, state, train=kind.samples(source, state, rows, train=True))
+        data.val = _part(b, kind, source, state, val_rows, spec.get("val"), "val")
+        data.test = _part(b, kind, source, state, test_rows, spec.get("test"), "test")
+        if not _pairs(b, data.train, spec):
+            return None
+        data.sample = sample_batch(data.train, DRY_RUN_BATCH)
+    except DataError as err:
+        b.error(_file_key(kind, spec, ("data",)), f"cannot load the data: {err}")
         return None
-    data.sample = sample_batch(data.train, DRY_RUN_BATCH)
     return data
 
 
@@ -139,13 +143,19 @@ def _absolute(b: Builder, settings: dict[str, Any], path: Path, keys: Any) -> No
             settings[k] = b.config.file_path(path + (k,), settings[k])
 
 
-def _read(b: Builder, kind: DataKind, spec: dict[str, Any], path: Path) -> Any:
-    """``kind.read()``, or None after reporting its problems at the data's first file setting
-    (its ``dataset`` key when it has none)."""
+def _file_key(kind: DataKind, spec: dict[str, Any], path: Path) -> Path:
+    """Where a data problem is reported: the data's first file setting (its ``dataset`` key
+    when it has none)."""
     given = [k for k in (kind.path_settings or ()) if spec.get(k) is not None]
     if isinstance(kind, FunctionKind):
         given = []
-    key = path + ((given[0],) if given else ("dataset",))
+    return path + ((given[0],) if given else ("dataset",))
+
+
+def _read(b: Builder, kind: DataKind, spec: dict[str, Any], path: Path) -> Any:
+    """``kind.read()``, or None after reporting its problems at the data's first file setting
+    (its ``dataset`` key when it has none)."""
+    key = _file_key(kind, spec, path)
     try:
         source = kind.read()
     except Exception as err:
