@@ -388,39 +388,71 @@ def _digits_folder(tmp_path, corrupt: bool = True) -> str:
     return root
 
 
-def test_digits_folder_trains_to_095(tmp_path):
-    """The bundled digits written as 32x32 PNG and JPEG files (and a corrupt one): an MLP
-    trained on the kind's samples reaches validation accuracy >= 0.95."""
+DIGITS_CONFIG = """\
+name: digits-images
+seed: 0
+data:
+  dataset: image_folder
+  root: digits
+  size: 16
+  normalize: auto
+  skip_bad: {skip_bad}
+  val_split: 0.2
+model:
+  - Flatten
+  - {{type: Linear, in_features: auto, out_features: 128}}
+  - ReLU
+  - {{type: Linear, in_features: auto, out_features: 10}}
+loss: cross_entropy
+optimizer: {{type: Adam, lr: 0.002}}
+train: {{epochs: 6, batch_size: 64}}
+"""
+
+
+def test_digits_folder_trains_to_095_and_predicts(tmp_path, capsys, monkeypatch):
+    """The bundled digits written as 32x32 PNG and JPEG files plus a corrupt one, trained from a
+    config: refused naming the corrupt file without skip_bad; with it, validation accuracy
+    >= 0.95, and ``agrad predict`` names each new file's class."""
+    import json
+
+    from test_cli_helpers import agrad
+
     root = _digits_folder(tmp_path)
     names = sorted(n for _, _, files in os.walk(root) for n in files)
     assert any(n.endswith(".png") for n in names) and any(n.endswith(".jpg") for n in names)
-    with pytest.raises(DataError, match=r"4/corrupt\.png: not an image"):
-        _kind(root=root).read()
-    kind = _kind(root=root, skip_bad=True, normalize="auto", size=16)
-    source = kind.read()
-    assert len(source) == 1797 and len(source.skipped) == 1
-    order = np.random.default_rng(0).permutation(len(source))
-    val, train = order[:360], order[360:]
-    state = kind.fit(source, train)
-    ag.manual_seed(0)
-    model = ag.nn.Sequential(
-        ag.nn.Flatten(), ag.nn.Linear(256, 128), ag.nn.ReLU(), ag.nn.Linear(128, 10)
-    )
-    opt = ag.optim.Adam(model.parameters(), lr=0.002)
-    loss_fn = ag.nn.CrossEntropyLoss()
-    train_loader = DataLoader(kind.samples(source, state, train), batch_size=64, shuffle=True)
-    for _ in range(6):
-        for x, y in train_loader:
-            opt.zero_grad()
-            loss_fn(model(x), y).backward()
-            opt.step()
-    correct = 0
-    with ag.no_grad():
-        for x, y in DataLoader(kind.samples(source, state, val), batch_size=256):
-            correct += int((model(x).argmax(1) == y).sum().item())
-    accuracy = correct / len(val)
-    print(f"digits image folder: validation accuracy {accuracy:.4f}")
-    assert accuracy >= 0.95
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "c.yaml").write_text(DIGITS_CONFIG.format(skip_bad="false"))
+    code, _, err = agrad(capsys, "train", "c.yaml", "--progress", "none")
+    assert code == 2 and "c.yaml:5:" in err and os.path.join("4", "corrupt.png") in err, err
+    assert "Traceback" not in err and not os.path.exists(tmp_path / "runs")
+
+    (tmp_path / "c.yaml").write_text(DIGITS_CONFIG.format(skip_bad="true"))
+    code, _, err = agrad(capsys, "train", "c.yaml", "--progress", "none")
+    assert code == 0, err
+    assert "skipped 1 bad image(s)" in err
+    (run,) = [os.path.join("runs", d) for d in os.listdir("runs")]
+    with open(os.path.join(run, "summary.json")) as f:
+        best = json.load(f)["best"]["metrics"]
+    print(f"digits image folder: best val_acc {best['val_acc']:.4f}")
+    assert best["val_acc"] >= 0.95
+    with open(os.path.join(run, "data_state.json")) as f:
+        assert json.load(f)["state"]["skipped_bad"] == 1
+
+    new = tmp_path / "new"
+    picks = {"3": "0003.jpg", "7": "0017.jpg", "0": "0000.png"}
+    for digit, name in picks.items():
+        new.mkdir(exist_ok=True)
+        (new / f"{digit}-{name}").write_bytes((tmp_path / "digits" / digit / name).read_bytes())
+    code, _, err = agrad(capsys, "predict", run, "--input", "new", "--output", "p.csv")
+    assert code == 0, err
+    lines = (tmp_path / "p.csv").read_text().splitlines()
+    header, rows = lines[0].split(","), [line.split(",") for line in lines[1:]]
+    assert [r[0] for r in rows] == [os.path.join("new", n) for n in sorted(os.listdir(new))]
+    for r in rows:
+        record = dict(zip(header, r))
+        assert record["class"] == os.path.basename(record["name"]).split("-")[0]
+        probs = [float(record[f"prob_{i}"]) for i in range(10)]
+        assert abs(sum(probs) - 1) < 1e-4
 
 
 # ------------------------------------------------------------------ memory
@@ -511,3 +543,21 @@ def test_decompression_bomb_limit_just_inside_and_outside(tmp_path, extra, refus
             probe(path)
     else:
         assert (probe(path).height, probe(path).width) == (1, width)
+
+
+def test_shipped_config_runs_from_the_readme_command(tmp_path, capsys, monkeypatch):
+    """configs/image_folder.yaml, with its data written by the README's one-line command,
+    builds and takes a training step (``--dry-run``)."""
+    import shutil
+
+    from test_cli_helpers import agrad
+
+    _pil()
+    from autogradcli.data.image.digits import main as write_digits
+
+    shutil.copytree(os.path.join(REPO, "configs"), tmp_path / "configs")
+    monkeypatch.chdir(tmp_path)
+    assert write_digits([os.path.join("data", "digit_images")]) == 0
+    code, out, err = agrad(capsys, "train", "configs/image_folder.yaml", "--dry-run")
+    assert code == 0, err
+    assert "Conv2d" in out
