@@ -184,7 +184,7 @@ def test_dataset_errors(cfg):
     )
     assert issues(path) == [
         "c.yaml:2:3  data.dataset: unknown dataset 'digts' (did you mean 'digits'?); expected one "
-        "of digits, npz, csv, idx, sine, spirals or an import path"
+        "of digits, npz, csv, idx, sine, spirals, image_folder or an import path"
     ]
     path = cfg(
         """\
