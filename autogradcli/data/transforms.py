@@ -168,7 +168,9 @@ class ColorJitter:
     """Scale brightness, contrast and saturation by factors drawn uniformly from
     [max(0, 1 - v), 1 + v], in a random order, as torchvision's ``ColorJitter`` (no hue)."""
 
-    def __init__(self, brightness: float = 0.0, contrast: float = 0.0, saturation: float = 0.0):
+    def __init__(
+        self, brightness: float = 0.0, contrast: float = 0.0, saturation: float = 0.0
+    ) -> None:
         for name, v in (
             ("brightness", brightness),
             ("contrast", contrast),
