@@ -83,6 +83,7 @@ def test_defaults_filled(cfg):
         "grad_clip": None,
         "shuffle": True,
         "drop_last": False,
+        "num_workers": 0,
     }
     assert d["output"] == {"dir": "runs"}
     assert c.text == MINIMAL and c.path.endswith("c.yaml")

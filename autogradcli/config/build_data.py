@@ -92,17 +92,17 @@ def build_data(
         rows, val_rows = _split(b, rows, spec["val_split"], "val_split", "validate")
     if rows is None:
         return None
-    try:
+    try:  # fit and the first samples may decode files (an image's pixels, not its header)
         state = dict(stored["state"]) if stored is not None else kind.fit(source, rows)
         data = RunData(kind, state, train=kind.samples(source, state, rows, train=True))
         data.val = _part(b, kind, source, state, val_rows, spec.get("val"), "val")
         data.test = _part(b, kind, source, state, test_rows, spec.get("test"), "test")
-    except DataError as err:  # found while fitting (a target with one class...)
+        if not _pairs(b, data.train, spec):
+            return None
+        data.sample = sample_batch(data.train, DRY_RUN_BATCH)
+    except DataError as err:  # found while fitting (a target with one class, a bad image...)
         b.error(_data_key(kind, spec, ("data",)), f"cannot use the data: {_problems(err)}")
         return None
-    if not _pairs(b, data.train, spec):
-        return None
-    data.sample = sample_batch(data.train, DRY_RUN_BATCH)
     return data
 
 
@@ -230,6 +230,7 @@ def build_loaders(b: Builder, train_ds: Any, val_ds: Any) -> tuple[Any, Any]:
             batch_size=t["batch_size"],
             shuffle=t["shuffle"],
             drop_last=t["drop_last"],
+            num_workers=t["num_workers"],
             generator=D.Generator(b.config.data["seed"]),
         )
         if t["drop_last"] and len(train_loader) == 0:
@@ -239,7 +240,9 @@ def build_loaders(b: Builder, train_ds: Any, val_ds: Any) -> tuple[Any, Any]:
                 f"{len(train_ds)} training samples",
             )
     if val_ds is not None:
-        val_loader = D.DataLoader(val_ds, batch_size=t["batch_size"], shuffle=False)
+        val_loader = D.DataLoader(
+            val_ds, batch_size=t["batch_size"], shuffle=False, num_workers=t["num_workers"]
+        )
     return train_loader, val_loader
 
 

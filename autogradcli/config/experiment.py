@@ -48,6 +48,7 @@ class TrainSettings:
     grad_clip: float | None
     shuffle: bool
     drop_last: bool
+    num_workers: int
 
 
 @dataclass

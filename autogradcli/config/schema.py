@@ -81,6 +81,7 @@ train:
   grad_clip: null         # max global grad norm, or null
   shuffle: true
   drop_last: false
+  num_workers: 0          # DataLoader worker processes loading batches (0: in the main process)
 output:
   dir: runs               # each run goes to <dir>/<name>-<YYYYmmdd-HHMMSS>-<id>/
 ```
@@ -241,6 +242,7 @@ TRAIN_DEFAULTS: dict[str, Any] = {
     "grad_clip": trainer_default("grad_clip"),
     "shuffle": True,
     "drop_last": False,
+    "num_workers": 0,
 }
 OUTPUT_DEFAULTS: dict[str, Any] = {"dir": "runs"}
 DEFAULT_OPTIMIZER: dict[str, Any] = {"type": "Adam", "lr": 0.001}
@@ -279,6 +281,7 @@ TRAIN_CHECKS: dict[str, Check] = {
     "batch_size": POS_INT,
     "eval_every": POS_INT,
     "grad_clip": OPT_POS_NUMBER,
+    "num_workers": NONNEG_INT,
 }
 
 

@@ -81,15 +81,21 @@ def loads(data: bytes) -> Any:
 
 class ExceptionWrapper:
     """An exception caught in a worker, with its traceback as text, to re-raise in the main
-    process: ``Caught ValueError in DataLoader worker process 0. Original Traceback ...``."""
+    process: ``Caught ValueError in DataLoader worker process 0. Original Traceback ...``.
+    A ``DataError`` (a user's file, already located) is re-raised as itself, without one."""
 
     def __init__(self, exc_info: Any, where: str) -> None:
+        from .kinds.base import DataError
+
         self.exc_type = exc_info[0]
         self.type_name = exc_info[0].__name__
         self.exc_msg = "".join(traceback.format_exception(*exc_info))
         self.where = where
+        self.data_error = exc_info[1] if isinstance(exc_info[1], DataError) else None
 
     def reraise(self) -> None:
+        if self.data_error is not None:
+            raise self.data_error
         msg = f"Caught {self.type_name} {self.where}.\nOriginal {self.exc_msg}"
         if self.exc_type is KeyError:
             msg = _KeyErrorMessage(msg)

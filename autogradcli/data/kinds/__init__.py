@@ -22,6 +22,7 @@ def register_kind(kind: type[DataKind]) -> type[DataKind]:
 from .builtin_files import CsvKind, IdxKind, NpzKind  # noqa: E402
 from .builtin_sets import DigitsKind, SineKind, SpiralsKind  # noqa: E402
 from .table import TableKind  # noqa: E402
+from .image_folder import ImageFolder  # noqa: E402
 
 register_kind(DigitsKind)
 register_kind(NpzKind)
@@ -30,3 +31,4 @@ register_kind(IdxKind)
 register_kind(SineKind)
 register_kind(SpiralsKind)
 register_kind(TableKind)
+register_kind(ImageFolder)

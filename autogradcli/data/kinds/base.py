@@ -46,6 +46,10 @@ class DataError(ValueError):
             lines.append(f"... and {more} more")
         super().__init__("\n".join(lines))
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # rebuilt from its problems (not its message) when it travels from a DataLoader worker
+        return type(self), (self.problems, self.more)
+
 
 class Source:
     """The raw rows of one file, folder or data set, as read, before anything is learned from
