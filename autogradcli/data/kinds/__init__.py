@@ -21,8 +21,8 @@ def register_kind(kind: type[DataKind]) -> type[DataKind]:
 
 from .builtin_files import CsvKind, IdxKind, NpzKind  # noqa: E402
 from .builtin_sets import DigitsKind, SineKind, SpiralsKind  # noqa: E402
-from .table import TableKind  # noqa: E402
 from .image_folder import ImageFolder  # noqa: E402
+from .table import TableKind  # noqa: E402
 
 register_kind(DigitsKind)
 register_kind(NpzKind)
