@@ -17,3 +17,8 @@ def register_kind(kind: type[DataKind]) -> type[DataKind]:
         raise ValueError(f"a dataset kind named {kind.name!r} is already registered")
     KINDS[kind.name] = kind
     return kind
+
+
+from .text import TextKind  # noqa: E402  (a kind module imports this package's base)
+
+register_kind(TextKind)
