@@ -1,0 +1,89 @@
+"""``agrad generate``: the sampler (temperature, top-k, banned ids, cropping, seeds) against
+hand-computed distributions, and the command on runs that are not language models."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import autogradcli as ag
+from autogradcli.cli.errors import UserError
+from autogradcli.cli.generate_cmd import next_token, sample_tokens
+
+
+class FixedLogits(ag.nn.Module):
+    """Logits ``row`` at every position of every sequence; records the inputs it saw."""
+
+    def __init__(self, row) -> None:
+        super().__init__()
+        self.row = np.asarray(row, dtype=np.float32)
+        self.seen: list[list[int]] = []
+        self.scale = ag.nn.Parameter(ag.ones(1))
+
+    def forward(self, x):
+        self.seen.append(x.numpy()[0].tolist())
+        n, t = x.shape
+        return ag.tensor(np.broadcast_to(self.row, (n, t, self.row.shape[0])).copy())
+
+
+def _draws(logits, temperature, top_k, n=4000, seed=0):
+    rng = np.random.default_rng(seed)
+    row = np.asarray(logits, dtype=np.float64)
+    return np.bincount([next_token(row, temperature, top_k, rng) for _ in range(n)], minlength=4)
+
+
+def test_temperature_zero_takes_the_likeliest():
+    rng = np.random.default_rng(0)
+    assert next_token(np.array([0.1, 2.0, 1.9]), 0.0, 0, rng) == 1
+
+
+def test_frequencies_follow_softmax_of_scaled_logits():
+    logits = np.log([0.1, 0.2, 0.3, 0.4])
+    for temperature in (1.0, 0.5):
+        p = np.exp(logits / temperature)
+        p /= p.sum()
+        freq = _draws(logits, temperature, 0) / 4000
+        assert np.abs(freq - p).max() < 0.03, (temperature, freq, p)
+
+
+@pytest.mark.parametrize(
+    ("k", "allowed"), [(1, {3}), (2, {2, 3}), (3, {1, 2, 3}), (4, {0, 1, 2, 3})]
+)
+def test_top_k_keeps_the_k_likeliest(k, allowed):
+    counts = _draws(np.log([0.1, 0.2, 0.3, 0.4]), 1.0, k)
+    assert set(np.flatnonzero(counts).tolist()) == allowed
+    if k == 2:  # renormalised over the two kept: 0.3 / 0.7
+        assert abs(counts[2] / 4000 - 3 / 7) < 0.03
+
+
+def test_top_k_above_the_vocabulary_is_all_of_it():
+    a = _draws(np.log([0.1, 0.2, 0.3, 0.4]), 1.0, 5)
+    b = _draws(np.log([0.1, 0.2, 0.3, 0.4]), 1.0, 0)
+    assert (a == b).all()
+
+
+def test_sampling_repeats_with_a_seed_and_never_draws_banned_ids():
+    model = FixedLogits([5.0, 0.0, 0.1, 0.2])  # id 0 (<unk>) would win if allowed
+    a = sample_tokens(model, [1, 2], 50, block_size=8, temperature=1.0, top_k=0, seed=3, banned=[0])
+    b = sample_tokens(model, [1, 2], 50, block_size=8, temperature=1.0, top_k=0, seed=3, banned=[0])
+    c = sample_tokens(model, [1, 2], 50, block_size=8, temperature=1.0, top_k=0, seed=4, banned=[0])
+    assert len(a) == 50 and a == b and a != c
+    assert 0 not in a and set(a) <= {1, 2, 3}
+
+
+def test_the_context_is_cropped_to_block_size():
+    model = FixedLogits([0.0, 0.0, 9.0])
+    out = sample_tokens(model, [1, 1, 1, 1, 1], 3, block_size=4, temperature=0.0, top_k=0)
+    assert out == [2, 2, 2]
+    assert model.seen == [[1, 1, 1, 1], [1, 1, 1, 2], [1, 1, 2, 2]]
+
+
+def test_a_model_without_per_position_outputs_is_refused():
+    class Pooled(ag.nn.Module):
+        def forward(self, x):
+            return ag.zeros(x.shape[0], 5)
+
+    with pytest.raises(
+        UserError, match=r"has shape \(1, 5\): agrad generate needs \(1, t, vocab\)"
+    ):
+        sample_tokens(Pooled(), [1], 2, block_size=4)
