@@ -113,6 +113,7 @@ _RULES: dict[str, Check] = {
     ),
     **dict.fromkeys(("eps", "rho", "alpha", "div_factor", "final_div_factor"), POSITIVE),
     "betas": BETAS,
+    "output": ("'sequence' or 'last'", lambda v: v in ("sequence", "last")),
     "gamma": POSITIVE,
     "factor": ("a number in (0, 1)", lambda v: _finite(v) and 0 < v < 1),
     "patience": NONNEG_INT,

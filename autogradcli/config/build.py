@@ -15,7 +15,7 @@ from __future__ import annotations
 from .. import data as D
 from ..tensor.random import manual_seed
 from ..tensor.tensor import Tensor
-from ..trainer.metrics import guess_task
+from ..trainer.metrics import guess_task, is_next_token
 from . import registry
 from .build_data import (
     build_loaders,
@@ -107,7 +107,11 @@ def build_experiment(config: Config) -> Experiment:
             if test_ds is not None
             else None
         ),
-        metrics=(d["metrics"] if d.get("metrics") is not None else registry.default_metrics(task)),
+        metrics=(
+            d["metrics"]
+            if d.get("metrics") is not None
+            else registry.default_metrics(task, is_next_token(out, y))
+        ),
     )
 
 

@@ -9,6 +9,7 @@ from typing import Any
 from ..autograd.grad_mode import no_grad
 from ..nn.module import Module
 from ..tensor.tensor import Tensor
+from ..trainer.sequence_loss import compute_loss
 from . import registry
 from .build_data import dataset_labels
 from .builder import Builder, shape_text, tensor_arguments
@@ -49,7 +50,7 @@ def build_loss(b: Builder, out: Any, y: Any) -> Any:
             return loss_fn  # check_label_range reports it, at the output layer
         try:
             with no_grad():
-                loss_fn(out, y)
+                compute_loss(loss_fn, out, y)
         except Exception as err:
             b.error(
                 ("loss",),

@@ -25,7 +25,10 @@ from ..trainer.metrics import (  # noqa: F401  (the names a config reads, define
     mode_problem,
     resolve_mode,
 )
-from . import blocks
+from . import blocks, sequence_layers
+
+# The config's own versions of these (``sequence_layers``): one tensor out, causal attention.
+_SEQUENCE_LAYERS = ("RNN", "LSTM", "GRU", "TransformerEncoderLayer", "PositionalEmbedding")
 
 # Containers need Python to configure (positional modules): not layers of a config.
 _NOT_LAYERS = {"Module", "Sequential", "ModuleList", "ModuleDict", "ParameterList", "ParameterDict"}
@@ -55,6 +58,7 @@ _RNN_ARGS = {
     "bidirectional": False,
     "device": None,
     "dtype": None,
+    "output": sequence_layers.OUTPUTS[0],  # the config layer's: what it passes on
 }
 _KNOWN_SIGNATURES: dict[str, dict[str, Any]] = {
     "RNN": {**_RNN_ARGS, "nonlinearity": "tanh"},
@@ -75,6 +79,7 @@ def layer_types() -> dict[str, type]:
         and not name.startswith("_")
     }
     out.update({"Add": blocks.Add, "Concat": blocks.Concat, "Mul": blocks.Mul})
+    out.update({name: getattr(sequence_layers, name) for name in _SEQUENCE_LAYERS})
     return out
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..tensor.tensor import Tensor
+from ..trainer.sequence_loss import class_dim
 
 __all__ = ["class_target_problem", "label_range_problem", "shape_mismatch_problem"]
 
@@ -78,7 +79,8 @@ def class_target_problem(kind: str, out: Any, y: Any) -> str | None:
 
 def label_range_problem(kind: str, out: Any, labels: Any, what: str, ignore: Any) -> str | None:
     """Why the class-index ``labels`` (the whole ``what`` set, an integer Tensor) do not fit
-    the ``C`` scores of the model's output ``out`` (N, C, ...) for ``kind``: a label outside
+    the ``C`` scores of the model's output ``out`` (N, C, ...), or (N, T, C) for per-position
+    labels (``sequence_loss.class_dim``), for ``kind``: a label outside
     0..C-1 (``ignore``, the loss's ``ignore_index``, aside). PyTorch fails mid-run instead."""
     if kind not in _CLASS_INDEX_LOSSES or not isinstance(out, Tensor) or out.dim() < 2:
         return None
@@ -89,7 +91,7 @@ def label_range_problem(kind: str, out: Any, labels: Any, what: str, ignore: Any
         values = values[values != ignore]
     if values.size == 0:
         return None
-    classes = int(out.shape[1])
+    classes = int(out.shape[class_dim(out, labels)])
     low, high = int(values.min()), int(values.max())
     if low >= 0 and high < classes:
         return None

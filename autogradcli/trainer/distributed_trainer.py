@@ -27,9 +27,10 @@ from .trainer import Trainer
 
 __all__ = ["DistributedTrainer", "ReducedEpochSums"]
 
-_SCALAR_KEYS = ("correct", "n_acc", "top5_hit", "top5_n", "rows")
+_SCALAR_KEYS = ("correct", "n_acc", "top5_hit", "top5_n", "rows", "nll_sum", "nll_n")
 _LIST_KEYS = ("tp", "fp", "fn", "abs", "sq", "y", "y2")
 _INT_KEYS = {"top5_hit", "top5_n", "rows", "tp", "fp", "fn"}
+_FLOAT_KEYS = {"nll_sum"}  # scalar sums that are not counts
 
 
 class ReducedEpochSums(EpochSums):
@@ -59,7 +60,7 @@ class ReducedEpochSums(EpochSums):
         at = 2
         for key in _SCALAR_KEYS:
             if key in self.sums or total[at]:
-                out.sums[key] = round(total[at])
+                out.sums[key] = total[at] if key in _FLOAT_KEYS else round(total[at])
             at += 1
         for key, size in zip(_LIST_KEYS, lengths.tolist()):
             if size:

@@ -14,6 +14,7 @@ from .batches import unpack
 from .callbacks import Callback
 from .metrics import EpochSums
 from .run_logger import RunLogger
+from .sequence_loss import compute_loss
 
 if TYPE_CHECKING:
     from .trainer import Trainer
@@ -58,7 +59,7 @@ def sum_batches(
         for batch in loader:
             x, y = unpack(batch, device)
             out = model(x)
-            sums.add(float(loss_fn(out, y).item()), out, x, y)
+            sums.add(float(compute_loss(loss_fn, out, y).item()), out, x, y)
             if after_batch is not None:
                 after_batch()
 

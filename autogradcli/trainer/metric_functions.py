@@ -10,17 +10,20 @@ from typing import Any
 
 from ..backend import array_module
 from ..tensor.tensor import Tensor
+from .sequence_loss import class_dim
 
 __all__ = [
     "accuracy_value",
     "add_accuracy",
     "add_f1",
+    "add_perplexity",
     "add_regression",
     "add_top5",
     "batch_size",
     "count_correct",
     "f1_value",
     "mae_value",
+    "perplexity_value",
     "r2_value",
     "rmse_value",
     "top5_value",
@@ -44,7 +47,7 @@ def count_correct(out: Any, y: Any, loss_fn: Any) -> tuple[int, int]:
     xp = array_module(o)
     name = type(loss_fn).__name__
     if t.dtype.kind in "iu" and o.ndim == t.ndim + 1 and o.ndim >= 1:
-        pred = xp.argmax(o, axis=1 if o.ndim > 1 else 0)
+        pred = xp.argmax(o, axis=class_dim(out, y) if o.ndim > 1 else 0)
         return int((pred == t).sum()), int(t.size)
     if o.shape == t.shape:
         if name.startswith("BCE") or o.ndim < 2 or o.shape[1] == 1:
@@ -180,3 +183,41 @@ def r2_value(sums: dict[str, Any]) -> float | None:
         if total > 0:
             r2.append(1.0 - sq / total)
     return sum(r2) / len(r2) if r2 else None
+
+
+def add_perplexity(sums: dict[str, Any], out: Any, y: Any, loss_fn: Any) -> None:
+    """The summed cross-entropy (natural log) of each class-index target under the softmax of
+    its scores, per position for sequence targets, and the number of targets (the loss's
+    ``ignore_index`` left out). NLLLoss's log-probabilities are their own log-softmax, so this
+    is the same for both losses, and unweighted and unsmoothed whatever the loss's settings."""
+    import numpy as np
+
+    if not isinstance(out, Tensor) or not isinstance(y, Tensor):
+        return
+    o, t = out.detach()._data, y._data
+    if t.dtype.kind not in "iu" or o.ndim != t.ndim + 1 or o.ndim < 2:
+        return
+    scores = np.moveaxis(_host(o).astype(np.float64), class_dim(out, y), -1)
+    target = _host(t).astype(np.int64)
+    if scores.shape[:-1] != target.shape:
+        return
+    keep = (target >= 0) & (target < scores.shape[-1])
+    ignore = getattr(loss_fn, "ignore_index", None)
+    if isinstance(ignore, int):
+        keep &= target != ignore
+    top = scores.max(-1, keepdims=True)
+    log_z = top[..., 0] + np.log(np.exp(scores - top).sum(-1))
+    picked = np.take_along_axis(scores, np.where(keep, target, 0)[..., None], -1)[..., 0]
+    sums["nll_sum"] = sums.get("nll_sum", 0.0) + float((log_z - picked)[keep].sum())
+    sums["nll_n"] = sums.get("nll_n", 0) + int(keep.sum())
+
+
+def perplexity_value(sums: dict[str, Any]) -> float | None:
+    """exp of the epoch's mean per-target cross-entropy (not the mean of per-batch exps)."""
+    import math
+
+    n = sums.get("nll_n", 0)
+    if not n:
+        return None
+    mean = sums["nll_sum"] / n
+    return math.exp(mean) if mean < 709.0 else math.inf

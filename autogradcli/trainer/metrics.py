@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from ..tensor.tensor import Tensor
 from . import metric_functions as f
 from .metric_functions import batch_size
 
@@ -23,11 +24,13 @@ __all__ = [
     "DEFAULT_MONITOR",
     "METRICS",
     "MODE_VALUES",
+    "NEXT_TOKEN",
     "EpochSums",
     "Metric",
     "batch_size",
     "default_metrics",
     "guess_task",
+    "is_next_token",
     "logged_names",
     "metric_key",
     "metric_mode",
@@ -38,6 +41,9 @@ __all__ = [
 ]
 
 LOSS_KEY = "loss"  # always logged, minimised
+# The task of a metric logged by default, beside classification's, when a classification
+# run's targets are a class per sequence position (``is_next_token``): perplexity.
+NEXT_TOKEN = "next_token"
 SPLITS = ("train", "val")
 DEFAULT_MONITOR = "val_loss"  # the metric of the best epoch unless one is chosen
 MODE_VALUES = ("auto", "min", "max", "min!", "max!")
@@ -67,7 +73,7 @@ class Metric:
     name: str
     key: str
     mode: str  # "min" | "max": which is better
-    task: str  # "classification" | "regression"
+    task: str  # "classification" | "regression" | NEXT_TOKEN
     accumulate: Callable[[dict[str, Any], Any, Any, Any], None]
     value: Callable[[dict[str, Any]], float | None]
     default: bool = False
@@ -94,6 +100,9 @@ for _metric in (
     Metric("mae", "mae", "min", "regression", f.add_regression, f.mae_value, True),
     Metric("rmse", "rmse", "min", "regression", f.add_regression, f.rmse_value),
     Metric("r2", "r2", "max", "regression", f.add_regression, f.r2_value),
+    Metric(
+        "perplexity", "perplexity", "min", NEXT_TOKEN, f.add_perplexity, f.perplexity_value, True
+    ),
 ):
     register_metric(_metric)
 
@@ -103,9 +112,23 @@ def guess_task(loss_fn: Any) -> str:
     return "classification" if type(loss_fn).__name__ in CLASSIFICATION_LOSSES else "regression"
 
 
-def default_metrics(task: str) -> list[str]:
-    """The metrics logged for ``task`` when none are named (accuracy; mae for regression)."""
-    return [m.name for m in METRICS.values() if m.default and m.task == task]
+def default_metrics(task: str, next_token: bool = False) -> list[str]:
+    """The metrics logged for ``task`` when none are named (accuracy; mae for regression);
+    ``next_token`` (``is_next_token``) adds the next-token ones (perplexity)."""
+    tasks = {task, NEXT_TOKEN} if next_token and task == "classification" else {task}
+    return [m.name for m in METRICS.values() if m.default and m.task in tasks]
+
+
+def is_next_token(out: Any, y: Any) -> bool:
+    """Whether the model's output ``out`` and the targets ``y`` of a batch are a next-token
+    task's: integer targets (N, T), a class per position, against scores (N, T, C)."""
+    return (
+        isinstance(out, Tensor)
+        and isinstance(y, Tensor)
+        and y.dim() == 2
+        and out.dim() == 3
+        and y._data.dtype.kind in "iu"
+    )
 
 
 def metric_key(name: str) -> str:

@@ -36,6 +36,7 @@ from .guards import NonFiniteLossError
 from .metrics import EpochSums, default_metrics, guess_task
 from .run_dir import RunDir
 from .run_logger import RunLogger
+from .sequence_loss import compute_loss
 from .signals import DeferredInterrupt
 from .state import RunClock, TrainingState
 
@@ -386,7 +387,7 @@ class Trainer:
         """Forward, loss, ``on_before_backward``, backward, ``on_after_backward`` (gradient
         synchronisation goes there); returns (output, loss value). Shared with ``dry_run``."""
         out = self.forward(x)
-        loss = self.loss_fn(out, y)
+        loss = compute_loss(self.loss_fn, out, y)
         value = float(loss.item())
         self.batch_loss = value
         self._emit("on_before_backward", loss)
