@@ -250,7 +250,7 @@ def test_classify_vocabulary_classes_and_padding(tmp_path):
     ds = kind.samples(src, state, [0, 1, 3])
     assert ds[0][0].tolist() == [4, 4, 3] and ds[0][1] == 1  # good good film -> pos
     assert ds[1][0].tolist() == [2, 5, 8] and ds[1][1] == 0  # cut at 3: "bad , very"
-    assert ds[2][0].tolist() == [6, 0, 0] and ds[2][1] == 0  # awful, padded
+    assert ds[2][0].tolist() == [0, 0, 6] and ds[2][1] == 0  # awful, padded in front
     assert kind.sizes(state) == {"vocab": 9, "classes": 2}
     assert kind.class_names(state) == ["neg", "pos"]
 
@@ -308,8 +308,8 @@ def test_classify_predict_inputs_without_labels(tmp_path):
     state = kind.fit(src, [0, 1, 2, 3])
     new = kind.read(str(_write(tmp_path / "new.csv", "text\ngood film\nqqq\n")))
     inputs = kind.inputs(new, state)
-    assert [inputs[k].tolist() for k in range(2)] == [[4, 3], [1, 0]]
+    assert [inputs[k].tolist() for k in range(2)] == [[4, 3], [0, 1]]
     lines = kind.read(str(_write(tmp_path / "new.txt", "good film\n\nbad\n")))
-    assert [kind.inputs(lines, state)[k].tolist() for k in range(2)] == [[4, 3], [2, 0]]
+    assert [kind.inputs(lines, state)[k].tolist() for k in range(2)] == [[4, 3], [0, 2]]
     with pytest.raises(DataError, match="no label column 'label': it is needed to evaluate"):
         kind.samples(new, state)

@@ -9,8 +9,8 @@ and both are views of one int64 array encoded once. A trailing part shorter than
 used.
 
 ``task: classify``: one text per row of a table with a label column; the input is the text's
-token ids cut or padded (``<pad>``, id 0) to ``length``, the target the label's index among the
-class names seen in the training rows (sorted).
+token ids cut to their first ``length`` or padded in front (``<pad>``, id 0) up to it, the
+target the label's index among the class names seen in the training rows (sorted).
 """
 
 from __future__ import annotations
@@ -224,13 +224,14 @@ class TextKind(DataKind):
 
     @staticmethod
     def _padded(source: TextSource, state: dict[str, Any], rows: Sequence[int]) -> np.ndarray:
-        """(len(rows), length) int64 ids: each text's first ``length`` tokens, ``<pad>`` after."""
+        """(len(rows), length) int64 ids: each text's first ``length`` tokens, ``<pad>`` before
+        them (as Keras pads), so a recurrent layer's last step reads the text's end."""
         assert source.rows is not None
         length, vocab = state["length"], state["vocab"]
         out = np.zeros((len(rows), length), dtype=np.int64)  # PAD is id 0
         for k, r in enumerate(rows):
             ids = encode(source.rows[int(r)][:length], vocab)
-            out[k, : len(ids)] = ids
+            out[k, length - len(ids) :] = ids
         return out
 
     def _class_indices(
