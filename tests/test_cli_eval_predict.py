@@ -185,6 +185,8 @@ def test_eval_without_test_data_names_the_fix(tmp_path):
     assert "test" not in _json(os.path.join(run, "summary.json"))
     res = agrad_subprocess("eval", run)
     assert res.returncode == 2 and "has no test data" in res.stderr and "--data FILE" in res.stderr
+    # never a split: any test_split of this run's data re-draws rows it trained or validated on
+    assert "test_split=" not in res.stderr and "--set" not in res.stderr
 
 
 def test_test_split_limits_and_test_source(tmp_path):
@@ -239,17 +241,85 @@ def test_agrad_predict_reads_idx_images(trained):
     np.testing.assert_allclose(got["prob"], e / e.sum(1, keepdims=True), rtol=1e-5, atol=1e-7)
 
 
-def test_agrad_eval_with_a_data_override(trained):
+def test_eval_refuses_an_override_that_redraws_the_split(trained):
+    """--set data.* or seed would re-draw the split (0.5 of this run: rows it trained and
+    validated on): refused, naming the key and --data; a --set that does not touch the data
+    (batch size) is accepted and gives the same test numbers."""
     _, run, x, y, _ = trained
-    res = agrad_subprocess("eval", run, "--set", "data.test_split=0.5", "--json")
+    for text in ("data.test_split=0.5", "data.val_split=0.1", "seed=1", "data.path=x.npz"):
+        res = agrad_subprocess("eval", run, "--set", text)
+        assert res.returncode == 2, (text, res.stderr)
+        key = text.partition("=")[0]
+        assert f"eval cannot change {key}" in res.stderr and "--data FILE" in res.stderr
+        assert "Traceback" not in res.stderr
+    res = agrad_subprocess("eval", run, "--set", "train.batch_size=7", "--json")
     assert res.returncode == 0, res.stderr
-    doc = json.loads(res.stdout)
-    idx = _test_indices(N, 0.5, 3)
+    idx = _test_indices(N, 0.25, 3)
     loss, acc = _ce(_forward(run, x[idx]), y[idx])
-    assert doc["samples"] == 40 and doc["overrides"] == ["data.test_split=0.5"]
-    assert doc["test_loss"] == pytest.approx(loss, rel=1e-5) and doc["test_acc"] == acc
-    res = agrad_subprocess("eval", run, "--set", "data.test_split=1.5")
-    assert res.returncode == 2 and "data.test_split" in res.stderr and "Traceback" not in res.stderr
+    doc = json.loads(res.stdout)
+    assert doc["samples"] == 20 and doc["test_loss"] == pytest.approx(loss, rel=1e-5)
+
+
+def test_eval_and_predict_work_after_the_training_data_moved(trained, tmp_path):
+    """eval --data and predict rebuild the run from config.resolved.yaml + data_state.json:
+    the training file is never read again."""
+    src, run, x, y, _ = trained
+    run = _copy_run(run, tmp_path)
+    state = _json(os.path.join(run, "data_state.json"))
+    assert state["dataset"] == "npz" and state["state"] == {"classes": 3}
+    moved = str(src / "data0.npz")
+    os.rename(moved, moved + ".away")
+    try:
+        other, x2, y2 = _data(tmp_path, seed=5, n=21)
+        res = agrad_subprocess("eval", run, "--data", other, "--json")
+        assert res.returncode == 0, res.stderr
+        loss, acc = _ce(_forward(run, x2), y2)
+        assert json.loads(res.stdout)["test_loss"] == pytest.approx(loss, rel=1e-5)
+        inp, _ = _inputs_csv(tmp_path, x2)
+        out = str(tmp_path / "p.csv")
+        res = agrad_subprocess("predict", run, "--input", inp, "--output", out)
+        assert res.returncode == 0, res.stderr
+        got = np.loadtxt(out, delimiter=",", skiprows=1)
+        assert (got[:, 0] == _forward(run, x2[:5]).argmax(1)).all()
+        res = agrad_subprocess("eval", run)  # the test split lives in the moved file
+        assert res.returncode == 2 and "data0.npz" in res.stderr and "Traceback" not in res.stderr
+    finally:
+        os.rename(moved + ".away", moved)
+
+
+def test_eval_data_is_read_with_the_runs_target_column(tmp_path):
+    """A csv run with target_column 0 (not the last column): eval --data reads the file with
+    it, as training did, instead of taking the last column as the target."""
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=(60, 3)).astype(np.float32)
+    y = (x[:, 0] > 0).astype(np.int64)
+    table = np.column_stack([y, x, rng.integers(2000, 2010, size=60)])  # a `year` last
+    head = "label,a,b,c,year"
+    np.savetxt(tmp_path / "t.csv", table, delimiter=",", fmt="%.9g", header=head, comments="")
+    np.savetxt(tmp_path / "e.csv", table[:25], delimiter=",", fmt="%.9g", header=head, comments="")
+    cfg = write(
+        tmp_path / "c.yaml",
+        CONFIG.format(path="t.csv")
+        .replace("dataset: npz", "dataset: csv, target_column: label")
+        .replace("test_split: 0.25, ", "")
+        .replace("out_features: 3}", "out_features: 2}"),
+    )
+    res = agrad_subprocess("train", cfg, "--progress", "none", "--runs-dir", str(tmp_path / "r"))
+    assert res.returncode == 0, res.stderr
+    (run,) = glob.glob(str(tmp_path / "r" / "cls-*"))
+    res = agrad_subprocess("eval", run, "--data", str(tmp_path / "e.csv"), "--json")
+    assert res.returncode == 0, res.stderr
+    loss, acc = _ce(_forward(run, table[:25, 1:].astype(np.float32)), y[:25])
+    doc = json.loads(res.stdout)
+    assert doc["samples"] == 25 and doc["test_loss"] == pytest.approx(loss, rel=1e-5)
+    # predict takes the file with or without the target column
+    for name, cols, names in (("with.csv", table[:4], head), ("without.csv", table[:4, 1:], "")):
+        np.savetxt(tmp_path / name, cols, delimiter=",", fmt="%.9g", header=names, comments="")
+        out = str(tmp_path / f"p-{name}")
+        res = agrad_subprocess("predict", run, "--input", str(tmp_path / name), "--output", out)
+        assert res.returncode == 0, res.stderr
+        got = np.loadtxt(out, delimiter=",", skiprows=1)
+        assert (got[:, 0] == _forward(run, table[:4, 1:].astype(np.float32)).argmax(1)).all()
 
 
 # ------------------------------------------------- the user's files are never lost (issue 17)

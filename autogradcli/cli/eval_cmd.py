@@ -11,42 +11,55 @@ from typing import Any
 from .console import console
 from .errors import EXIT_OK, UserError
 
-__all__ = ["data_from_file", "run_eval"]
+__all__ = ["data_from_file", "inputs_from_file", "refuse_data_overrides", "run_eval"]
 
 
-def data_from_file(path: str, targets: bool) -> Any:
-    """A TensorDataset from a data file, by its extension, through the training loaders:
-    ``.npz`` (arrays ``x`` and ``y``), ``.csv`` (the last column is the target when ``targets``)
-    or anything else as an IDX images file (``.idx``, ``-idx3-ubyte``; no targets). A file
-    without a single sample is refused: "FILE has no rows"."""
-    from ..data import load_csv, load_idx, load_npz
-    from ..data.files import NoRowsError
-
-    if not os.path.isfile(path):
-        raise UserError(f"no such data file: {path}")
-    lower = path.lower()
+def data_from_file(exp: Any, path: str) -> Any:
+    """The (input, target) samples of the file (or folder) ``path``, read by the run's own data
+    kind and spec (its target column, keys, preprocessing) with the state fitted on its
+    training rows. A problem with the file is a UserError naming it."""
+    kind, state = exp.data_kind, (exp.data_state or {}).get("state", {})
     try:
-        if lower.endswith(".npz"):
-            dataset = load_npz(path, "x", "y" if targets else None)
-        elif lower.endswith((".csv", ".txt")):
-            dataset = load_csv(path, -1 if targets else None)
-        elif targets:
+        source = kind.read(path)
+        return source, kind.samples(source, state)
+    except (OSError, ValueError) as err:
+        raise UserError(str(err)) from None
+
+
+def inputs_from_file(exp: Any, path: str) -> tuple[Any, Any]:
+    """(source, the inputs dataset) of ``path`` for ``predict``, read by the run's kind."""
+    kind, state = exp.data_kind, (exp.data_state or {}).get("state", {})
+    try:
+        source = kind.read(path)
+        return source, kind.inputs(source, state)
+    except (OSError, ValueError) as err:
+        raise UserError(str(err)) from None
+
+
+# ``--set`` keys that would change which rows are drawn, or from what: the run's data is fixed.
+_DATA_KEYS = ("data", "seed")
+
+
+def refuse_data_overrides(overrides: list[str] | None) -> None:
+    """Refuse a ``--set`` that changes the data section or the seed: a new split re-draws
+    rows the run trained or validated on, so its "test" numbers would be leaked ones."""
+    for text in overrides or ():
+        key = text.partition("=")[0].strip()
+        if key.split(".")[0] in _DATA_KEYS:
             raise UserError(
-                f"{path}: evaluation needs targets: give an .npz file (x, y) or a .csv file "
-                "(the last column is the target)"
+                f"--set {text}: eval cannot change {key}: the run's data and split are fixed "
+                "(another split would re-draw rows the run trained or validated on); to "
+                "evaluate on other data, give --data FILE"
             )
-        else:
-            dataset = load_idx(path)
-    except UserError:
-        raise
-    except NoRowsError as err:
-        raise UserError(f"{path} has no rows: {err.why}") from None
-    except Exception as err:
-        raise UserError(f"cannot load {path}: {err}") from None
-    if len(dataset) == 0:
-        shapes = ", ".join(str(tuple(t.shape)) for t in dataset.tensors)
-        raise UserError(f"{path} has no rows (its arrays have shapes {shapes})")
-    return dataset
+
+
+def _has_test(config_path: str) -> bool:
+    """Whether the run's stored config has a test split or a test set."""
+    import yaml
+
+    with open(config_path, encoding="utf-8") as fh:
+        data = (yaml.safe_load(fh) or {}).get("data") or {}
+    return bool(data.get("test") or data.get("test_split"))
 
 
 def run_eval(
@@ -59,23 +72,26 @@ def run_eval(
     from ..data import DataLoader
     from ..trainer.evaluate import evaluate
     from ..trainer.load_run import open_run
+    from ..trainer.run_dir import RESOLVED_CONFIG
 
+    refuse_data_overrides(overrides)
+    stored_config = os.path.join(run_path, RESOLVED_CONFIG)
+    if data is None and os.path.isfile(stored_config) and not _has_test(stored_config):
+        raise UserError(
+            f"{run_path} has no test data (no data.test_split or data.test in its config): "
+            "give --data FILE with data the run never trained or validated on"
+        )
     try:
-        loaded = open_run(run_path, checkpoint, overrides)
+        loaded = open_run(run_path, checkpoint, overrides, read_data=data is None)
     except (FileNotFoundError, ValueError) as err:
         raise UserError(str(err)) from None
     exp = loaded.experiment
     if data is None:
-        if exp.test_loader is None:
-            raise UserError(
-                f"{run_path} has no test data (data.test_split or data.test in its config): "
-                "give --data FILE (or --set data.test_split=0.2 / --set data.test=...)"
-            )
         loader, label = exp.test_loader, "test"
     else:
-        dataset = data_from_file(data, targets=True)
+        _, dataset = data_from_file(exp, data)
         loader = DataLoader(dataset, batch_size=exp.train.batch_size)
-        label = os.path.splitext(os.path.basename(data))[0]
+        label = os.path.splitext(os.path.basename(os.path.normpath(data)))[0]
     try:
         metrics = evaluate(loaded.model, exp.loss_fn, loader, exp.task, exp.metrics, "test")
     except Exception as err:

@@ -7,6 +7,8 @@ import os
 import sys
 from typing import Any
 
+import numpy as np
+
 from .console import console
 from .errors import EXIT_OK, UserError
 
@@ -63,6 +65,27 @@ def _check_summary(spath: str, summary: Any) -> None:
 _JSON_NAME = {str: "a string", int: "an integer", dict: "an object"}
 
 
+def _data_state(path: str) -> dict[str, Any] | None:
+    """The run folder's ``data_state.json`` (None for a run made before it existed)."""
+    from ..trainer.run_dir import RunDir, RunFolderError
+
+    try:
+        return RunDir(path).read_data_state()
+    except RunFolderError as err:
+        raise UserError(str(err)) from None
+
+
+def _batch(exp: Any) -> Any:
+    """A first training batch's worth of zeros (the stored sample shape, as many rows as the
+    first batch had), for a run rebuilt without its data."""
+    from ..tensor.tensor import wrap
+
+    doc = exp.data_state or {}
+    x = doc["sample"]["x"]
+    rows = min(exp.train.batch_size, int((doc.get("rows") or {}).get("train", x["shape"][0])))
+    return wrap(np.zeros([rows, *x["shape"][1:]], dtype=x["dtype"]))
+
+
 def run_inspect(path: str, depth: int, overrides: list[str], as_json: bool) -> int:
     if not os.path.exists(path):
         raise UserError(f"no such file or folder: {path}")
@@ -74,8 +97,9 @@ def run_inspect(path: str, depth: int, overrides: list[str], as_json: bool) -> i
     from ..nn.utils.summary import summarize
 
     config = load_config(config_path, overrides)
-    exp = build_experiment(config)
-    x = next(iter(exp.train_loader))[0]
+    stored = _data_state(path) if os.path.isdir(path) else None
+    exp = build_experiment(config, stored, read_data=stored is None)
+    x = next(iter(exp.train_loader))[0] if exp.train_loader is not None else _batch(exp)
     summary = summarize(exp.model, x, depth=depth)
     if as_json:
         doc: dict[str, Any] = {"source": path, "config": config_path, "name": exp.name}

@@ -17,18 +17,21 @@ __all__ = ["check_output", "predictions", "run_predict"]
 _FORMATS = (".csv", ".npz")
 
 
-def predictions(model: Any, loss_fn: Any, task: str, x: Any, batch_size: int) -> dict[str, Any]:
-    """numpy arrays of the predictions of ``model`` on the inputs ``x`` (a Tensor), in batches
-    without a graph: ``pred`` (class indices) and ``prob`` (N, C) for classification (softmax
-    of the outputs for CrossEntropyLoss, exp for NLLLoss's log-probabilities, sigmoid for
-    BCEWithLogitsLoss, the outputs for BCELoss); ``pred`` (the outputs) for regression."""
+def predictions(
+    model: Any, loss_fn: Any, task: str, x: Any, batch_size: int, input_shape: tuple = ()
+) -> dict[str, Any]:
+    """numpy arrays of the predictions of ``model`` on the inputs ``x`` (a Tensor, or a
+    Dataset of inputs read by the run's data kind), in batches without a graph: ``pred``
+    (class indices) and ``prob`` (N, C) for classification (softmax of the outputs for
+    CrossEntropyLoss, exp for NLLLoss's log-probabilities, sigmoid for BCEWithLogitsLoss, the
+    outputs for BCELoss); ``pred`` (the outputs) for regression."""
     from ..autograd.grad_mode import no_grad
 
     outs = []
     model.eval()
     with no_grad():
-        for start in range(0, int(x.shape[0]), batch_size):
-            outs.append(model(x[start : start + batch_size]).detach().cpu().numpy())
+        for batch in _batches(x, batch_size, input_shape):
+            outs.append(model(batch).detach().cpu().numpy())
     out = np.concatenate(outs) if outs else np.zeros((0,), np.float32)
     if task != "classification":
         return {"pred": out}
@@ -49,30 +52,55 @@ def predictions(model: Any, loss_fn: Any, task: str, x: Any, batch_size: int) ->
     return {"pred": (prob > 0.5).astype(np.int64), "prob": prob}
 
 
-def _inputs(path: str, input_shape: tuple[int, ...]) -> Any:
-    """The input tensor of ``path``, reshaped to the model's sample shape when only the layout
-    differs (a CSV row of 64 values for (1, 8, 8) digits)."""
-    from .eval_cmd import data_from_file
+def _batches(x: Any, batch_size: int, input_shape: tuple) -> Any:
+    """The input batches of ``x`` (a Tensor or a Dataset of inputs; a sample that is a 1-tuple
+    is unwrapped), each reshaped to the model's sample shape when only the layout differs."""
+    from ..data import DataLoader
+    from ..tensor.tensor import Tensor
 
-    ds = data_from_file(path, targets=False)
-    x = ds.tensors[0]
-    if input_shape and tuple(x.shape[1:]) != input_shape:
-        size = int(np.prod(input_shape))
-        if int(np.prod(x.shape[1:])) != size:
-            raise UserError(
-                f"{path}: samples of shape {tuple(x.shape[1:])} do not fit the model, which was "
-                f"trained on samples of shape {input_shape}"
-            )
-        x = x.reshape(int(x.shape[0]), *input_shape)
-    return x
+    if isinstance(x, Tensor):
+        batches: Any = (x[i : i + batch_size] for i in range(0, int(x.shape[0]), batch_size))
+    else:
+        batches = DataLoader(x, batch_size=batch_size)
+    for batch in batches:
+        if isinstance(batch, (tuple, list)) and len(batch) == 1:
+            batch = batch[0]
+        yield _fit_shape(batch, input_shape)
+
+
+def _fit_shape(x: Any, input_shape: tuple) -> Any:
+    """``x`` reshaped to the model's sample shape when only the layout differs (a CSV row of
+    64 values for (1, 8, 8) digits); a UserError when the sizes differ."""
+    from ..tensor.tensor import Tensor
+
+    if not isinstance(x, Tensor) or not input_shape or tuple(x.shape[1:]) == input_shape:
+        return x
+    if int(np.prod(x.shape[1:])) != int(np.prod(input_shape)):
+        raise _ShapeError(
+            f"samples of shape {tuple(x.shape[1:])} do not fit the model, which was "
+            f"trained on samples of shape {input_shape}"
+        )
+    return x.reshape(int(x.shape[0]), *input_shape)
+
+
+class _ShapeError(ValueError):
+    """Inputs whose sample size is not the model's."""
 
 
 def _write_csv(path: str, preds: dict[str, Any]) -> None:
+    """The predictions as CSV: ``name`` (when the inputs have names other than their row
+    numbers), ``pred``, ``class`` (the class's name, when the run knows them), ``prob_i``."""
     pred, prob = preds["pred"], preds.get("prob")
     n = pred.shape[0]
     pred2 = pred.reshape(n, -1)
     names = ["pred"] if pred2.shape[1] == 1 else [f"pred_{i}" for i in range(pred2.shape[1])]
     cols = [pred2]
+    if "class" in preds:
+        names.append("class")
+        cols.append(preds["class"].reshape(n, -1))
+    if "name" in preds:
+        names.insert(0, "name")
+        cols.insert(0, preds["name"].reshape(n, -1))
     if prob is not None:
         prob2 = prob.reshape(n, -1)
         names += [f"prob_{i}" for i in range(prob2.shape[1])]
@@ -83,11 +111,23 @@ def _write_csv(path: str, preds: dict[str, Any]) -> None:
         cells = []
         for block in cols:
             for v in block[i]:
-                cells.append(str(int(v)) if block.dtype.kind in "iu" else str(block.dtype.type(v)))
+                cells.append(_cell(v, block.dtype))
         buf.write(",".join(cells) + "\n")
     from .._utils.atomic import atomic_write_text
 
     atomic_write_text(path, buf.getvalue())
+
+
+def _cell(value: Any, dtype: Any) -> str:
+    """One CSV cell: an integer, a float as numpy prints it, or a quoted string when needed."""
+    if dtype.kind in "iu":
+        return str(int(value))
+    if dtype.kind in "OU":
+        text = str(value)
+        if any(c in text for c in ',"\n\r'):
+            text = '"' + text.replace('"', '""') + '"'
+        return text
+    return str(dtype.type(value))
 
 
 def check_output(output: str, input_path: str, overwrite: bool, flag: str = "--output") -> None:
@@ -121,7 +161,9 @@ def _write(output: str, preds: dict[str, Any]) -> None:
     try:
         if output.lower().endswith(".npz"):
             buf = io.BytesIO()
-            np.savez(buf, **preds)
+            np.savez(
+                buf, **{k: v.astype(str) if v.dtype == object else v for k, v in preds.items()}
+            )
             atomic_write_bytes(output, buf.getvalue())
         else:
             _write_csv(output, preds)
@@ -129,11 +171,24 @@ def _write(output: str, preds: dict[str, Any]) -> None:
         raise UserError(f"cannot write --output {output}: {err.strerror or err}") from None
 
 
+def _label(preds: dict[str, Any], exp: Any, source: Any) -> None:
+    """Add ``class`` (the predicted classes' names, when the run's data kind knows them) and
+    ``name`` (the inputs' names, when they are not just row numbers) to ``preds``."""
+    kind, state = exp.data_kind, (exp.data_state or {}).get("state", {})
+    classes = kind.class_names(state) if "prob" in preds else None
+    pred = preds["pred"]
+    if classes and pred.ndim == 1 and (pred < len(classes)).all():
+        preds["class"] = np.asarray([classes[int(i)] for i in pred], dtype=object)
+    names = kind.names(source)
+    if len(names) == len(pred) and names != [str(i + 1) for i in range(len(names))]:
+        preds["name"] = np.asarray(names, dtype=object)
+
+
 def run_predict(
     run_path: str, input_path: str, output: str | None, checkpoint: str, overwrite: bool = False
 ) -> int:
-    from ..tensor.tensor import Tensor
     from ..trainer.load_run import open_run
+    from .eval_cmd import inputs_from_file
 
     if output is not None:
         if os.path.splitext(output)[1].lower() not in _FORMATS:
@@ -149,12 +204,21 @@ def run_predict(
         output = loaded.run.file(os.path.join("predict", f"{checkpoint}-{stem}.csv"))
         os.makedirs(os.path.dirname(output), exist_ok=True)
         check_output(output, input_path, overwrite, flag="the default output")
-    x = _inputs(input_path, tuple(exp.input_shape))
-    assert isinstance(x, Tensor)
+    source, inputs = inputs_from_file(exp, input_path)
     try:
-        preds = predictions(loaded.model, exp.loss_fn, exp.task, x, exp.train.batch_size)
+        preds = predictions(
+            loaded.model,
+            exp.loss_fn,
+            exp.task,
+            inputs,
+            exp.train.batch_size,
+            tuple(exp.input_shape),
+        )
+    except _ShapeError as err:
+        raise UserError(f"{input_path}: {err}") from None
     except Exception as err:
         raise UserError(f"the model cannot run on {input_path}: {err}") from None
+    _label(preds, exp, source)
     _write(output, preds)
     kind = "classes and probabilities" if "prob" in preds else "values"
     console().print(

@@ -12,18 +12,14 @@ reported together in one ``ConfigError``.
 
 from __future__ import annotations
 
+from typing import Any
+
 from .. import data as D
 from ..tensor.random import manual_seed
 from ..tensor.tensor import Tensor
 from ..trainer.metrics import guess_task, is_next_token
 from . import registry
-from .build_data import (
-    build_loaders,
-    build_test_data,
-    move_dataset,
-    sample_batch,
-    split_train_val,
-)
+from .build_data import build_data, build_loaders, move_dataset
 from .build_model import build_model
 from .build_training import (
     build_hooks,
@@ -39,12 +35,15 @@ from .loader import Config
 
 __all__ = ["Experiment", "HookSpec", "TrainSettings", "build_experiment"]
 
-DRY_RUN_BATCH = 8  # samples run through the model while it is built
 
-
-def build_experiment(config: Config) -> Experiment:
+def build_experiment(
+    config: Config, stored: dict[str, Any] | None = None, read_data: bool = True
+) -> Experiment:
     """Build the run described by ``config``; raise one ConfigError listing every problem.
 
+    ``stored``: the run's ``data_state.json`` (eval, predict, inspect, resume), used instead of
+    fitting the data again; with it, ``read_data=False`` reads no data at all (the model is
+    built on zeros of the stored shapes, and the experiment has no loaders).
     Calls ``autogradcli.manual_seed(seed)`` first, so weights are the same on every build.
     """
     d = config.data
@@ -53,16 +52,19 @@ def build_experiment(config: Config) -> Experiment:
     b = Builder(config)
     device = d["device"]
     _check_device(b, device)
-    data_ds, test_ds = build_test_data(b)
-    train_ds, val_ds = split_train_val(b, data_ds)
+    data = build_data(b, stored, read_data)
+    train_ds = val_ds = test_ds = None
+    if data is not None:
+        train_ds, val_ds, test_ds = data.train, data.val, data.test
     model = out = x = y = loss_fn = optimizer = scheduler = None
     group_names: list[list[str]] = []
-    if train_ds is not None:
-        x, y = sample_batch(train_ds, DRY_RUN_BATCH)
+    if data is not None and data.sample is not None:
+        x, y = data.sample
         model, out = build_model(b, x)
         loss_fn = build_loss(b, out, y)
         sets = {"the training set": train_ds, "the validation set": val_ds}
-        check_label_range(b, loss_fn, out, {**sets, "the test set": test_ds})
+        if train_ds is not None:
+            check_label_range(b, loss_fn, out, {**sets, "the test set": test_ds})
     else:
         build_loss(b, None, None)
     train_loader, val_loader = build_loaders(b, train_ds, val_ds)
@@ -72,11 +74,10 @@ def build_experiment(config: Config) -> Experiment:
     hooks = build_hooks(b, model)
     if b.issues:
         raise ConfigError(b.issues)
-    assert model is not None and train_ds is not None
+    assert model is not None and data is not None
     if device != "cpu":
         model.to(device)
-        move_dataset(train_ds, device)
-        for extra in (val_ds, test_ds):
+        for extra in (train_ds, val_ds, test_ds):
             if extra is not None:
                 move_dataset(extra, device)
     model.train()
@@ -107,6 +108,8 @@ def build_experiment(config: Config) -> Experiment:
             if test_ds is not None
             else None
         ),
+        data_kind=data.kind,
+        data_state=data.doc(),
         metrics=(
             d["metrics"]
             if d.get("metrics") is not None

@@ -85,3 +85,5 @@ class Experiment:
     param_group_names: list[list[str]] = field(default_factory=list)
     metrics: list[str] = field(default_factory=list)
     test_loader: Any = None
+    data_kind: Any = None  # the data's ``DataKind``: reads eval/predict files with its spec
+    data_state: dict[str, Any] | None = None  # what ``data_state.json`` holds

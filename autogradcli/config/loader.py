@@ -11,8 +11,8 @@ from typing import Any
 import yaml
 
 from .errors import ConfigError, ConfigIssue, Path, format_path
-from .imports import is_import_path
-from .schema import PATH_KEYS
+from .imports import is_import_path, resolve_import
+from .schema import path_settings_of
 from .source import SourceMap, load_yaml_text, parse_scalar_text, read_config_text
 from .validator import Validator
 
@@ -82,6 +82,7 @@ def _absolutize(config: Config, node: Any, path: Path) -> None:
         if isinstance(node, list)
         else ()
     )
+    paths = _data_paths(config, node, path)
     for key, value in list(items):
         child = path + (key,)
         if isinstance(value, (dict, list)):
@@ -91,8 +92,25 @@ def _absolutize(config: Config, node: Any, path: Path) -> None:
                 where, _, name = value.rpartition(":")
                 if where.endswith(".py") or "/" in where:
                     node[key] = f"{config.file_path(child, where)}:{name}"
-            elif key in PATH_KEYS and len(path) >= 1 and path[-1] in ("data", "val", "test"):
+            elif key in paths:
                 node[key] = config.file_path(child, value)
+
+
+def _data_paths(config: Config, node: Any, path: Path) -> tuple[str, ...]:
+    """The settings of the data section ``node`` (``data``, ``data.val``, ``data.test``) that
+    name files: its kind's, or its dataset function's path arguments; () for another node."""
+    if not isinstance(node, dict) or not path or path[-1] not in ("data", "val", "test"):
+        return ()
+    name = node.get("dataset")
+    fn = None
+    if isinstance(name, str) and is_import_path(name):
+        try:
+            fn = resolve_import(
+                name, config.source.base_dir_for(path + ("dataset",), config.base_dir)
+            )
+        except Exception:  # reported by validation
+            return ()
+    return path_settings_of(name, fn)
 
 
 # ----------------------------------------------------------------------------- overrides

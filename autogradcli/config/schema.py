@@ -111,8 +111,11 @@ size (the channel dim for ``in_channels``/``num_features``/``num_channels``, the
 from __future__ import annotations
 
 import inspect
+from collections.abc import Iterator, Mapping
 from typing import Any
 
+from ..data.kinds import KINDS
+from ..data.kinds.function import function_path_settings
 from ..trainer.metrics import MODE_VALUES, logged_names, monitors
 from ..trainer.trainer import Trainer
 from .checks import (
@@ -149,7 +152,6 @@ __all__ = [
     "OPT_POS_NUMBER",
     "OPT_STR",
     "OUTPUT_DEFAULTS",
-    "PATH_KEYS",
     "POS_INT",
     "REQUIRED",
     "STR",
@@ -159,6 +161,7 @@ __all__ = [
     "Check",
     "hook_checks",
     "monitor_check",
+    "path_settings_of",
     "trainer_default",
 ]
 
@@ -191,16 +194,37 @@ TOP_KEYS = (
     "output",
 )
 
-# dataset name -> its keys and their defaults ("seed" is filled from the run's seed)
-DATASETS: dict[str, dict[str, Any]] = {
-    "digits": {"flatten": False},
-    "npz": {"path": REQUIRED, "x_key": "x", "y_key": "y"},
-    "csv": {"path": REQUIRED, "target_column": -1, "header": "auto", "delimiter": ","},
-    "idx": {"images": REQUIRED, "labels": None, "flatten": False},
-    "sine": {"n": 200, "noise": 0.0, "seed": None},
-    "spirals": {"n_per_class": 100, "classes": 3, "noise": 0.2, "seed": None},
-}
-PATH_KEYS = ("path", "images", "labels")  # dataset keys that are file paths
+
+class _KindSettings(Mapping):
+    """dataset name -> its settings and their defaults, read from its kind's ``__init__``
+    signature (``REQUIRED`` for an argument without a default), as ``registry.hook_defaults``
+    reads a callback's; live, so a kind registered later is listed too."""
+
+    def __getitem__(self, name: str) -> dict[str, Any]:
+        from .registry import signature_of
+
+        sig = signature_of(KINDS[name])
+        return {n: sig.defaults.get(n, REQUIRED) for n in sig.names}
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(list(KINDS))
+
+    def __len__(self) -> int:
+        return len(KINDS)
+
+
+DATASETS: Mapping[str, dict[str, Any]] = _KindSettings()  # "seed" null: the run's seed
+
+
+def path_settings_of(name: Any, fn: Any = None) -> tuple[str, ...]:
+    """The settings of dataset ``name`` that name files or folders (resolved by the config's
+    path rule): its kind's ``path_settings``, or the path arguments of the dataset function
+    ``fn`` an import path names (``data.kinds.function.function_path_settings``)."""
+    if fn is not None:
+        return function_path_settings(fn)
+    kind = KINDS.get(name) if isinstance(name, str) else None
+    return tuple(kind.path_settings) if kind is not None else ()
+
 
 MODULE_HOOKS = ("forward_pre", "forward", "full_backward")
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from .checks import FRACTION, OPT_NONNEG_INT, STR, is_num, show
 from .errors import Path, did_you_mean
 from .imports import is_import_path
-from .schema import DATASET_CHECKS, DATASETS, PATH_KEYS
+from .schema import DATASET_CHECKS, DATASETS, path_settings_of
 
 if TYPE_CHECKING:
     from .validator import Validator
@@ -42,6 +42,9 @@ def validate_data(
         if fn is not None and callable(fn):
             rest = {k: x for k, x in out.items() if k != "dataset"}
             v.kwargs(rest, path, fn, f"dataset {name}")
+            for key in path_settings_of(name, fn):
+                if key in rest:
+                    v.check(rest[key], path + (key,), STR)
     elif not isinstance(name, str) or name not in DATASETS:
         hint = did_you_mean(str(name), DATASETS) if isinstance(name, str) else ""
         v.error(
@@ -85,11 +88,12 @@ def _test_data(v: Validator, spec: dict[str, Any], path: Path, seed: int, out: d
 def _builtin_dataset(
     v: Validator, spec: dict[str, Any], path: Path, name: str, extra: dict, top: bool
 ) -> dict[str, Any]:
-    """The keys of built-in dataset ``name`` (``schema.DATASETS``), checked and completed."""
+    """The keys of dataset kind ``name`` (``schema.DATASETS``: its ``__init__`` arguments),
+    checked and completed."""
     defaults = {"dataset": name, **DATASETS[name]}
     checks = {k[1]: c for k, c in DATASET_CHECKS.items() if k[0] == name}
     checks["seed"] = OPT_NONNEG_INT
-    for key in PATH_KEYS:
+    for key in path_settings_of(name):
         checks.setdefault(key, STR)
     body = {k: x for k, x in spec.items() if k not in extra}
     allowed = dict(defaults)

@@ -196,6 +196,8 @@ def _new_run(
         ) from None
     try:
         run.write_config(cfg.text, cfg.to_yaml(absolute_paths=True))
+        if exp.data_state is not None:
+            run.write_data_state(exp.data_state)
         trainer = trainer_from_experiment(
             exp, run=run, reporter=reporter, epochs=epochs, context=context
         )
@@ -274,7 +276,7 @@ def _resume(
         )
     cfg = _resume_config(run, overrides, write=context.is_main)
     context.check_global_batch(cfg)
-    exp = build_experiment(cfg)  # the checkpoint then replaces weights and RNG states
+    exp = build_experiment(cfg, run.read_data_state())  # then the checkpoint's weights, RNG
     context.check_global_batch(cfg, exp)
     if context.is_main:
         trainer = trainer_from_experiment(

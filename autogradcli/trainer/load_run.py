@@ -1,7 +1,7 @@
 """``load_run``: a finished (or running) run folder back as a model with its trained weights.
 
-The model is rebuilt from the run's ``config.resolved.yaml`` exactly as training built it (so
-``auto`` sizes resolve the same way), then the weights of ``checkpoints/<checkpoint>`` are
+The model is rebuilt from the run's ``config.resolved.yaml`` and ``data_state.json`` exactly as
+training built it (so ``auto`` sizes resolve the same way, without reading the data), then the weights of ``checkpoints/<checkpoint>`` are
 loaded. ``open_run`` also returns the rest of the experiment (loss, task, test data), for
 ``agrad eval`` and ``agrad predict``.
 """
@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..serialization import load
-from .run_dir import RESOLVED_CONFIG, RunDir
+from .run_dir import RESOLVED_CONFIG, RunDir, RunFolderError
 
 __all__ = ["CHECKPOINTS", "LoadedRun", "load_run", "open_run"]
 
@@ -34,10 +34,15 @@ class LoadedRun:
 
 
 def open_run(
-    path: str | os.PathLike, checkpoint: str = "best", overrides: list[str] | None = None
+    path: str | os.PathLike,
+    checkpoint: str = "best",
+    overrides: list[str] | None = None,
+    read_data: bool = False,
 ) -> LoadedRun:
     """Rebuild the run in ``path`` and load ``checkpoints/<checkpoint>`` (``best`` | ``last``);
-    ``overrides`` (``--set`` strings) change the stored config first (the data to evaluate on).
+    ``overrides`` (``--set`` strings) change the stored config first. The data's fitted state
+    comes from the run's ``data_state.json``: the training data is read only with
+    ``read_data`` (the run's test split), or for a run made before that file existed.
 
     Raises FileNotFoundError (naming what is missing) for a folder that is not a run or has
     no such checkpoint, ValueError for another checkpoint name."""
@@ -57,7 +62,12 @@ def open_run(
         others = [c for c in CHECKPOINTS if os.path.isfile(run.checkpoint_path(c))]
         hint = f" (it has: {', '.join(others)})" if others else " (it has no checkpoints)"
         raise FileNotFoundError(f"{folder} has no checkpoints/{checkpoint}{hint}")
-    experiment = build_experiment(load_config(config_file, list(overrides or ())))
+    try:
+        stored = run.read_data_state()
+    except RunFolderError as err:
+        raise ValueError(str(err)) from None
+    config = load_config(config_file, list(overrides or ()))
+    experiment = build_experiment(config, stored, read_data)
     state = load(ckpt)
     model = experiment.model
     model.load_state_dict(state["model"])

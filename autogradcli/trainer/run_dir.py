@@ -4,6 +4,8 @@ Layout::
 
     config.yaml            the config text exactly as given
     config.resolved.yaml   every default filled in, file paths absolute (what ``resume`` reads)
+    data_state.json        what the data's kind learned from the training rows (plain JSON),
+                           read back by eval, predict, inspect and resume
     metrics.jsonl          one JSON object per epoch, appended, flushed and fsynced
     metrics.csv            the same table, rewritten atomically every epoch
     summary.json           status, exit code, best/final metrics, versions... (atomic)
@@ -40,6 +42,7 @@ from .._utils.atomic import fsync_directory
 
 __all__ = [
     "CHECKPOINTS",
+    "DATA_STATE",
     "RunDir",
     "RunFolderError",
     "RunFolderNotMade",
@@ -52,6 +55,7 @@ __all__ = [
 CHECKPOINTS = "checkpoints"
 CONFIG = "config.yaml"
 RESOLVED_CONFIG = "config.resolved.yaml"
+DATA_STATE = "data_state.json"
 METRICS_JSONL = "metrics.jsonl"
 METRICS_CSV = "metrics.csv"
 SUMMARY = "summary.json"
@@ -287,6 +291,25 @@ class RunDir:
         folder (``stage``)."""
         self.write_text(CONFIG, text)
         self.write_text(RESOLVED_CONFIG, resolved_yaml)
+
+    def write_data_state(self, doc: dict[str, Any]) -> None:
+        """``data_state.json``: the data kind's fitted state (plain JSON, atomic)."""
+        self.write_text(DATA_STATE, json.dumps(doc, indent=2, allow_nan=False) + "\n")
+
+    def read_data_state(self) -> dict[str, Any] | None:
+        """The stored ``data_state.json``, or None for a run made before it existed. A file
+        that is not a JSON object is a ``RunFolderError`` naming it."""
+        path = self.file(DATA_STATE)
+        if not os.path.isfile(path):
+            return None
+        try:
+            with open(path, encoding="utf-8") as f:
+                doc = json.load(f)
+        except (OSError, ValueError) as err:
+            raise RunFolderError(f"cannot read {path}: {err}") from None
+        if not isinstance(doc, dict) or not isinstance(doc.get("state", {}), dict):
+            raise RunFolderError(f"{path}: not a data state (expected a JSON object)")
+        return doc
 
     def append_metrics(self, record: dict[str, Any]) -> None:
         """Append one line to ``metrics.jsonl``, flushed and fsynced before returning."""

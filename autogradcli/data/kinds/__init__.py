@@ -19,6 +19,14 @@ def register_kind(kind: type[DataKind]) -> type[DataKind]:
     return kind
 
 
-from .text import TextKind  # noqa: E402  (a kind module imports this package's base)
+from .builtin_files import CsvKind, IdxKind, NpzKind  # noqa: E402
+from .builtin_sets import DigitsKind, SineKind, SpiralsKind  # noqa: E402
+from .text import TextKind  # noqa: E402
 
+register_kind(DigitsKind)
+register_kind(NpzKind)
+register_kind(CsvKind)
+register_kind(IdxKind)
+register_kind(SineKind)
+register_kind(SpiralsKind)
 register_kind(TextKind)

@@ -1,0 +1,232 @@
+"""The data-kind contract through a stand-in kind registered here: the config reads its
+settings from its ``__init__``, ``fit`` sees the training rows only (never a validation or
+test row), its state round-trips through the run folder's ``data_state.json``, and eval and
+predict rebuild it from that file without the training data."""
+
+from __future__ import annotations
+
+import csv
+import glob
+import json
+import os
+
+import numpy as np
+import pytest
+from test_cli_helpers import agrad, write
+
+from autogradcli.data.dataset import TensorDataset
+from autogradcli.data.kinds import KINDS, DataError, DataKind, Problem, Source
+from autogradcli.tensor.tensor import wrap
+
+FIT_ROWS: list[list[int]] = []  # the rows each fit saw, in this process
+
+
+class _Rows(Source):
+    """A table of (id, value, label) rows."""
+
+    def __init__(self, ids, values, labels) -> None:
+        self.ids, self.values, self.labels = ids, np.asarray(values, np.float32), labels
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+
+class Recording(DataKind):
+    """A CSV of ``id,value,label`` rows: learns the training rows' mean and class names,
+    and records the rows it was fitted on."""
+
+    name = "recording"
+    path_settings = ("path",)
+
+    def __init__(self, path: str, scale: float = 1.0) -> None:
+        self.path, self.scale = path, scale
+
+    def read(self, path: str | None = None) -> Source:
+        where = path or self.path
+        with open(where, encoding="utf-8") as fh:
+            rows = list(csv.reader(fh))
+        bad = [Problem(where, "not a number", i + 1, "value") for i, r in enumerate(rows)]
+        bad = [p for p, r in zip(bad, rows) if not r[1].lstrip("-").replace(".", "").isdigit()]
+        if bad:
+            raise DataError(bad)
+        return _Rows([r[0] for r in rows], [float(r[1]) for r in rows], [r[2] for r in rows])
+
+    def fit(self, source, train):
+        FIT_ROWS.append(list(train))
+        values = source.values[list(train)]
+        classes = sorted({source.labels[i] for i in train})
+        return {"mean": float(values.mean()), "classes": classes}
+
+    def _x(self, source, state, rows):
+        x = (source.values[rows] - np.float32(state["mean"])) * np.float32(self.scale)
+        return wrap(x.reshape(-1, 1).repeat(2, axis=1))
+
+    def samples(self, source, state, rows=None, train=False):
+        rows = list(range(len(source))) if rows is None else list(rows)
+        y = np.array([state["classes"].index(source.labels[i]) for i in rows], np.int64)
+        return TensorDataset(self._x(source, state, rows), wrap(y))
+
+    def inputs(self, source, state):
+        return TensorDataset(self._x(source, state, list(range(len(source)))))
+
+    def names(self, source):
+        return list(source.ids)
+
+    def class_names(self, state):
+        return list(state["classes"])
+
+    def sizes(self, state):
+        return {"classes": len(state["classes"])}
+
+
+@pytest.fixture
+def recording(monkeypatch):
+    """The stand-in kind, registered for one test."""
+    monkeypatch.setitem(KINDS, "recording", Recording)
+    FIT_ROWS.clear()
+    return Recording
+
+
+def _table(path, n=40, seed=0):
+    rng = np.random.default_rng(seed)
+    values = np.round(rng.normal(size=n) * 3, 3)
+    labels = np.where(values > 0, "pos", "neg")
+    with open(path, "w", encoding="utf-8") as fh:
+        for i, (v, lab) in enumerate(zip(values, labels)):
+            fh.write(f"r{i},{v},{lab}\n")
+    return values.astype(np.float32), labels
+
+
+CONFIG = """
+name: rec
+seed: 4
+data: {{dataset: recording, path: {path}, scale: 0.5, test_split: 0.25, val_split: 0.2}}
+model:
+  - {{type: Linear, in_features: auto, out_features: 2}}
+optimizer: {{type: Adam, lr: 0.1}}
+train: {{epochs: 2, batch_size: 8}}
+"""
+
+
+def _split_rows(n, seed, test_frac, val_frac):
+    """(train, val, test) rows as the run splits them: test carved first, then val."""
+    from autogradcli import data as D
+
+    k = round(n * test_frac)
+    rest, test = D.random_split(list(range(n)), [n - k, k], generator=D.Generator(seed))
+    rest = list(rest.indices)
+    m = round(len(rest) * val_frac)
+    tr, va = D.random_split(rest, [len(rest) - m, m], generator=D.Generator(seed))
+    return [rest[i] for i in tr.indices], [rest[i] for i in va.indices], list(test.indices)
+
+
+def test_the_config_reads_a_kinds_settings_from_its_signature(recording, tmp_path):
+    from autogradcli.config import ConfigError, load_config
+    from autogradcli.config.schema import DATASETS
+
+    assert DATASETS["recording"]["scale"] == 1.0 and "recording" in list(DATASETS)
+    _table(tmp_path / "t.csv")
+    cfg = write(tmp_path / "c.yaml", "data: {dataset: recording, path: t.csv}\nmodel: [ReLU]\n")
+    assert load_config(cfg).data["data"]["scale"] == 1.0  # the default, from __init__
+    bad = write(
+        tmp_path / "b.yaml", "data: {dataset: recording, scal: 2, scale: x}\nmodel: [ReLU]\n"
+    )
+    with pytest.raises(ConfigError) as info:
+        load_config(bad)
+    text = str(info.value)
+    assert "b.yaml:1:" in text and "needs 'path'" in text
+    assert "'scal'" in text and "did you mean 'scale'" in text and "data.scale" in text
+
+
+def test_fit_sees_the_training_rows_only(recording, tmp_path):
+    from autogradcli.config import build_experiment, load_config
+
+    values, _ = _table(tmp_path / "t.csv")
+    exp = build_experiment(load_config(write(tmp_path / "c.yaml", CONFIG.format(path="t.csv"))))
+    train, val, test = _split_rows(40, 4, 0.25, 0.2)
+    assert (len(train), len(val), len(test)) == (24, 6, 10)
+    assert [train] == FIT_ROWS  # one fit, on exactly the training rows
+    assert not set(FIT_ROWS[0]) & (set(val) | set(test))
+    state = exp.data_state["state"]
+    assert state["mean"] == pytest.approx(float(values[train].mean()), rel=1e-6)
+    # validation and test samples are the other rows, transformed with the training mean
+    val_x = np.concatenate([b[0].numpy() for b in exp.val_loader])[:, 0]
+    want = (values[val] - np.float32(state["mean"])) * np.float32(0.5)
+    np.testing.assert_allclose(val_x, want, rtol=1e-6)
+    assert len(exp.test_loader.dataset) == 10
+
+
+def test_a_data_error_is_located_at_the_data_setting(recording, tmp_path):
+    from autogradcli.config import ConfigError, build_experiment, load_config
+
+    (tmp_path / "t.csv").write_text("a,1,x\nb,oops,y\nc,2,x\nd,nan?,y\n")
+    cfg = write(tmp_path / "c.yaml", CONFIG.format(path="t.csv"))
+    with pytest.raises(ConfigError) as info:
+        build_experiment(load_config(cfg))
+    text = str(info.value)
+    assert "c.yaml:3:28  data.path: cannot load the data:" in text
+    assert "t.csv, row 2, column 'value': not a number" in text
+    assert "t.csv, row 4, column 'value': not a number" in text  # every problem at once
+
+
+def _train(capsys, tmp_path):
+    cfg = write(tmp_path / "c.yaml", CONFIG.format(path="t.csv"))
+    code, _, err = agrad(
+        capsys, "train", cfg, "--progress", "none", "--runs-dir", str(tmp_path / "r")
+    )
+    assert code == 0, err
+    (run,) = glob.glob(str(tmp_path / "r" / "rec-*"))
+    return run
+
+
+def test_state_round_trips_and_eval_predict_need_no_training_file(recording, tmp_path, capsys):
+    values, labels = _table(tmp_path / "t.csv")
+    run = _train(capsys, tmp_path)
+    with open(os.path.join(run, "data_state.json"), encoding="utf-8") as fh:
+        doc = json.load(fh)
+    train, _, _ = _split_rows(40, 4, 0.25, 0.2)
+    assert doc["dataset"] == "recording"
+    assert doc["state"] == {
+        "mean": pytest.approx(float(values[train].mean()), rel=1e-6),
+        "classes": sorted(set(labels[train])),
+    }
+    assert doc["sample"]["x"] == {"shape": [8, 2], "dtype": "float32"}
+    os.remove(tmp_path / "t.csv")  # eval --data and predict never read it
+    new_values, _ = _table(tmp_path / "new.csv", n=9, seed=3)
+    FIT_ROWS.clear()
+    code, out, err = agrad(capsys, "eval", run, "--data", str(tmp_path / "new.csv"), "--json")
+    assert code == 0, err
+    assert json.loads(out)["samples"] == 9
+    out_csv = str(tmp_path / "p.csv")
+    code, _, err = agrad(
+        capsys, "predict", run, "--input", str(tmp_path / "new.csv"), "--output", out_csv
+    )
+    assert code == 0, err
+    code, out, err = agrad(capsys, "inspect", run, "--json")
+    assert code == 0, err
+    assert json.loads(out)["summary"]["input_shape"] == ["B", 2]
+    assert FIT_ROWS == []  # the stored state was used, nothing was fitted again
+    with open(out_csv, encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    assert [r["name"] for r in rows] == [f"r{i}" for i in range(9)]
+    assert [r["class"] for r in rows] == [doc["state"]["classes"][int(r["pred"])] for r in rows]
+    import autogradcli
+
+    model = autogradcli.load_run(run)
+    x = (new_values - np.float32(doc["state"]["mean"])) * np.float32(0.5)
+    logits = model(autogradcli.tensor(np.stack([x, x], 1))).detach().numpy()
+    assert [int(r["pred"]) for r in rows] == logits.argmax(1).tolist()
+    # the test split needs the rows it was carved from: a located error, not a traceback
+    code, _, err = agrad(capsys, "eval", run)
+    assert code == 2 and "t.csv" in err and "Traceback" not in err
+
+
+def test_resume_uses_the_stored_state(recording, tmp_path, capsys):
+    _table(tmp_path / "t.csv")
+    run = _train(capsys, tmp_path)
+    FIT_ROWS.clear()
+    code, _, err = agrad(
+        capsys, "train", "--resume", run, "--set", "train.epochs=3", "--progress", "none"
+    )
+    assert code == 0, err
+    assert FIT_ROWS == []
