@@ -313,3 +313,20 @@ def test_classify_predict_inputs_without_labels(tmp_path):
     assert [kind.inputs(lines, state)[k].tolist() for k in range(2)] == [[4, 3], [0, 2]]
     with pytest.raises(DataError, match="no label column 'label': it is needed to evaluate"):
         kind.samples(new, state)
+
+
+def test_a_text_read_with_other_settings_uses_the_runs_blocks(tmp_path):
+    trained = _kind(_write(tmp_path / "t.txt", "abcdefghij"), block_size=4)
+    src = trained.read()
+    state = trained.fit(src, [0])
+    other = _kind(_write(tmp_path / "v.txt", "abcdefghijkl"), block_size=2).read()
+    ds = trained.samples(other, state)
+    assert len(ds) == 2 and [ds[k][0].shape for k in range(2)] == [(4,), (4,)]
+    words = _kind(_write(tmp_path / "w.txt", "ab cd ef"), tokens="word", block_size=1).read()
+    with pytest.raises(
+        DataError, match="read as word tokens, but the run's vocabulary is of chars"
+    ):
+        trained.samples(words, state)
+    short = _kind(_write(tmp_path / "s.txt", "abcd"), block_size=2).read()
+    with pytest.raises(DataError, match="shorter than one block of block_size \\+ 1 = 5"):
+        trained.inputs(short, state)

@@ -3,7 +3,6 @@ with ``task: next_token``), with the vocabulary stored in the run folder."""
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from collections.abc import Sequence
@@ -13,9 +12,7 @@ import numpy as np
 
 from .errors import EXIT_OK, UserError
 
-__all__ = ["DATA_STATE", "next_token", "run_generate", "sample_tokens"]
-
-DATA_STATE = "data_state.json"  # the fitted data state a run folder keeps beside its config
+__all__ = ["next_token", "run_generate", "sample_tokens"]
 
 
 def next_token(logits: np.ndarray, temperature: float, top_k: int, rng: Any) -> int:
@@ -82,7 +79,7 @@ def _language_model_state(run_path: str) -> dict[str, Any]:
     ``dataset: text`` with ``task: next_token``."""
     import yaml
 
-    from ..trainer.run_dir import RESOLVED_CONFIG
+    from ..trainer.run_dir import DATA_STATE, RESOLVED_CONFIG, RunDir, RunFolderError
 
     config_file = os.path.join(run_path, RESOLVED_CONFIG)
     if not os.path.isdir(run_path):
@@ -101,16 +98,13 @@ def _language_model_state(run_path: str) -> dict[str, Any]:
         raise UserError(f"{config_file}: data.dataset is {data.get('dataset')!r}; {need}")
     if data.get("task", "next_token") != "next_token":
         raise UserError(f"{config_file}: data.task is {data.get('task')!r}; {need}")
-    state_file = os.path.join(run_path, DATA_STATE)
     try:
-        with open(state_file, encoding="utf-8") as fh:
-            state = json.load(fh)
-    except FileNotFoundError:
-        raise UserError(f"{run_path} has no {DATA_STATE} (its vocabulary); {need}") from None
-    except (OSError, ValueError) as err:
-        raise UserError(f"cannot read {state_file}: {err}") from None
+        doc = RunDir(run_path).read_data_state()
+    except RunFolderError as err:
+        raise UserError(str(err)) from None
+    state = (doc or {}).get("state")
     if not isinstance(state, dict) or not isinstance(state.get("vocab"), list):
-        raise UserError(f"{state_file} holds no vocabulary; {need}")
+        raise UserError(f"{run_path} has no vocabulary in its {DATA_STATE}; {need}")
     return state
 
 

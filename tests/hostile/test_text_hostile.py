@@ -15,8 +15,8 @@ data:
   block_size: {block_size}
   val_split: 0.25
 model:
-  - {{type: Embedding, num_embeddings: auto, embedding_dim: 4}}
-  - {{type: Linear, in_features: auto, out_features: auto}}
+  - {{type: Embedding, num_embeddings: 16, embedding_dim: 4}}
+  - {{type: Linear, in_features: 4, out_features: 16}}
 loss: cross_entropy
 train: {{epochs: 1, batch_size: 4}}
 """

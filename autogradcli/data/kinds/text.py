@@ -15,6 +15,7 @@ target the label's index among the class names seen in the training rows (sorted
 
 from __future__ import annotations
 
+import copy
 import os
 from collections import Counter
 from collections.abc import Sequence
@@ -50,6 +51,7 @@ class TextSource(Source):
         lines: list[int] | None = None,
     ) -> None:
         self.file, self.pieces, self.block_size = file, pieces, block_size
+        self.tokens = "char"  # set by ``TextKind.read``
         self.rows, self.labels, self.lines = rows, labels, lines
         self._encoded: tuple[tuple[str, ...], np.ndarray] | None = None
 
@@ -63,6 +65,14 @@ class TextSource(Source):
         assert self.pieces is not None
         size = self.block_size + 1
         return self.pieces[r * size : (r + 1) * size]
+
+    def reblocked(self, block_size: int) -> TextSource:
+        """This text cut into blocks of ``block_size + 1`` tokens (the same tokens and ids)."""
+        if block_size == self.block_size:
+            return self
+        other = copy.copy(self)
+        other.block_size = block_size
+        return other
 
     def ids(self, vocab: Sequence[str]) -> np.ndarray:
         """The whole token sequence as one int64 array of ids in ``vocab``, encoded once per
@@ -120,7 +130,9 @@ class TextKind(DataKind):
                 f"lower block_size or give more text"
             )
             raise DataError([Problem(where, why)])
-        return TextSource(where, pieces=pieces, block_size=self.block_size)
+        source = TextSource(where, pieces=pieces, block_size=self.block_size)
+        source.tokens = self.tokens
+        return source
 
     def _read_text(self, where: str) -> str:
         """All the text at ``where``: a file, a folder's text files in path order (a newline
@@ -206,21 +218,39 @@ class TextKind(DataKind):
         train: bool = False,
     ) -> Any:
         """(ids, next ids) windows of the blocks ``rows``, or (padded ids, class) pairs."""
+        if state["task"] == "next_token":
+            source = self._as_trained(source, state)
+            rows = range(len(source)) if rows is None else rows
+            return BlockWindows(source.ids(state["vocab"]), rows, state["block_size"])
         assert isinstance(source, TextSource)
         rows = range(len(source)) if rows is None else rows
-        if state["task"] == "next_token":
-            return BlockWindows(source.ids(state["vocab"]), rows, state["block_size"])
         labels = self._class_indices(source, state, rows)
         return PaddedTexts(self._padded(source, state, rows), labels)
 
     def inputs(self, source: Source, state: dict[str, Any]) -> Any:
         """The inputs alone: every block's window, or every row's padded ids."""
-        assert isinstance(source, TextSource)
-        rows = range(len(source))
         if state["task"] == "next_token":
+            source = self._as_trained(source, state)
             ids = source.ids(state["vocab"])
-            return BlockWindows(ids, rows, state["block_size"], targets=False)
-        return PaddedTexts(self._padded(source, state, rows))
+            return BlockWindows(ids, range(len(source)), state["block_size"], targets=False)
+        assert isinstance(source, TextSource)
+        return PaddedTexts(self._padded(source, state, range(len(source))))
+
+    @staticmethod
+    def _as_trained(source: Source, state: dict[str, Any]) -> TextSource:
+        """``source`` cut into the run's blocks; a text read with other tokens than the run's
+        vocabulary, or too short for one block, is a ``DataError``."""
+        assert isinstance(source, TextSource)
+        if source.tokens != state["tokens"]:
+            why = (
+                f"read as {source.tokens} tokens, but the run's vocabulary is of {state['tokens']}s"
+            )
+            raise DataError([Problem(source.file, why)])
+        source = source.reblocked(int(state["block_size"]))
+        if len(source) == 0:
+            why = f"the text is shorter than one block of block_size + 1 = {source.block_size + 1}"
+            raise DataError([Problem(source.file, why)])
+        return source
 
     @staticmethod
     def _padded(source: TextSource, state: dict[str, Any], rows: Sequence[int]) -> np.ndarray:
