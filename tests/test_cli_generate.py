@@ -3,8 +3,13 @@ hand-computed distributions, and the command on runs that are not language model
 
 from __future__ import annotations
 
+import json
+import os
+from collections import Counter
+
 import numpy as np
 import pytest
+from test_cli_helpers import REPO, agrad
 
 import autogradcli as ag
 from autogradcli.cli.errors import UserError
@@ -87,3 +92,69 @@ def test_a_model_without_per_position_outputs_is_refused():
         UserError, match=r"has shape \(1, 5\): agrad generate needs \(1, t, vocab\)"
     ):
         sample_tokens(Pooled(), [1], 2, block_size=4)
+
+
+SHAKESPEARE = os.path.join(REPO, "configs", "data", "shakespeare.txt")
+
+CHAR_MODEL = """
+name: char-bigram
+seed: 0
+data: {{dataset: text, path: {path}, block_size: {T}, val_split: 0.1}}
+model:
+  - {{type: Embedding, num_embeddings: 80, embedding_dim: 48}}
+  - {{type: Linear, in_features: 48, out_features: 80}}
+loss: cross_entropy
+optimizer: {{type: Adam, lr: 0.02}}
+train: {{epochs: 2, batch_size: 128}}
+"""
+
+
+def _validation_targets(text: str, block_size: int, val_split: float, seed: int) -> str:
+    """The characters the run scores on validation: its blocks of block_size + 1 characters
+    drawn by the run's documented split (a seeded ``random_split`` of the block numbers), all
+    but the first character of each block."""
+    from autogradcli.data import Generator, random_split
+
+    size = block_size + 1
+    n = len(text) // size
+    k = round(n * val_split)
+    _, val = random_split(list(range(n)), [n - k, k], generator=Generator(seed))
+    return "".join(text[r * size + 1 : (r + 1) * size] for r in val)
+
+
+def _entropy(chars: str) -> float:
+    """The unigram entropy (nats) of ``chars``: the loss of the best context-free guess."""
+    counts = np.array(list(Counter(chars).values()), dtype=np.float64)
+    p = counts / counts.sum()
+    return float(-(p * np.log(p)).sum())
+
+
+@pytest.mark.slow
+def test_char_model_beats_the_unigram_entropy_and_generates(capsys, tmp_path):
+    with open(SHAKESPEARE, encoding="utf-8") as fh:
+        text = fh.read()
+    config = tmp_path / "c.yaml"
+    config.write_text(CHAR_MODEL.format(path=SHAKESPEARE, T=32))
+    runs = str(tmp_path / "runs")
+    code, out, err = agrad(capsys, "train", str(config), "--progress", "none", "--runs-dir", runs)
+    assert code == 0, out + err
+    (run,) = [str(p) for p in (tmp_path / "runs").iterdir()]
+    with open(os.path.join(run, "metrics.jsonl"), encoding="utf-8") as fh:
+        val_loss = json.loads(fh.read().splitlines()[-1])["val_loss"]
+    targets = _validation_targets(text, 32, 0.1, seed=0)
+    assert len(targets) == 32 * round(len(text) // 33 * 0.1)
+    entropy = _entropy(targets)
+    print(f"val_loss {val_loss:.4f}, unigram entropy of the validation text {entropy:.4f}")
+    assert 3.0 < entropy < 3.6  # characters of English text: about 4.5 bits
+    assert val_loss < 0.85 * entropy
+
+    argv = ("generate", run, "--prompt", "ROMEO:", "--length", "150", "--seed", "0")
+    code, first, err = agrad(capsys, *argv)
+    assert code == 0, err
+    assert len(first) == len("ROMEO:") + 150 + 1 and first.startswith("ROMEO:")
+    assert first.endswith("\n")
+    assert agrad(capsys, *argv)[1] == first
+    other = agrad(capsys, *argv[:-1], "1")[1]
+    assert len(other) == len(first) and other != first
+    code, _, err = agrad(capsys, "generate", run, "--prompt", "Zoë", "--length", "5")
+    assert code == 0 and "read as <unk>: 'ë'" in err
