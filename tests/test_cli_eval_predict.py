@@ -258,12 +258,13 @@ def test_eval_refuses_an_override_that_redraws_the_split(trained):
     loss, acc = _ce(_forward(run, x[idx]), y[idx])
     doc = json.loads(res.stdout)
     assert doc["samples"] == 20 and doc["test_loss"] == pytest.approx(loss, rel=1e-5)
+    assert doc["test_acc"] == acc
 
 
 def test_eval_and_predict_work_after_the_training_data_moved(trained, tmp_path):
     """eval --data and predict rebuild the run from config.resolved.yaml + data_state.json:
     the training file is never read again."""
-    src, run, x, y, _ = trained
+    src, run, _, _, _ = trained
     run = _copy_run(run, tmp_path)
     state = _json(os.path.join(run, "data_state.json"))
     assert state["dataset"] == "npz" and state["state"] == {"classes": 3}
@@ -274,7 +275,8 @@ def test_eval_and_predict_work_after_the_training_data_moved(trained, tmp_path):
         res = agrad_subprocess("eval", run, "--data", other, "--json")
         assert res.returncode == 0, res.stderr
         loss, acc = _ce(_forward(run, x2), y2)
-        assert json.loads(res.stdout)["test_loss"] == pytest.approx(loss, rel=1e-5)
+        doc = json.loads(res.stdout)
+        assert doc["test_loss"] == pytest.approx(loss, rel=1e-5) and doc["test_acc"] == acc
         inp, _ = _inputs_csv(tmp_path, x2)
         out = str(tmp_path / "p.csv")
         res = agrad_subprocess("predict", run, "--input", inp, "--output", out)
@@ -312,6 +314,7 @@ def test_eval_data_is_read_with_the_runs_target_column(tmp_path):
     loss, acc = _ce(_forward(run, table[:25, 1:].astype(np.float32)), y[:25])
     doc = json.loads(res.stdout)
     assert doc["samples"] == 25 and doc["test_loss"] == pytest.approx(loss, rel=1e-5)
+    assert doc["test_acc"] == acc
     # predict takes the file with or without the target column
     for name, cols, names in (("with.csv", table[:4], head), ("without.csv", table[:4, 1:], "")):
         np.savetxt(tmp_path / name, cols, delimiter=",", fmt="%.9g", header=names, comments="")

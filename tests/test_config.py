@@ -220,7 +220,7 @@ def test_layer_errors_with_did_you_mean(cfg):
         "c.yaml:5:20  model.2.in_feature: Linear got an unexpected argument 'in_feature' (did you "
         "mean 'in_features'?)",
         "c.yaml:6:18  model.3.inplace: 'auto' works only for in_features, input_size, "
-        "normalized_shape, in_channels, num_features, num_channels",
+        "normalized_shape, in_channels, num_features, num_channels, out_features, num_embeddings",
         "c.yaml:7:29  model.4.name: expected a layer name without dots, got 'a.b' (str)",
         "c.yaml:8:5  model.5: the layer needs a 'type'",
         "c.yaml:9:5  model.6: a layer must be a mapping, got 7 (int)",

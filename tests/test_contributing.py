@@ -43,3 +43,42 @@ def test_adding_an_op_names_modules_that_exist():
     from autogradcli.ops import logexp, unary
 
     assert "log1p" in logexp.__all__ and not hasattr(unary, "__all__")
+
+
+def test_adding_a_data_kind_example_runs(tmp_path, monkeypatch):
+    """The "Adding a data kind" example, executed as a module of data/kinds, registered, and
+    trained from its YAML: fit sees the training rows only and predictions name classes."""
+    import sys
+    import types
+
+    import numpy as np
+
+    from autogradcli.config import build_experiment, load_config
+    from autogradcli.data import kinds
+
+    section = _section("Adding a data kind (worked example: labelled 2-D points)")
+    code, registration, config = re.findall(r"```(?:python|yaml)\n(.*?)```", section, re.S)
+    module = types.ModuleType("autogradcli.data.kinds.points")
+    module.__package__ = "autogradcli.data.kinds"
+    monkeypatch.setitem(sys.modules, module.__name__, module)
+    exec(compile(code, "CONTRIBUTING.md", "exec"), module.__dict__)
+    monkeypatch.setitem(kinds.KINDS, "points", module.PointsKind)
+    assert registration.strip() == "register_kind(PointsKind)"
+
+    rng = np.random.default_rng(0)
+    xy = rng.normal(size=(50, 2)) * [3.0, 0.5] + [10.0, -2.0]
+    labels = np.where(xy[:, 0] > 10.0, "east", "west")
+    with open(tmp_path / "points.csv", "w", encoding="utf-8") as fh:
+        fh.writelines(f"{a},{b},{c}\n" for (a, b), c in zip(xy, labels))
+    (tmp_path / "c.yaml").write_text(config)
+    exp = build_experiment(load_config(str(tmp_path / "c.yaml")))
+    from autogradcli import data as D
+
+    rest, _ = D.random_split(list(range(50)), [40, 10], generator=D.Generator(0))
+    tr, _ = D.random_split(list(rest.indices), [32, 8], generator=D.Generator(0))
+    train = [rest.indices[i] for i in tr.indices]
+    state = exp.data_state["state"]
+    np.testing.assert_allclose(state["mean"], xy[train].mean(0))  # training rows only
+    np.testing.assert_allclose(state["std"], xy[train].std(0))
+    assert state["classes"] == sorted(set(labels[train]))
+    assert exp.model[2].out_features == len(state["classes"])

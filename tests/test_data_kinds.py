@@ -230,3 +230,128 @@ def test_resume_uses_the_stored_state(recording, tmp_path, capsys):
     )
     assert code == 0, err
     assert FIT_ROWS == []
+
+
+FUNCTIONS = """
+import os
+import pathlib
+
+import numpy as np
+
+from autogradcli.data.dataset import TensorDataset
+from autogradcli.tensor.tensor import wrap
+
+
+def _load(path):
+    rows = np.loadtxt(path, delimiter=",", ndmin=2).astype(np.float32)
+    return TensorDataset(wrap(rows[:, :-1]), wrap(rows[:, -1].astype(np.int64)))
+
+
+def annotated(path: pathlib.Path, other: "os.PathLike | None" = None, tag: str = "t.csv"):
+    assert tag == "t.csv"  # not a path: passed as written
+    return _load(path)
+
+
+def declared(path, n=1):
+    return _load(path)
+
+
+declared.path_settings = ("path",)
+"""
+
+
+@pytest.mark.parametrize("fn", ["annotated", "declared"])
+def test_a_dataset_functions_path_arguments_follow_the_path_rule(tmp_path, monkeypatch, fn):
+    """``path`` written in the config is relative to the config's folder (not the working
+    directory), whether declared by annotation or by ``path_settings``; config.resolved.yaml
+    records the absolute path that was read; an argument that is not a path is untouched."""
+    import yaml
+
+    from autogradcli.config import build_experiment, load_config
+
+    conf = tmp_path / "conf"
+    conf.mkdir()
+    write(conf / "fns.py", FUNCTIONS)
+    rng = np.random.default_rng(0)
+    np.savetxt(
+        conf / "t.csv",
+        np.column_stack([rng.normal(size=(20, 2)), np.arange(20) % 2]),
+        delimiter=",",
+    )
+    extra = ", tag: t.csv" if fn == "annotated" else ""
+    cfg = write(
+        conf / "c.yaml",
+        f"data: {{dataset: fns.py:{fn}, path: t.csv{extra}}}\n"
+        "model: [{type: Linear, in_features: auto, out_features: 2}]\n",
+    )
+    monkeypatch.chdir(tmp_path)  # t.csv is not here: only the config-relative rule finds it
+    config = load_config(cfg)
+    exp = build_experiment(config)
+    assert len(exp.train_loader.dataset) == 16
+    resolved = yaml.safe_load(config.to_yaml(absolute_paths=True))["data"]
+    assert resolved["path"] == str(conf / "t.csv")
+    if fn == "annotated":
+        assert resolved["tag"] == "t.csv"
+    bad = write(conf / "b.yaml", f"data: {{dataset: fns.py:{fn}, path: 3}}\nmodel: [ReLU]\n")
+    from autogradcli.config import ConfigError
+
+    with pytest.raises(ConfigError, match=r"b.yaml:1:\d+  data.path: "):
+        load_config(bad)
+
+
+class Sized(Recording):
+    """The stand-in, declaring a vocabulary too (as a text kind would)."""
+
+    name = "sized"
+
+    def sizes(self, state):
+        return {"classes": len(state["classes"]), "vocab": 7}
+
+    def _x(self, source, state, rows):
+        ids = (np.abs(source.values[rows]) * 10).astype(np.int64) % 7  # token ids < vocab
+        return wrap(ids.reshape(-1, 1).repeat(2, axis=1))
+
+
+MODEL_AUTO = """
+data: {{dataset: {kind}, path: t.csv}}
+model:
+  - {{type: Linear, in_features: auto, out_features: {hidden}}}
+  - {{type: Linear, in_features: auto, out_features: auto}}
+"""
+
+
+def test_auto_sizes_come_from_the_kind(recording, monkeypatch, tmp_path):
+    """out_features: auto on the last layer is sizes()['classes'] (2 here: pos, neg);
+    num_embeddings: auto is sizes()['vocab']; a kind without the size, or out_features: auto
+    before the last layer, is a located error."""
+    from autogradcli.config import ConfigError, build_experiment, load_config
+
+    monkeypatch.setitem(KINDS, "sized", Sized)
+    _table(tmp_path / "t.csv")
+    cfg = write(tmp_path / "c.yaml", MODEL_AUTO.format(kind="recording", hidden=5))
+    exp = build_experiment(load_config(cfg))
+    assert exp.model[1].out_features == 2 and exp.output_shape == (2,)
+    emb = MODEL_AUTO.format(kind="sized", hidden=5).replace(
+        "  - {type: Linear, in_features: auto, out_features: 5}",
+        "  - Flatten\n  - {type: Embedding, num_embeddings: auto, embedding_dim: 3}\n  - Flatten",
+    )
+    (tmp_path / "e.yaml").write_text(emb)
+    exp = build_experiment(load_config(str(tmp_path / "e.yaml")))
+    assert exp.model[1].num_embeddings == 7 and exp.model[3].out_features == 2
+
+    no_vocab = write(tmp_path / "v.yaml", emb.replace("dataset: sized", "dataset: recording"))
+    with pytest.raises(
+        ConfigError,
+        match=r"v.yaml:4:23  model.1.num_embeddings: "
+        r"num_embeddings: auto is the data's vocab count, which dataset "
+        r"'recording' does not know",
+    ):
+        build_experiment(load_config(no_vocab))
+    early = write(tmp_path / "o.yaml", MODEL_AUTO.format(kind="recording", hidden="auto"))
+    with pytest.raises(ConfigError, match=r"o.yaml:3:\d+  model.0.out_features: .*only the last"):
+        build_experiment(load_config(early))
+    sine = write(
+        tmp_path / "s.yaml", MODEL_AUTO.format(kind="sine", hidden=4).replace(", path: t.csv", "")
+    )
+    with pytest.raises(ConfigError, match="classes count, which dataset 'sine' does not know"):
+        build_experiment(load_config(sine))

@@ -290,16 +290,18 @@ def eval_(
         None,
         "--data",
         metavar="FILE",
-        help="Evaluate on this file (.npz with x and y, or .csv: the last column is the target) "
-        "instead of the run's test data.",
+        help="Evaluate on this file, read with the run's own data spec (a csv run's "
+        "target_column...; by extension for digits/sine/spirals/idx) instead of the run's "
+        "test data. Needed for a run without a test split.",
     ),
     set_: list[str] = typer.Option(
         [],
         "--set",
         "-s",
         metavar="KEY.PATH=VALUE",
-        help="Change the run's stored data config first, e.g. data.test_split=0.3 or "
-        "data.test={dataset: npz, path: other.npz}. Repeatable.",
+        help="Change the run's stored config first, e.g. train.batch_size=256 or device=cpu. "
+        "data.* and seed are refused: a new split would re-draw rows the run trained or "
+        "validated on (give --data). Repeatable.",
     ),
     json_: bool = typer.Option(False, "--json", help="Write the metrics as JSON to stdout."),
 ) -> None:

@@ -57,9 +57,12 @@ def _has_test(config_path: str) -> bool:
     """Whether the run's stored config has a test split or a test set."""
     import yaml
 
-    with open(config_path, encoding="utf-8") as fh:
-        data = (yaml.safe_load(fh) or {}).get("data") or {}
-    return bool(data.get("test") or data.get("test_split"))
+    try:
+        with open(config_path, encoding="utf-8") as fh:
+            data = (yaml.safe_load(fh) or {}).get("data") or {}
+        return bool(data.get("test") or data.get("test_split"))
+    except (OSError, ValueError, AttributeError, yaml.YAMLError):
+        return False  # a broken config: loading the run reports it
 
 
 def run_eval(
@@ -76,15 +79,16 @@ def run_eval(
 
     refuse_data_overrides(overrides)
     stored_config = os.path.join(run_path, RESOLVED_CONFIG)
-    if data is None and os.path.isfile(stored_config) and not _has_test(stored_config):
+    has_test = os.path.isfile(stored_config) and _has_test(stored_config)
+    try:
+        loaded = open_run(run_path, checkpoint, overrides, read_data=data is None and has_test)
+    except (FileNotFoundError, ValueError) as err:
+        raise UserError(str(err)) from None
+    if data is None and not has_test:
         raise UserError(
             f"{run_path} has no test data (no data.test_split or data.test in its config): "
             "give --data FILE with data the run never trained or validated on"
         )
-    try:
-        loaded = open_run(run_path, checkpoint, overrides, read_data=data is None)
-    except (FileNotFoundError, ValueError) as err:
-        raise UserError(str(err)) from None
     exp = loaded.experiment
     if data is None:
         loader, label = exp.test_loader, "test"

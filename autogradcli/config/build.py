@@ -20,7 +20,7 @@ from ..tensor.tensor import Tensor
 from ..trainer.metrics import guess_task, is_next_token
 from . import registry
 from .build_data import build_data, build_loaders, move_dataset
-from .build_model import build_model
+from .build_model import DataSizes, build_model
 from .build_training import (
     build_hooks,
     build_loss,
@@ -60,7 +60,8 @@ def build_experiment(
     group_names: list[list[str]] = []
     if data is not None and data.sample is not None:
         x, y = data.sample
-        model, out = build_model(b, x)
+        sizes = DataSizes(data.kind.sizes(data.state), data.kind.name)
+        model, out = build_model(b, x, sizes)
         loss_fn = build_loss(b, out, y)
         sets = {"the training set": train_ds, "the validation set": val_ds}
         if train_ds is not None:

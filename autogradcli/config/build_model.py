@@ -23,17 +23,21 @@ from .builder import Builder, shape_text, tensor_arguments
 from .errors import Path
 from .schema import BLOCK_RESERVED, LAYER_RESERVED
 
-__all__ = ["build_model"]
+__all__ = ["DataSizes", "build_model"]
 
 
-def build_model(b: Builder, x: Tensor) -> tuple[Module | None, Any]:
+def build_model(b: Builder, x: Tensor, sizes: DataSizes | None = None) -> tuple[Module | None, Any]:
     """(model, its output on ``x``): a Sequential for a list of layers, a ``Graph`` for
-    ``blocks``; (None, None) after a problem (reported)."""
+    ``blocks``; (None, None) after a problem (reported). ``sizes`` (the data kind's
+    ``sizes(state)`` and its name) resolve ``out_features: auto`` on the last layer and
+    ``num_embeddings: auto``."""
     spec = b.config.data["model"]
+    sizes = sizes or DataSizes({}, "")
     if isinstance(spec, list):
         layers: list[tuple[str, Module]] = []
         for i, layer_spec in enumerate(spec):
-            module, x = _layer(b, layer_spec, ("model", i), [x], LAYER_RESERVED)
+            sizes.last = i == len(spec) - 1
+            module, x = _layer(b, layer_spec, ("model", i), [x], LAYER_RESERVED, sizes)
             if module is None:
                 return None, None
             layers.append((layer_spec.get("name", str(i)), module))
@@ -42,8 +46,9 @@ def build_model(b: Builder, x: Tensor) -> tuple[Module | None, Any]:
     wiring = []
     for name, block in spec["blocks"].items():
         refs = block["inputs"] if "inputs" in block else [block["input"]]
+        sizes.last = name == spec["output"]
         module, out = _layer(
-            b, block, ("model", "blocks", name), [values[r] for r in refs], BLOCK_RESERVED
+            b, block, ("model", "blocks", name), [values[r] for r in refs], BLOCK_RESERVED, sizes
         )
         if module is None:
             return None, None
@@ -52,8 +57,36 @@ def build_model(b: Builder, x: Tensor) -> tuple[Module | None, Any]:
     return Graph(wiring, spec["output"]), values[spec["output"]]
 
 
+class DataSizes:
+    """The sizes a data kind knows (``classes``, ``vocab``), the kind's name for messages, and
+    whether the layer being built is the model's last (its output)."""
+
+    def __init__(self, sizes: dict[str, int], kind: str) -> None:
+        self.sizes, self.kind, self.last = dict(sizes), kind, False
+
+    def resolve(self, b: Builder, key: str, path: Path) -> int | None:
+        """The data size ``auto`` stands for at ``key``, or None after reporting why none."""
+        what = registry.DATA_SIZE_KEYS[key]
+        if key == "out_features" and not self.last:
+            b.error(path, "out_features: auto is the number of classes: only the last layer's")
+            return None
+        if what not in self.sizes:
+            b.error(
+                path,
+                f"{key}: auto is the data's {what} count, which dataset {self.kind!r} does not "
+                "know: give a number",
+            )
+            return None
+        return int(self.sizes[what])
+
+
 def _layer(
-    b: Builder, spec: dict[str, Any], path: Path, inputs: Sequence[Any], reserved: tuple
+    b: Builder,
+    spec: dict[str, Any],
+    path: Path,
+    inputs: Sequence[Any],
+    reserved: tuple,
+    sizes: DataSizes,
 ) -> tuple[Module | None, Any]:
     """(module, output) for one layer spec run on ``inputs``, or (None, None)."""
     kind = spec["type"]
@@ -72,7 +105,12 @@ def _layer(
             module = FunctionLayer(target, params, kwargs.get("init"), kwargs.get("args", ()))
         else:
             for key, value in kwargs.items():
-                if value == "auto":
+                if value == "auto" and key in registry.DATA_SIZE_KEYS:
+                    size = sizes.resolve(b, key, path + (key,))
+                    if size is None:
+                        return None, None
+                    kwargs[key] = size
+                elif value == "auto":
                     dim = registry.AUTO_KEYS[key]
                     if not isinstance(x, Tensor) or x.dim() < (2 if dim == 1 else 1):
                         b.error(

@@ -38,6 +38,10 @@ _NOT_LAYERS = {"Module", "Sequential", "ModuleList", "ModuleDict", "ParameterLis
 
 # Constructor arguments whose value may be `auto`: taken from the dry forward's input shape.
 # dim -1: the last (feature) dim; dim 1: the channel dim of a batch.
+# Sizes ``auto`` takes from the data (its kind's ``sizes(state)``), not from the input batch:
+# the argument name and the size's name. ``out_features`` only on the model's last layer.
+DATA_SIZE_KEYS = {"out_features": "classes", "num_embeddings": "vocab"}
+
 AUTO_KEYS = {
     "in_features": -1,
     "input_size": -1,

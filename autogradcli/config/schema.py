@@ -102,6 +102,10 @@ Sizes may be ``auto`` (``in_features``, ``in_channels``, ``num_features``, ``num
 ``normalized_shape``, ``input_size``, and any dim of a Function's ``params``): the model is built
 one layer at a time and a batch of the data is run through it, so each layer learns its input's
 size (the channel dim for ``in_channels``/``num_features``/``num_channels``, the last dim else).
+Two sizes come from the data instead (what its kind learned from the training rows):
+``out_features: auto`` on the last layer is the number of classes (a next-token text task's
+vocabulary), ``num_embeddings: auto`` the vocabulary size; a kind that does not know the
+size is an error at that key.
 """
 
 # This module is the schema: the documentation above and the tables below (keys, defaults,
