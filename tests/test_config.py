@@ -15,6 +15,7 @@ from autogradcli.config import (
     load_config,
     load_config_text,
 )
+from autogradcli.data.kinds import KINDS
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures")
 CONFIGS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "configs")
@@ -181,9 +182,9 @@ def test_dataset_errors(cfg):
         model: [Flatten]
         """
     )
-    assert issues(path) == [
+    assert issues(path) == [  # every registered kind, in registration order
         "c.yaml:2:3  data.dataset: unknown dataset 'digts' (did you mean 'digits'?); expected one "
-        "of digits, npz, csv, idx, sine, spirals or an import path"
+        f"of {', '.join(KINDS)} or an import path"
     ]
     path = cfg(
         """\
@@ -462,7 +463,7 @@ def test_hook_errors(cfg):
         "c.yaml:5:27  hooks.1.patience: expected a non-negative integer, got -1 (int)",
         "c.yaml:5:41  hooks.1.mode: expected auto, min, max, min! or max!, got 'up' (str)",
         "c.yaml:5:51  hooks.1.monitor: expected train_ or val_ and loss, acc, top5, f1_macro, mae, "
-        "rmse or r2, got 'val_los' (str)",
+        "rmse, r2 or perplexity, got 'val_los' (str)",
         "c.yaml:6:27  hooks.2.monitor: val_acc needs validation data (val_split > 0 or val)",
         "c.yaml:7:5  hooks.3: a forward hook needs 'fn' (an import path to the hook function)",
         "c.yaml:8:31  hooks.4.fn: 'user_layers.py:NOT_A_CLASS' is an int, not a function",

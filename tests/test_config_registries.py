@@ -57,10 +57,11 @@ def test_a_registered_metric_is_accepted_listed_and_monitored(maxerr):
     (typo,) = problems(SINE + "metrics: [maxer]\n")
     assert "unknown metric 'maxer' (did you mean 'maxerr'?)" in typo
     (bad,) = problems(SINE + "metrics: [3]\n")
-    assert "accuracy, top5, f1_macro, mae, rmse, r2, maxerr" in bad
+    assert "accuracy, top5, f1_macro, mae, rmse, r2, perplexity, maxerr" in bad
     (monitor,) = problems(SINE + "hooks: [{type: EarlyStopping, monitor: val_maxer}]\n")
-    assert "expected train_ or val_ and loss, acc, top5, f1_macro, mae, rmse, r2 or maxerr" in (
-        monitor
+    assert (
+        "expected train_ or val_ and loss, acc, top5, f1_macro, mae, rmse, r2, perplexity or "
+        "maxerr" in monitor
     )
     (unlogged,) = problems(SINE + "metrics: [mae]\n" + hook)
     assert "val_maxerr is not logged: add maxerr to metrics" in unlogged

@@ -16,6 +16,7 @@ from ..autograd.grad_mode import no_grad
 from ..nn.container import Sequential
 from ..nn.function_layer import FunctionLayer
 from ..nn.module import Module
+from ..nn.parameter import Parameter
 from ..tensor.tensor import Tensor
 from . import registry
 from .blocks import Graph
@@ -34,25 +35,34 @@ def build_model(b: Builder, x: Tensor, sizes: DataSizes | None = None) -> tuple[
     spec = b.config.data["model"]
     sizes = sizes or DataSizes({}, "")
     if isinstance(spec, list):
-        layers: list[tuple[str, Module]] = []
+        layers: dict[str, Module] = {}
         for i, layer_spec in enumerate(spec):
             sizes.last = i == len(spec) - 1
-            module, x = _layer(b, layer_spec, ("model", i), [x], LAYER_RESERVED, sizes)
+            tie = layers.get(layer_spec.get("tie", ""))
+            module, x = _layer(b, layer_spec, ("model", i), [x], LAYER_RESERVED, sizes, tie)
             if module is None:
                 return None, None
-            layers.append((layer_spec.get("name", str(i)), module))
+            layers[layer_spec.get("name", str(i))] = module
         return Sequential(OrderedDict(layers)), x
     values: dict[str, Any] = {"input": x}
     wiring = []
+    built: dict[str, Module] = {}
     for name, block in spec["blocks"].items():
         refs = block["inputs"] if "inputs" in block else [block["input"]]
         sizes.last = name == spec["output"]
         module, out = _layer(
-            b, block, ("model", "blocks", name), [values[r] for r in refs], BLOCK_RESERVED, sizes
+            b,
+            block,
+            ("model", "blocks", name),
+            [values[r] for r in refs],
+            BLOCK_RESERVED,
+            sizes,
+            built.get(block.get("tie", "")),
         )
         if module is None:
             return None, None
         values[name] = out
+        built[name] = module
         wiring.append((name, module, refs))
     return Graph(wiring, spec["output"]), values[spec["output"]]
 
@@ -87,8 +97,10 @@ def _layer(
     inputs: Sequence[Any],
     reserved: tuple,
     sizes: DataSizes,
+    tie: Module | None = None,
 ) -> tuple[Module | None, Any]:
-    """(module, output) for one layer spec run on ``inputs``, or (None, None)."""
+    """(module, output) for one layer spec run on ``inputs``, or (None, None); ``tie``: the
+    layer whose ``weight`` it shares (``tie:``)."""
     kind = spec["type"]
     target = b.lookup(kind, path + ("type",), registry.layer_types())
     if target is None:
@@ -128,6 +140,8 @@ def _layer(
     if not isinstance(module, Module):
         b.error(path, f"{what} built a {type(module).__name__}, not an nn.Module")
         return None, None
+    if tie is not None and not _tie(b, module, tie, spec["tie"], path):
+        return None, None
     try:
         with no_grad():
             module.eval()
@@ -142,6 +156,25 @@ def _layer(
         b.error(path, f"{what} returned {bad}, not a Tensor")
         return None, None
     return module, out
+
+
+def _tie(b: Builder, module: Module, source: Module, ref: str, path: Path) -> bool:
+    """Make ``module.weight`` the ``weight`` of the layer ``ref`` (one tensor, trained once, as
+    a GPT's head shares its token embedding); False after reporting weights that differ."""
+    mine, theirs = getattr(module, "weight", None), getattr(source, "weight", None)
+    if isinstance(mine, Parameter) and isinstance(theirs, Parameter) and mine.shape == theirs.shape:
+        module.weight = theirs
+        return True
+
+    def show(w: Any) -> str:
+        return f"a weight {tuple(w.shape)}" if isinstance(w, Parameter) else "no weight"
+
+    b.error(
+        path + ("tie",),
+        f"cannot share layer {ref!r}'s weight: it has {show(theirs)} and "
+        f"{type(module).__name__} has {show(mine)} (tie needs weights of the same shape)",
+    )
+    return False
 
 
 def _not_a_tensor(out: Any) -> str | None:

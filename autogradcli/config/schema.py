@@ -67,12 +67,13 @@ hooks:                    # optional list; Checkpoint and NonFiniteGuard are add
   - {type: forward, layer: "2", fn: my_hooks.py:log_stats}
                           # a module hook on a layer (its named_modules() name):
                           # forward_pre | forward | full_backward, `fn` the hook function
-  # monitor: train_ or val_ + loss | acc | top5 | f1_macro | mae | rmse | r2;  mode: auto (from the metric:
+  # monitor: train_ or val_ + loss | acc | top5 | f1_macro | mae | rmse | r2 | perplexity;  mode: auto (from the metric:
   #   *_acc max, *_loss min) | min | max; a mode against a known metric's direction is refused
   #   unless written with `!` (mode: min!)
 metrics: [accuracy]       # logged per epoch as train_<m> and val_<m> (accuracy: *_acc):
-                          # accuracy | top5 | f1_macro | mae | rmse | r2; default: accuracy for a
-                          # class loss, else mae
+                          # accuracy | top5 | f1_macro | mae | rmse | r2 | perplexity; default:
+                          # accuracy for a class loss (and perplexity for next-token targets),
+                          # else mae
 train:
   epochs: 10              # >= 1
   batch_size: 64          # >= 1
@@ -244,8 +245,8 @@ TRAIN_DEFAULTS: dict[str, Any] = {
 OUTPUT_DEFAULTS: dict[str, Any] = {"dir": "runs"}
 DEFAULT_OPTIMIZER: dict[str, Any] = {"type": "Adam", "lr": 0.001}
 
-LAYER_RESERVED = ("type", "name")  # keys of a layer that are not constructor arguments
-BLOCK_RESERVED = ("type", "input", "inputs")  # the same for a block of a block model
+LAYER_RESERVED = ("type", "name", "tie")  # keys of a layer that are not constructor arguments
+BLOCK_RESERVED = ("type", "input", "inputs", "tie")  # the same for a block of a block model
 FUNCTION_KEYS = ("params", "init", "args")  # the keys of an autograd.Function layer
 
 # Checks for keys whose default's type is not the whole rule (the rest follow their default).

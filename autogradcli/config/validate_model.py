@@ -36,6 +36,7 @@ def validate_model(v: Validator, value: Any, path: Path) -> Any:
             if n in seen:
                 v.error(path + (i, "name"), f"duplicate layer name {n!r}")
             seen.add(n)
+        _ties(v, [(str(x.get("name", i)), x, path + (i,)) for i, x in enumerate(layers)])
         return layers
     if isinstance(value, dict) and "blocks" in value:
         return _graph(v, value, path)
@@ -92,6 +93,7 @@ def _graph(v: Validator, spec: dict, path: Path) -> dict[str, Any]:
             resolved["input"] = inputs[0] if inputs else previous
         out[name] = resolved
         previous = str(name)
+    _ties(v, [(str(n), x, path + ("blocks", n)) for n, x in out.items()])
     output = spec.get("output", previous)
     if output not in out:
         v.error(
@@ -99,6 +101,26 @@ def _graph(v: Validator, spec: dict, path: Path) -> dict[str, Any]:
             f"unknown block {output!r}{did_you_mean(str(output), list(out))}",
         )
     return {"blocks": out, "output": output}
+
+
+def _ties(v: Validator, named: list[tuple[str, dict[str, Any], Path]]) -> None:
+    """Each ``tie`` names a layer (block) written before its own, whose ``weight`` it shares
+    (a GPT's head and its token embedding); an index is a layer's default name."""
+    names = [name for name, _, _ in named]
+    for at, (name, spec, lpath) in enumerate(named):
+        if "tie" not in spec:
+            continue
+        ref = str(spec["tie"]) if is_int(spec["tie"]) else spec["tie"]
+        if isinstance(ref, str) and ref in names[:at]:
+            spec["tie"] = ref
+            continue
+        if ref == name:
+            why = f"layer {name!r} cannot share its own weight"
+        elif isinstance(ref, str) and ref in names:
+            why = f"layer {ref!r} is written after {name!r}: tie to an earlier layer"
+        else:
+            why = f"unknown layer {ref!r}{did_you_mean(str(ref), names[:at])}"
+        v.error(lpath + ("tie",), f"{why} (tie: the layer whose weight this one shares)")
 
 
 def _layer(v: Validator, value: Any, path: Path, in_graph: bool) -> dict[str, Any]:

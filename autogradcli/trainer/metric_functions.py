@@ -48,6 +48,10 @@ def count_correct(out: Any, y: Any, loss_fn: Any) -> tuple[int, int]:
     name = type(loss_fn).__name__
     if t.dtype.kind in "iu" and o.ndim == t.ndim + 1 and o.ndim >= 1:
         pred = xp.argmax(o, axis=class_dim(out, y) if o.ndim > 1 else 0)
+        ignore = getattr(loss_fn, "ignore_index", None)
+        if isinstance(ignore, int):  # positions the loss leaves out (padding) are not counted
+            keep = t != ignore
+            return int((keep & (pred == t)).sum()), int(keep.sum())
         return int((pred == t).sum()), int(t.size)
     if o.shape == t.shape:
         if name.startswith("BCE") or o.ndim < 2 or o.shape[1] == 1:
@@ -190,25 +194,24 @@ def add_perplexity(sums: dict[str, Any], out: Any, y: Any, loss_fn: Any) -> None
     its scores, per position for sequence targets, and the number of targets (the loss's
     ``ignore_index`` left out). NLLLoss's log-probabilities are their own log-softmax, so this
     is the same for both losses, and unweighted and unsmoothed whatever the loss's settings."""
-    import numpy as np
-
     if not isinstance(out, Tensor) or not isinstance(y, Tensor):
         return
     o, t = out.detach()._data, y._data
     if t.dtype.kind not in "iu" or o.ndim != t.ndim + 1 or o.ndim < 2:
         return
-    scores = np.moveaxis(_host(o).astype(np.float64), class_dim(out, y), -1)
-    target = _host(t).astype(np.int64)
-    if scores.shape[:-1] != target.shape:
+    xp = array_module(o)  # on the device: only the two sums come back
+    scores = xp.moveaxis(o.astype(xp.float64), class_dim(out, y), -1)
+    if scores.shape[:-1] != t.shape:
         return
-    keep = (target >= 0) & (target < scores.shape[-1])
+    keep = (t >= 0) & (t < scores.shape[-1])
     ignore = getattr(loss_fn, "ignore_index", None)
     if isinstance(ignore, int):
-        keep &= target != ignore
+        keep &= t != ignore
     top = scores.max(-1, keepdims=True)
-    log_z = top[..., 0] + np.log(np.exp(scores - top).sum(-1))
-    picked = np.take_along_axis(scores, np.where(keep, target, 0)[..., None], -1)[..., 0]
-    sums["nll_sum"] = sums.get("nll_sum", 0.0) + float((log_z - picked)[keep].sum())
+    log_z = top[..., 0] + xp.log(xp.exp(scores - top).sum(-1))
+    index = xp.where(keep, t, 0).astype(xp.int64)[..., None]
+    picked = xp.take_along_axis(scores, index, -1)[..., 0]
+    sums["nll_sum"] = sums.get("nll_sum", 0.0) + float(xp.where(keep, log_z - picked, 0.0).sum())
     sums["nll_n"] = sums.get("nll_n", 0) + int(keep.sum())
 
 

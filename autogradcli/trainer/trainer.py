@@ -68,8 +68,9 @@ class Trainer:
     and ``NonFiniteGuard`` are added when absent (``default_callbacks=False`` to not), and a
     ``RunLogger`` when ``run`` is given. ``task`` is ``"classification"`` or ``"regression"``
     (``None``: guessed from the loss); ``metrics`` (``trainer.metrics`` module: accuracy, top5,
-    f1_macro, mae, rmse, r2) are logged as ``train_<m>``/``val_<m>`` (default: accuracy, logged
-    as ``*_acc``, for classification; mae for regression).
+    f1_macro, mae, rmse, r2, perplexity) are logged as ``train_<m>``/``val_<m>`` (default:
+    accuracy, logged as ``*_acc``, for classification; mae for regression). (N, T, C) outputs
+    against (N, T) class targets go to the loss as (N, C, T) (``sequence_loss``).
     ``run``: a ``RunDir`` or a folder path (made when absent; one holding another run is
     refused unless resuming) for checkpoints and files; without it nothing is written.
     ``seed``: when given, a fresh fit seeds the global RNG and the train loader's
