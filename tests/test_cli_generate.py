@@ -113,13 +113,19 @@ def _validation_targets(text: str, block_size: int, val_split: float, seed: int)
     """The characters the run scores on validation: its blocks of block_size + 1 characters
     drawn by the run's documented split (a seeded ``random_split`` of the block numbers), all
     but the first character of each block."""
+    _, val = _split_blocks(text, block_size, val_split, seed)
+    size = block_size + 1
+    return "".join(text[r * size + 1 : (r + 1) * size] for r in val)
+
+
+def _split_blocks(text: str, block_size: int, val_split: float, seed: int):
+    """(training, validation) block numbers: a seeded ``random_split``, as the run splits."""
     from autogradcli.data import Generator, random_split
 
-    size = block_size + 1
-    n = len(text) // size
+    n = len(text) // (block_size + 1)
     k = round(n * val_split)
-    _, val = random_split(list(range(n)), [n - k, k], generator=Generator(seed))
-    return "".join(text[r * size + 1 : (r + 1) * size] for r in val)
+    train, val = random_split(list(range(n)), [n - k, k], generator=Generator(seed))
+    return list(train), list(val)
 
 
 def _entropy(chars: str) -> float:
@@ -158,3 +164,17 @@ def test_char_model_beats_the_unigram_entropy_and_generates(capsys, tmp_path):
     assert len(other) == len(first) and other != first
     code, _, err = agrad(capsys, "generate", run, "--prompt", "Zoë", "--length", "5")
     assert code == 0 and "read as <unk>: 'ë'" in err
+
+
+@pytest.mark.parametrize("name", ["char_lstm", "char_gpt"])
+def test_shipped_char_configs_build_on_the_shipped_text(capsys, name):
+    """The shipped configs build with `auto` sizes: the vocabulary is <unk> and the distinct
+    characters of the training blocks."""
+    with open(SHAKESPEARE, encoding="utf-8") as fh:
+        text = fh.read()
+    train, _ = _split_blocks(text, 32, 0.1, seed=0)
+    vocab = 1 + len(set("".join(text[r * 33 : (r + 1) * 33] for r in train)))
+    config = os.path.join(REPO, "configs", f"{name}.yaml")
+    code, out, err = agrad(capsys, "train", config, "--dry-run")
+    assert code == 0, out + err
+    assert f"dry run: one batch (128, 32) -> (128, 32, {vocab}), loss" in out

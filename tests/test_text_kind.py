@@ -5,6 +5,7 @@ rows, and located errors for bad files."""
 from __future__ import annotations
 
 import json
+import os
 
 import numpy as np
 import pytest
@@ -330,3 +331,80 @@ def test_a_text_read_with_other_settings_uses_the_runs_blocks(tmp_path):
     short = _kind(_write(tmp_path / "s.txt", "abcd"), block_size=2).read()
     with pytest.raises(DataError, match="shorter than one block of block_size \\+ 1 = 5"):
         trained.inputs(short, state)
+
+
+def _reviews(path, n: int, seed: int) -> None:
+    """``n`` short reviews whose label is fixed by one sentiment word among neutral ones."""
+    import csv
+    import random
+
+    rng = random.Random(seed)
+    neutral = [
+        "the",
+        "a",
+        "film",
+        "movie",
+        "plot",
+        "actor",
+        "scene",
+        "was",
+        "is",
+        "and",
+        "very",
+        "quite",
+        "story",
+        "music",
+    ]
+    words = {"pos": ["good", "great", "fine", "lovely"], "neg": ["bad", "awful", "poor", "dull"]}
+    with open(path, "w", newline="", encoding="utf-8") as fh:
+        out = csv.writer(fh)
+        out.writerow(["review", "sentiment"])
+        for _ in range(n):
+            label = rng.choice(["pos", "neg"])
+            text = [rng.choice(neutral) for _ in range(rng.randint(3, 7))]
+            text.insert(rng.randrange(len(text) + 1), rng.choice(words[label]))
+            out.writerow([" ".join(text) + ".", label])
+
+
+CLASSIFY_CONFIG = """
+name: reviews
+seed: 0
+data: {dataset: text, path: reviews.csv, task: classify, tokens: word, length: 8,
+       text_column: review, label_column: sentiment, val_split: 0.25}
+model:
+  - {type: Embedding, num_embeddings: auto, embedding_dim: 8, padding_idx: 0}
+  - Flatten
+  - {type: Linear, in_features: auto, out_features: auto}
+loss: cross_entropy
+optimizer: {type: Adam, lr: 0.05}
+train: {epochs: 8, batch_size: 16}
+"""
+
+
+@pytest.mark.slow
+def test_classify_trains_from_the_config_and_predicts_class_names(capsys, tmp_path):
+    from test_cli_helpers import agrad
+
+    _reviews(tmp_path / "reviews.csv", 200, seed=0)
+    (tmp_path / "c.yaml").write_text(CLASSIFY_CONFIG)
+    runs = str(tmp_path / "runs")
+    code, out, err = agrad(capsys, "train", str(tmp_path / "c.yaml"), "--runs-dir", runs)
+    assert code == 0, out + err
+    (run,) = [str(p) for p in (tmp_path / "runs").iterdir()]
+    with open(os.path.join(run, "data_state.json"), encoding="utf-8") as fh:
+        state = json.load(fh)["state"]
+    assert state["classes"] == ["neg", "pos"] and state["vocab"][:2] == ["<pad>", "<unk>"]
+    with open(os.path.join(run, "metrics.jsonl"), encoding="utf-8") as fh:
+        assert json.loads(fh.read().splitlines()[-1])["val_acc"] >= 0.95
+    new = tmp_path / "new.csv"
+    new.write_text("review\na good film.\nthe plot was awful\nzzz dull\n")
+    code, _, err = agrad(capsys, "predict", run, "--input", str(new), "-o", str(tmp_path / "p.csv"))
+    assert code == 0, err
+    lines = (tmp_path / "p.csv").read_text().splitlines()
+    assert lines[0].startswith("pred,class,")
+    assert [line.split(",")[1] for line in lines[1:]] == ["pos", "neg", "neg"]
+    _reviews(tmp_path / "more.csv", 40, seed=1)
+    code, out, err = agrad(capsys, "eval", run, "--data", str(tmp_path / "more.csv"), "--json")
+    assert code == 0, err
+    doc = json.loads(out)
+    assert doc["samples"] == 40 and doc["test_acc"] >= 0.95
