@@ -222,6 +222,14 @@ def test_bad_settings(kw, words):
         TextKind(path="x.txt", **kw)
 
 
+def test_every_bad_setting_is_reported_at_once():
+    with pytest.raises(ValueError) as err:
+        TextKind(path="x.txt", tokens="bpe", block_size=-1)
+    assert str(err.value) == (
+        "tokens must be one of char, word, got 'bpe'; block_size must be a positive integer, got -1"
+    )
+
+
 def test_smallest_good_settings(tmp_path):
     kind = TextKind(path=str(_write(tmp_path / "t.txt", "ab")), block_size=1, max_vocab=3)
     src = kind.read()

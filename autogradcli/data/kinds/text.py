@@ -102,15 +102,18 @@ class TextKind(DataKind):
         lowercase: bool = False,
         max_vocab: int | None = None,
     ) -> None:
+        wrong = []
         if task not in TASKS:
-            raise ValueError(f"task must be one of {', '.join(TASKS)}, got {task!r}")
+            wrong.append(f"task must be one of {', '.join(TASKS)}, got {task!r}")
         if tokens not in TOKENS:
-            raise ValueError(f"tokens must be one of {', '.join(TOKENS)}, got {tokens!r}")
+            wrong.append(f"tokens must be one of {', '.join(TOKENS)}, got {tokens!r}")
         for key, value in (("block_size", block_size), ("length", length)):
-            if not isinstance(value, int) or value < 1:
-                raise ValueError(f"{key} must be a positive integer, got {value!r}")
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                wrong.append(f"{key} must be a positive integer, got {value!r}")
         if max_vocab is not None and (not isinstance(max_vocab, int) or max_vocab < 3):
-            raise ValueError(f"max_vocab must be null or an integer >= 3, got {max_vocab!r}")
+            wrong.append(f"max_vocab must be null or an integer >= 3, got {max_vocab!r}")
+        if wrong:
+            raise ValueError("; ".join(wrong))
         self.path, self.task, self.tokens = os.fspath(path), task, tokens
         self.block_size, self.length = block_size, length
         self.text_column, self.label_column = text_column, label_column
