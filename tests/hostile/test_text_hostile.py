@@ -61,6 +61,21 @@ class TestTextHostile:
         res = run_agrad("generate", str(run), "--prompt", "To be", cwd=str(tmp_path))
         assert_refused(res, "config.resolved.yaml", "data.dataset is 'digits'", "task: next_token")
 
+    def test_generate_on_a_text_classification_run(self, tmp_path):
+        run = tmp_path / "run"
+        run.mkdir()
+        write(str(run / "config.resolved.yaml"), "data:\n  dataset: text\n  task: classify\n")
+        res = run_agrad("generate", str(run), cwd=str(tmp_path))
+        assert_refused(res, "config.resolved.yaml", "data.task is 'classify'", "next_token")
+
+    def test_generate_on_a_run_without_its_vocabulary(self, tmp_path):
+        run = tmp_path / "run"
+        run.mkdir()
+        write(str(run / "config.resolved.yaml"), "data:\n  dataset: text\n")
+        write(str(run / "data_state.json"), "[1, 2")
+        res = run_agrad("generate", str(run), cwd=str(tmp_path))
+        assert_refused(res, "data_state.json")
+
     def test_generate_on_a_missing_run(self, tmp_path):
         res = run_agrad("generate", str(tmp_path / "nope"), cwd=str(tmp_path))
         assert_refused(res, "no such run folder", "nope")
