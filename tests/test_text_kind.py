@@ -146,13 +146,16 @@ def test_state_is_plain_json_and_rebuilds_the_samples(tmp_path):
     assert a[0][0].tolist() == b[0][0].tolist() and a[0][1].tolist() == b[0][1].tolist()
 
 
-def test_inputs_for_predict(tmp_path):
+def test_predict_on_a_language_model_points_at_generate_and_eval(tmp_path):
     kind = _kind(_write(tmp_path / "t.txt", "abcdefgh"), block_size=3)
     src = kind.read()
     state = kind.fit(src, [0])
     other = kind.read(str(_write(tmp_path / "new.txt", "abcaxyz")))
-    inputs = kind.inputs(other, state)
-    assert len(inputs) == 1 and inputs[0].tolist() == [1, 2, 3]
+    with pytest.raises(DataError) as err:
+        kind.inputs(other, state)
+    assert str(err.value).startswith(f"{tmp_path / 'new.txt'}: agrad predict writes one")
+    assert "agrad generate RUN --prompt TEXT" in str(err.value)
+    assert "agrad eval RUN --data FILE" in str(err.value)
 
 
 def test_folder_of_text_files_in_path_order(tmp_path):
@@ -338,7 +341,7 @@ def test_a_text_read_with_other_settings_uses_the_runs_blocks(tmp_path):
         trained.samples(words, state)
     short = _kind(_write(tmp_path / "s.txt", "abcd"), block_size=2).read()
     with pytest.raises(DataError, match="shorter than one block of block_size \\+ 1 = 5"):
-        trained.inputs(short, state)
+        trained.samples(short, state)
 
 
 def _reviews(path, n: int, seed: int) -> None:

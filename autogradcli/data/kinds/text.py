@@ -231,12 +231,17 @@ class TextKind(DataKind):
         return PaddedTexts(self._padded(source, state, rows), labels)
 
     def inputs(self, source: Source, state: dict[str, Any]) -> Any:
-        """The inputs alone: every block's window, or every row's padded ids."""
-        if state["task"] == "next_token":
-            source = self._as_trained(source, state)
-            ids = source.ids(state["vocab"])
-            return BlockWindows(ids, range(len(source)), state["block_size"], targets=False)
+        """Every row's padded ids (classify). A language model has no per-row prediction to
+        write: its text is refused, pointing at ``generate`` and ``eval --data``."""
         assert isinstance(source, TextSource)
+        if state["task"] == "next_token":
+            why = (
+                "agrad predict writes one prediction per row of a task: classify run; for a "
+                "language model (task: next_token) use `agrad generate RUN --prompt TEXT` to "
+                "sample text, or `agrad eval RUN --data FILE` for its loss, accuracy and "
+                "perplexity on a text"
+            )
+            raise DataError([Problem(source.file, why)])
         return PaddedTexts(self._padded(source, state, range(len(source))))
 
     @staticmethod

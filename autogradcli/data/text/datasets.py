@@ -15,23 +15,19 @@ __all__ = ["BlockWindows", "PaddedTexts"]
 
 class BlockWindows(Dataset):
     """Sample ``k`` is block ``rows[k]`` of ``ids``: ``x = ids[i:i+T]``, ``y = ids[i+1:i+T+1]``
-    with ``i = rows[k] * (T + 1)``, both views of ``ids`` (nothing is copied per sample).
-    Without ``targets`` a sample is ``x`` alone (for ``agrad predict``)."""
+    with ``i = rows[k] * (T + 1)``, both views of ``ids`` (nothing is copied per sample)."""
 
-    def __init__(
-        self, ids: np.ndarray, rows: Sequence[int], block_size: int, targets: bool = True
-    ) -> None:
-        self.ids, self.rows, self.block_size, self.targets = ids, list(rows), block_size, targets
+    def __init__(self, ids: np.ndarray, rows: Sequence[int], block_size: int) -> None:
+        self.ids, self.rows, self.block_size = ids, list(rows), block_size
 
     def __len__(self) -> int:
         return len(self.rows)
 
     def __getitem__(self, index: int) -> Any:
         start = int(self.rows[index]) * (self.block_size + 1)
-        x = self.ids[start : start + self.block_size]
-        if not self.targets:
-            return x
-        return x, self.ids[start + 1 : start + self.block_size + 1]
+        return self.ids[start : start + self.block_size], self.ids[
+            start + 1 : start + 1 + self.block_size
+        ]
 
 
 class PaddedTexts(Dataset):
