@@ -14,6 +14,7 @@ from test_cli_helpers import REPO, agrad
 import autogradcli as ag
 from autogradcli.cli.errors import UserError
 from autogradcli.cli.generate_cmd import next_token, sample_tokens
+from autogradcli.data.text.tokens import tokenize
 
 
 class FixedLogits(ag.nn.Module):
@@ -178,3 +179,30 @@ def test_shipped_char_configs_build_on_the_shipped_text(capsys, name):
     code, out, err = agrad(capsys, "train", config, "--dry-run")
     assert code == 0, out + err
     assert f"dry run: one batch (128, 32) -> (128, 32, {vocab}), loss" in out
+
+
+WORD_MODEL = """
+seed: 0
+data: {dataset: text, path: t.txt, tokens: word, block_size: 4, val_split: 0.25}
+model:
+  - {type: Embedding, num_embeddings: auto, embedding_dim: 8}
+  - {type: Linear, in_features: auto, out_features: auto}
+loss: cross_entropy
+train: {epochs: 1, batch_size: 8}
+"""
+
+
+def test_generate_word_tokens(capsys, tmp_path):
+    (tmp_path / "t.txt").write_text("the cat sat on the mat, and the dog sat on the log.\n" * 8)
+    (tmp_path / "c.yaml").write_text(WORD_MODEL)
+    runs = str(tmp_path / "runs")
+    code, out, err = agrad(capsys, "train", str(tmp_path / "c.yaml"), "--runs-dir", runs)
+    assert code == 0, out + err
+    (run,) = [str(p) for p in (tmp_path / "runs").iterdir()]
+    code, out, err = agrad(capsys, "generate", run, "--prompt", "The cat", "--length", "12")
+    assert code == 0, err
+    assert out.startswith("The cat ") and "'The'" in err  # case kept: 'The' is not in the text
+    pieces = tokenize(out[:-1], "word")  # the words rule: a newline is a token too
+    assert pieces[:2] == ["The", "cat"] and len(pieces) == 2 + 12
+    code, _, err = agrad(capsys, "generate", run, "--prompt", "   ")
+    assert code == 2 and "has no word tokens" in err
