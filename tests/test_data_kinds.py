@@ -18,7 +18,7 @@ from autogradcli.data.dataset import TensorDataset
 from autogradcli.data.kinds import KINDS, DataError, DataKind, Problem, Source
 from autogradcli.tensor.tensor import wrap
 
-FIT_ROWS: list[list[int]] = []  # the rows each fit saw, in this process
+fitted_rows: list[list[int]] = []  # the rows each fit saw, in this process
 
 
 class _Rows(Source):
@@ -52,7 +52,7 @@ class Recording(DataKind):
         return _Rows([r[0] for r in rows], [float(r[1]) for r in rows], [r[2] for r in rows])
 
     def fit(self, source, train):
-        FIT_ROWS.append(list(train))
+        fitted_rows.append(list(train))
         values = source.values[list(train)]
         classes = sorted({source.labels[i] for i in train})
         return {"mean": float(values.mean()), "classes": classes}
@@ -83,7 +83,7 @@ class Recording(DataKind):
 def recording(monkeypatch):
     """The stand-in kind, registered for one test."""
     monkeypatch.setitem(KINDS, "recording", Recording)
-    FIT_ROWS.clear()
+    fitted_rows.clear()
     return Recording
 
 
@@ -145,8 +145,8 @@ def test_fit_sees_the_training_rows_only(recording, tmp_path):
     exp = build_experiment(load_config(write(tmp_path / "c.yaml", CONFIG.format(path="t.csv"))))
     train, val, test = _split_rows(40, 4, 0.25, 0.2)
     assert (len(train), len(val), len(test)) == (24, 6, 10)
-    assert [train] == FIT_ROWS  # one fit, on exactly the training rows
-    assert not set(FIT_ROWS[0]) & (set(val) | set(test))
+    assert [train] == fitted_rows  # one fit, on exactly the training rows
+    assert not set(fitted_rows[0]) & (set(val) | set(test))
     state = exp.data_state["state"]
     assert state["mean"] == pytest.approx(float(values[train].mean()), rel=1e-6)
     # validation and test samples are the other rows, transformed with the training mean
@@ -193,7 +193,7 @@ def test_state_round_trips_and_eval_predict_need_no_training_file(recording, tmp
     assert doc["sample"]["x"] == {"shape": [8, 2], "dtype": "float32"}
     os.remove(tmp_path / "t.csv")  # eval --data and predict never read it
     new_values, _ = _table(tmp_path / "new.csv", n=9, seed=3)
-    FIT_ROWS.clear()
+    fitted_rows.clear()
     code, out, err = agrad(capsys, "eval", run, "--data", str(tmp_path / "new.csv"), "--json")
     assert code == 0, err
     assert json.loads(out)["samples"] == 9
@@ -205,7 +205,7 @@ def test_state_round_trips_and_eval_predict_need_no_training_file(recording, tmp
     code, out, err = agrad(capsys, "inspect", run, "--json")
     assert code == 0, err
     assert json.loads(out)["summary"]["input_shape"] == ["B", 2]
-    assert FIT_ROWS == []  # the stored state was used, nothing was fitted again
+    assert fitted_rows == []  # the stored state was used, nothing was fitted again
     with open(out_csv, encoding="utf-8") as fh:
         rows = list(csv.DictReader(fh))
     assert [r["name"] for r in rows] == [f"r{i}" for i in range(9)]
@@ -224,12 +224,12 @@ def test_state_round_trips_and_eval_predict_need_no_training_file(recording, tmp
 def test_resume_uses_the_stored_state(recording, tmp_path, capsys):
     _table(tmp_path / "t.csv")
     run = _train(capsys, tmp_path)
-    FIT_ROWS.clear()
+    fitted_rows.clear()
     code, _, err = agrad(
         capsys, "train", "--resume", run, "--set", "train.epochs=3", "--progress", "none"
     )
     assert code == 0, err
-    assert FIT_ROWS == []
+    assert fitted_rows == []
 
 
 FUNCTIONS = """
@@ -288,6 +288,7 @@ def test_a_dataset_functions_path_arguments_follow_the_path_rule(tmp_path, monke
     config = load_config(cfg)
     exp = build_experiment(config)
     assert len(exp.train_loader.dataset) == 16
+    assert exp.data_state["state"] == {}  # a dataset function's kind learns nothing
     resolved = yaml.safe_load(config.to_yaml(absolute_paths=True))["data"]
     assert resolved["path"] == str(conf / "t.csv")
     if fn == "annotated":
@@ -355,3 +356,61 @@ def test_auto_sizes_come_from_the_kind(recording, monkeypatch, tmp_path):
     )
     with pytest.raises(ConfigError, match="classes count, which dataset 'sine' does not know"):
         build_experiment(load_config(sine))
+
+
+class OneClass(Recording):
+    """The stand-in, refusing training rows of a single class while fitting."""
+
+    name = "oneclass"
+
+    def fit(self, source, train):
+        state = super().fit(source, train)
+        if len(state["classes"]) < 2:
+            raise DataError([Problem(self.path, "the target has one class", column="label")])
+        return state
+
+
+def test_a_data_error_while_fitting_is_located(recording, monkeypatch, tmp_path):
+    from autogradcli.config import ConfigError, build_experiment, load_config
+
+    monkeypatch.setitem(KINDS, "oneclass", OneClass)
+    (tmp_path / "t.csv").write_text("".join(f"r{i},{i},same\n" for i in range(20)))
+    cfg = write(tmp_path / "c.yaml", CONFIG.format(path="t.csv").replace("recording", "oneclass"))
+    with pytest.raises(ConfigError) as info:
+        build_experiment(load_config(cfg))
+    assert "c.yaml:3:27  data.path: cannot use the data: " in str(info.value)
+    assert "t.csv, column 'label': the target has one class" in str(info.value)
+
+
+def test_a_run_without_data_state_json_is_refitted_on_its_training_rows(
+    recording, tmp_path, capsys
+):
+    """A run folder made before data_state.json existed: eval --data reads the training file
+    and fits on the same training rows again (one fit), and still works."""
+    _table(tmp_path / "t.csv")
+    run = _train(capsys, tmp_path)
+    os.remove(os.path.join(run, "data_state.json"))
+    fitted_rows.clear()
+    _table(tmp_path / "new.csv", n=5, seed=2)
+    code, out, err = agrad(capsys, "eval", run, "--data", str(tmp_path / "new.csv"), "--json")
+    assert code == 0, err
+    assert json.loads(out)["samples"] == 5
+    train, _, _ = _split_rows(40, 4, 0.25, 0.2)
+    assert fitted_rows == [train]
+
+
+def test_data_state_sample_size_limit(tmp_path):
+    """A stored build batch of 2**26 numbers (just inside) is read; one more is refused."""
+    from autogradcli.trainer.run_dir import RunDir, RunFolderError
+
+    run = RunDir(str(tmp_path))
+    y = {"shape": [8], "dtype": "int64"}
+    for shape, ok in (([8, 2**23], True), ([8, 2**23 + 1], False), ([2**26 + 1], False)):
+        run.write_data_state(
+            {"state": {}, "sample": {"x": {"shape": shape, "dtype": "float32"}, "y": y}}
+        )
+        if ok:
+            assert run.read_data_state()["sample"]["x"]["shape"] == shape
+        else:
+            with pytest.raises(RunFolderError, match="too large for a build batch"):
+                run.read_data_state()

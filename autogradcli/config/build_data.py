@@ -92,10 +92,14 @@ def build_data(
         rows, val_rows = _split(b, rows, spec["val_split"], "val_split", "validate")
     if rows is None:
         return None
-    state = dict(stored["state"]) if stored is not None else kind.fit(source, rows)
-    data = RunData(kind, state, train=kind.samples(source, state, rows, train=True))
-    data.val = _part(b, kind, source, state, val_rows, spec.get("val"), "val")
-    data.test = _part(b, kind, source, state, test_rows, spec.get("test"), "test")
+    try:
+        state = dict(stored["state"]) if stored is not None else kind.fit(source, rows)
+        data = RunData(kind, state, train=kind.samples(source, state, rows, train=True))
+        data.val = _part(b, kind, source, state, val_rows, spec.get("val"), "val")
+        data.test = _part(b, kind, source, state, test_rows, spec.get("test"), "test")
+    except DataError as err:  # found while fitting (a target with one class...)
+        b.error(_data_key(kind, spec, ("data",)), f"cannot use the data: {_problems(err)}")
+        return None
     if not _pairs(b, data.train, spec):
         return None
     data.sample = sample_batch(data.train, DRY_RUN_BATCH)
@@ -139,17 +143,27 @@ def _absolute(b: Builder, settings: dict[str, Any], path: Path, keys: Any) -> No
             settings[k] = b.config.file_path(path + (k,), settings[k])
 
 
+def _data_key(kind: DataKind, spec: dict[str, Any], path: Path) -> Path:
+    """Where a problem with the data itself is reported: the data's first file setting (its
+    ``dataset`` key when it has none)."""
+    given = [k for k in kind.path_settings if spec.get(k) is not None]
+    return path + ((given[0],) if given else ("dataset",))
+
+
+def _problems(err: Exception) -> str:
+    """``err``'s message; a DataError's several problems one per indented line."""
+    if isinstance(err, DataError) and len(err.problems) + bool(err.more) > 1:
+        return "\n    " + str(err).replace("\n", "\n    ")
+    return str(err)
+
+
 def _read(b: Builder, kind: DataKind, spec: dict[str, Any], path: Path) -> Any:
-    """``kind.read()``, or None after reporting its problems at the data's first file setting
-    (its ``dataset`` key when it has none)."""
-    given = [k for k in (kind.path_settings or ()) if spec.get(k) is not None]
-    if isinstance(kind, FunctionKind):
-        given = []
-    key = path + ((given[0],) if given else ("dataset",))
+    """``kind.read()``, or None after reporting its problems at ``_data_key``."""
+    key = _data_key(kind, spec, path)
     try:
         source = kind.read()
     except Exception as err:
-        b.error(key, f"cannot load the data: {err}")
+        b.error(key, f"cannot load the data: {_problems(err)}")
         return None
     if len(source) == 0:
         b.error(key, "the dataset is empty")

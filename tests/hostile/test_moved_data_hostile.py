@@ -6,6 +6,7 @@ data_state.json is named."""
 from __future__ import annotations
 
 import glob
+import json
 import os
 
 import numpy as np
@@ -64,8 +65,22 @@ def test_a_run_whose_training_data_moved(tmp_path):
     assert_refused(run_agrad("eval", run, cwd=cwd), "data.path", "train.csv")
     assert sorted(os.listdir(run)) == before
 
-    # a damaged data_state.json is named, never a traceback
-    write(os.path.join(run, "data_state.json"), "[1, 2")
-    res = run_agrad("predict", run, "--input", "new.csv", "--output", "q.csv", cwd=cwd)
-    assert_refused(res, "data_state.json")
-    assert not os.path.exists(tmp_path / "q.csv")
+    # a damaged data_state.json is named, never a traceback; one claiming a 10^18-number
+    # build batch is refused before allocating it
+    state = os.path.join(run, "data_state.json")
+    with open(state, encoding="utf-8") as fh:
+        good = json.load(fh)
+    huge = {
+        **good,
+        "sample": {**good["sample"], "x": {"shape": [10**9, 10**9], "dtype": "float32"}},
+    }
+    cases = [
+        ("[1, 2", "data_state.json"),
+        (json.dumps(huge), "sample.x.shape [1000000000, 1000000000] is too large"),
+        (json.dumps({**good, "sample": {"x": 1, "y": 2}}), "sample.x.shape must be"),
+    ]
+    for text, words in cases:
+        write(state, text)
+        res = run_agrad("predict", run, "--input", "new.csv", "--output", "q.csv", cwd=cwd)
+        assert_refused(res, "data_state.json", words)
+        assert not os.path.exists(tmp_path / "q.csv")

@@ -8,10 +8,11 @@ import inspect
 import os
 import pathlib
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from .arrays import ArrayKind
+from .base import Source
 
 __all__ = ["FunctionKind", "function_path_settings"]
 
@@ -23,6 +24,10 @@ class FunctionKind(ArrayKind):
 
     def __init__(self, fn: Callable[..., Any], kwargs: dict[str, Any], label: str = "") -> None:
         self.fn, self.kwargs, self.label = fn, dict(kwargs), label or getattr(fn, "__name__", "")
+
+    def fit(self, source: Source, train: Sequence[int]) -> dict[str, Any]:
+        """Nothing: the function's Dataset is the user's own, used as it comes."""
+        return {}
 
     def load(self) -> Any:
         """``fn(**kwargs)``, checked to be a non-empty Dataset of (input, target) pairs."""
