@@ -121,6 +121,14 @@ def test_to_yaml_round_trips(cfg):
     assert yaml.safe_load(c.to_yaml())["optimizer"]["type"] == "SGD"
 
 
+def test_to_yaml_with_a_val_dataset_round_trips(cfg):
+    """The resolved config of a run with ``data.val`` (``val_split: null`` filled in) loads
+    again, as eval, predict, generate and --resume load it."""
+    c = load_config(cfg("data: {dataset: sine, val: {dataset: sine, n: 50}}\nmodel: [Identity]\n"))
+    again = load_config_text(c.to_yaml(), "resolved.yaml")
+    assert again.data == c.data
+
+
 def test_to_yaml_absolute_paths(cfg, tmp_path):
     c = load_config(
         cfg(
