@@ -116,7 +116,7 @@ def test_word_tokens_rule_and_round_trip():
     pieces = tokenize(text, "word")
     assert pieces == ["Hello", ",", "world", "!", "\n", "It", "'", "s", "fine_2", "go"]
     assert detokenize(pieces, "word") == "Hello , world !\nIt ' s fine_2 go"
-    assert tokenize("AbC", "char", lowercase=True) == ["a", "b", "c"]
+    assert list(tokenize("AbC", "char", lowercase=True)) == ["a", "b", "c"]
 
 
 def test_word_vocabulary(tmp_path):

@@ -146,7 +146,7 @@ def run_generate(
     out = sample_tokens(
         loaded.model, ids, length, block_size, temperature, top_k, seed, banned=banned
     )
-    text = detokenize(pieces + [vocab[i] for i in out], tokens)
+    text = detokenize([*pieces, *(vocab[i] for i in out)], tokens)
     sys.stdout.write(text + "\n")
     sys.stdout.flush()
     return EXIT_OK

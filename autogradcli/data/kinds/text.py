@@ -44,14 +44,14 @@ class TextSource(Source):
     def __init__(
         self,
         file: str,
-        pieces: list[str] | None = None,
+        tokens: str,
+        pieces: Sequence[str] | None = None,
         block_size: int = 0,
-        rows: list[list[str]] | None = None,
+        rows: list[Sequence[str]] | None = None,
         labels: list[str] | None = None,
         lines: list[int] | None = None,
     ) -> None:
-        self.file, self.pieces, self.block_size = file, pieces, block_size
-        self.tokens = "char"  # set by ``TextKind.read``
+        self.file, self.tokens, self.pieces, self.block_size = file, tokens, pieces, block_size
         self.rows, self.labels, self.lines = rows, labels, lines
         self._encoded: tuple[tuple[str, ...], np.ndarray] | None = None
 
@@ -60,7 +60,7 @@ class TextSource(Source):
             return len(self.pieces) // (self.block_size + 1)
         return len(self.rows or ())
 
-    def block(self, r: int) -> list[str]:
+    def block(self, r: int) -> Sequence[str]:
         """The ``block_size + 1`` tokens of block ``r``."""
         assert self.pieces is not None
         size = self.block_size + 1
@@ -133,9 +133,7 @@ class TextKind(DataKind):
                 f"lower block_size or give more text"
             )
             raise DataError([Problem(where, why)])
-        source = TextSource(where, pieces=pieces, block_size=self.block_size)
-        source.tokens = self.tokens
-        return source
+        return TextSource(where, self.tokens, pieces=pieces, block_size=self.block_size)
 
     def _read_text(self, where: str) -> str:
         """All the text at ``where``: a file, a folder's text files in path order (a newline
@@ -183,10 +181,10 @@ class TextKind(DataKind):
             if not kept:
                 raise DataError([Problem(where, "the file has no text lines")])
             rows = [tokenize(t, self.tokens, self.lowercase) for _, t in kept]
-            return TextSource(where, rows=rows, lines=[i for i, _ in kept])
+            return TextSource(where, self.tokens, rows=rows, lines=[i for i, _ in kept])
         table = read_table(where, self.text_column, self.label_column, need_labels)
         rows = [tokenize(t, self.tokens, self.lowercase) for t in table.texts]
-        return TextSource(where, rows=rows, labels=table.labels, lines=table.lines)
+        return TextSource(where, self.tokens, rows=rows, labels=table.labels, lines=table.lines)
 
     def fit(self, source: Source, train: Sequence[int]) -> dict[str, Any]:
         """The vocabulary of the training rows (blocks or texts) and, for ``classify``, the

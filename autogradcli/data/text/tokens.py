@@ -20,12 +20,14 @@ PAD = "<pad>"  # fills a classified text up to its length (id 0 when present)
 _WORD = re.compile(r"\w+|[^\w\s]|\n")
 
 
-def tokenize(text: str, tokens: str, lowercase: bool = False) -> list[str]:
-    """``text`` as a list of ``char`` or ``word`` tokens (see the module's rule)."""
+def tokenize(text: str, tokens: str, lowercase: bool = False) -> Sequence[str]:
+    """``text`` as a sequence of ``char`` or ``word`` tokens (see the module's rule): for
+    ``char`` the string itself (a sequence of characters, one byte each for ASCII text, not a
+    list of objects); for ``word`` a list."""
     if lowercase:
         text = text.lower()
     if tokens == "char":
-        return list(text)
+        return text
     return _WORD.findall(text)
 
 
