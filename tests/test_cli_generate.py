@@ -206,3 +206,7 @@ def test_generate_word_tokens(capsys, tmp_path):
     assert pieces[:2] == ["The", "cat"] and len(pieces) == 2 + 12
     code, _, err = agrad(capsys, "generate", run, "--prompt", "   ")
     assert code == 2 and "has no word tokens" in err
+    assert agrad(capsys, "generate", run, "--length", "1", "--temperature", "0")[0] == 0
+    for flag, value in (("--length", "0"), ("--temperature", "-0.1"), ("--top-k", "-1")):
+        code, _, err = agrad(capsys, "generate", run, flag, value)
+        assert code == 2 and flag in err
