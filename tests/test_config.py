@@ -15,6 +15,7 @@ from autogradcli.config import (
     load_config,
     load_config_text,
 )
+from autogradcli.data.kinds import KINDS
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures")
 CONFIGS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "configs")
@@ -121,6 +122,14 @@ def test_to_yaml_round_trips(cfg):
     assert yaml.safe_load(c.to_yaml())["optimizer"]["type"] == "SGD"
 
 
+def test_to_yaml_with_a_val_dataset_round_trips(cfg):
+    """The resolved config of a run with ``data.val`` (``val_split: null`` filled in) loads
+    again, as eval, predict, generate and --resume load it."""
+    c = load_config(cfg("data: {dataset: sine, val: {dataset: sine, n: 50}}\nmodel: [Identity]\n"))
+    again = load_config_text(c.to_yaml(), "resolved.yaml")
+    assert again.data == c.data
+
+
 def test_to_yaml_absolute_paths(cfg, tmp_path):
     c = load_config(
         cfg(
@@ -182,7 +191,6 @@ def test_dataset_errors(cfg):
         model: [Flatten]
         """
     )
-    from autogradcli.data.kinds import KINDS
 
     names = ", ".join(KINDS)  # every registered kind, the built-in ones first
     assert names.startswith("digits, npz, csv, idx, sine, spirals")

@@ -341,6 +341,42 @@ def predict(
     raise typer.Exit(run_predict(str(run_dir), str(input_), out, checkpoint.value, overwrite))
 
 
+GENERATE_HELP = """Sample text from a language-model run (dataset: text, task: next_token).
+
+The prompt is read with the run's tokens and vocabulary (a token the
+vocabulary lacks is read as <unk>, with a note) and cropped to the
+last block_size tokens, as the model was trained; then --length tokens
+are drawn one at a time from the model's last position. Prints the
+prompt and what follows it. The same --seed repeats the same text.
+"""
+
+
+@app.command(help=GENERATE_HELP)
+def generate(
+    run_dir: Path = typer.Argument(..., metavar="RUN", help="A language-model run folder."),
+    prompt: str = typer.Option(
+        "\n", "--prompt", "-p", help="The text to continue.", show_default="a newline"
+    ),
+    length: int = typer.Option(200, "--length", "-n", min=1, help="How many tokens to draw."),
+    temperature: float = typer.Option(
+        0.8,
+        "--temperature",
+        "-t",
+        min=0.0,
+        help="Divides the logits: below 1 sharper, above 1 flatter; 0 takes the likeliest.",
+    ),
+    top_k: int = typer.Option(
+        40, "--top-k", "-k", min=0, help="Draw among the K likeliest tokens only (0: all)."
+    ),
+    seed: int = typer.Option(0, "--seed", help="Seed of the draws."),
+    checkpoint: CheckpointName = typer.Option(CheckpointName.best, "--checkpoint"),
+) -> None:
+    from .generate_cmd import run_generate
+
+    code = run_generate(str(run_dir), prompt, length, temperature, top_k, seed, checkpoint.value)
+    raise typer.Exit(code)
+
+
 @app.command()
 def runs(
     runs_dir: Path = typer.Argument(Path("runs"), metavar="DIR", help="The runs folder."),

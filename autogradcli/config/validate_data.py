@@ -59,7 +59,7 @@ def validate_data(
             out["seed"] = seed if top else seed + (2 if path[-1] == "test" else 1)
     if top:
         if "val" in spec and spec["val"] is not None:
-            if "val_split" in spec:
+            if spec.get("val_split") is not None:  # null: as config.resolved.yaml writes it
                 v.error(path + ("val_split",), "give either 'val_split' or 'val', not both")
             out["val_split"] = None
             out["val"] = validate_data(v, spec["val"], path + ("val",), seed, top=False)

@@ -23,6 +23,7 @@ from .builtin_files import CsvKind, IdxKind, NpzKind  # noqa: E402
 from .builtin_sets import DigitsKind, SineKind, SpiralsKind  # noqa: E402
 from .image_folder import ImageFolder  # noqa: E402
 from .table import TableKind  # noqa: E402
+from .text import TextKind  # noqa: E402
 
 register_kind(DigitsKind)
 register_kind(NpzKind)
@@ -32,3 +33,4 @@ register_kind(SineKind)
 register_kind(SpiralsKind)
 register_kind(TableKind)
 register_kind(ImageFolder)
+register_kind(TextKind)
