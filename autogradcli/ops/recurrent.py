@@ -1,0 +1,152 @@
+"""Whole-sequence recurrent layers as one Function per layer and direction (cuDNN's scheme).
+
+Forward: the input projection of every time step is one matrix product ``(L*N, I) @ W_ih^T``;
+only the hidden projection runs per step (ops/recurrent_cells.py). Backward runs the recurrence
+backwards for the gate gradients of every step, then each weight gradient is one product over
+the sequence (``dW_ih = dgates^T @ x``, ``dW_hh = dgates^T @ h_prev``), each bias one sum and the
+input's gradient one product. Under ``create_graph`` the backward recomputes the layer with the
+per-step composition the caller passes (``composed``) and differentiates that, so grad-of-grad
+works as it did.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..autograd.function import Function
+from ..autograd.grad_mode import STATE
+from ..backend import array_module
+from ..tensor.tensor import Tensor, wrap
+from .recurrent_cells import CELLS
+
+__all__ = ["recurrent_sequence"]
+
+
+def _scaled(w: Any, scale: Any) -> Any:
+    """``w`` with its gate rows multiplied by ``scale`` (exact: factors are 0.5 or 1)."""
+    if w is None or scale is None:
+        return w
+    return w * (scale[:, None] if w.ndim == 2 else scale)
+
+
+class RecurrentSequence(Function):
+    """One recurrent layer in one direction over a whole (L, N, I) sequence."""
+
+    _backward_name = "RecurrentSequenceBackward0"
+
+    @staticmethod
+    def forward(
+        ctx: Any,
+        x: Tensor,
+        h0: Tensor,
+        c0: Tensor | None,
+        w_ih: Tensor,
+        w_hh: Tensor,
+        b_ih: Tensor | None,
+        b_hh: Tensor | None,
+        mode: str,
+        reverse: bool,
+        composed: Callable[..., Any],
+    ) -> Any:
+        cell = CELLS[mode]
+        xa = x._data
+        xp = array_module(xa)
+        L, N, _ = xa.shape
+        H = w_hh._data.shape[1]
+        scale = cell.scale(xp, H, xa.dtype)
+        bias = None
+        if b_ih is not None:
+            bias = b_ih._data + b_hh._data if cell.fold_bias else b_ih._data
+        xw = xp.matmul(xa.reshape(L * N, -1), _scaled(w_ih._data, scale).T)
+        if bias is not None:
+            xw += _scaled(bias, scale)
+        xw = xw.reshape(L, N, -1)
+        states = [h0._data] if c0 is None else [h0._data, c0._data]
+        b_hh_s = None if cell.fold_bias or b_hh is None else _scaled(b_hh._data, scale)
+        hs, saved, finals = cell.forward(
+            xp, xw, states, _scaled(w_hh._data, scale).T, b_hh_s, reverse
+        )
+        ctx.arrays = (hs, saved)
+        ctx.mode, ctx.reverse, ctx.composed = mode, reverse, composed
+        # forward's output is a view of the saved states: saved too, so that changing it in
+        # place is caught; the reverse direction's is a reordered copy
+        out = wrap(hs[1:][::-1].copy() if reverse else hs[1:])
+        ctx.save_for_backward(x, h0, c0, w_ih, w_hh, b_ih, b_hh, None if reverse else out)
+        return (out, *(wrap(f) for f in finals))
+
+    @staticmethod
+    def backward(ctx: Any, dout: Tensor, *dfinal: Tensor) -> tuple[Any, ...]:
+        if STATE.enabled:  # create_graph: differentiate the per-step composition instead
+            return _composed_backward(ctx, (dout, *dfinal))
+        x, _, _, w_ih, w_hh, *_ = ctx.saved_tensors
+        cell = CELLS[ctx.mode]
+        hs, saved = ctx.arrays
+        xa = x._data
+        xp = array_module(xa)
+        L, N, I = xa.shape
+        rev = ctx.reverse
+        d_out = dout._data[::-1] if rev else dout._data
+        dxg, dhg, dstates = cell.backward(
+            xp, hs, saved, d_out, [g._data for g in dfinal], w_hh._data
+        )
+        nx, nh, nc, nwi, nwh, nbi, nbh = ctx.needs_input_grad[:7]
+        G = dxg.shape[-1]
+        dx2 = dxg.reshape(L * N, G)
+        dh2 = dhg.reshape(L * N, G)
+        gx = gwi = gwh = gbi = gbh = None
+        if nx:
+            gxa = xp.matmul(dx2, w_ih._data).reshape(L, N, I)
+            gx = wrap(xp.ascontiguousarray(gxa[::-1]) if rev else gxa)
+        if nwi:
+            xs = xa[::-1] if rev else xa
+            gwi = wrap(xp.matmul(dx2.T, xs.reshape(L * N, I)))
+        if nwh:
+            gwh = wrap(xp.matmul(dh2.T, hs[:-1].reshape(L * N, -1)))
+        if nbi:
+            gbi = wrap(dx2.sum(0))
+        if nbh:  # the same sum as b_ih's where b_hh is folded into the input projection
+            gbh = wrap(gbi._data.copy() if gbi is not None and dhg is dxg else dh2.sum(0))
+        gh = wrap(dstates[0]) if nh else None
+        gc = wrap(dstates[1]) if nc and len(dstates) > 1 else None
+        return gx, gh, gc, gwi, gwh, gbi, gbh, None, None, None
+
+
+def _composed_backward(ctx: Any, grads: tuple[Tensor, ...]) -> tuple[Any, ...]:
+    """Backward under create_graph: recompute the layer with the per-step ops and take their
+    gradients with a graph, so that they can be differentiated again."""
+    from ..autograd.engine import grad
+
+    inputs = ctx.saved_tensors[:7]
+    wanted = [i for i, t in enumerate(inputs) if t is not None and ctx.needs_input_grad[i]]
+    outs = ctx.composed(*inputs)
+    pairs = [(o, g) for o, g in zip(outs, grads) if g is not None and o.requires_grad]
+    got = grad(
+        [o for o, _ in pairs],
+        [inputs[i] for i in wanted],
+        [g for _, g in pairs],
+        create_graph=True,
+        allow_unused=True,
+    )
+    result: list[Any] = [None] * 10
+    for i, g in zip(wanted, got):
+        result[i] = g
+    return tuple(result)
+
+
+def recurrent_sequence(
+    mode: str,
+    x: Tensor,
+    states: list[Tensor],
+    weights: tuple[Any, ...],
+    reverse: bool,
+    composed: Callable[..., Any],
+) -> tuple[Tensor, list[Tensor]]:
+    """One layer-direction of mode ``mode`` ("LSTM", "GRU", "RNN_TANH", "RNN_RELU") over the
+    (L, N, I) sequence ``x`` from ``states`` ([h0] or [h0, c0]) with ``weights`` (w_ih, w_hh,
+    b_ih, b_hh; biases may be None): the (L, N, H) output and the final states.
+    ``composed(x, h0, c0, w_ih, w_hh, b_ih, b_hh)`` is the same layer as per-step ops (used for
+    create_graph)."""
+    c0 = states[1] if len(states) > 1 else None
+    res = RecurrentSequence.apply(x, states[0], c0, *weights[:4], mode, reverse, composed)
+    return res[0], list(res[1:])

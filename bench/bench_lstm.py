@@ -1,0 +1,145 @@
+"""LSTM language-model training step, autogradcli beside PyTorch in one process.
+
+    python bench/bench_lstm.py [--steps 30] [--warmup 5] [--threads 1] [--profile]
+
+The word-language-model example's shape: Embedding(1000, 64), LSTM 64->256 with 2 layers,
+Linear(256, 1000); 35 time steps x batch 32 tokens, cross-entropy, SGD (lr 0.1) and
+``clip_grad_norm_(0.25)``. The same code (``lstm_step``, taking the library module) runs on both
+engines from identical weights copied through numpy; three steps' losses are checked equal before
+timing, then the steps alternate (bench_floors.rotate) and the medians and their ratio print.
+``--profile`` prints cProfile's top functions of autogradcli's step instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+sys.path.insert(0, str(HERE))
+
+VOCAB, EMB, HIDDEN, LAYERS, SEQ, BATCH = 1000, 64, 256, 2, 35, 32
+
+
+def build(lib: Any) -> Any:
+    """The model: embedding, stacked LSTM, decoder."""
+    nn = lib.nn
+
+    class LM(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.emb = nn.Embedding(VOCAB, EMB)
+            self.rnn = nn.LSTM(EMB, HIDDEN, LAYERS)
+            self.dec = nn.Linear(HIDDEN, VOCAB)
+
+        def forward(self, x: Any) -> Any:
+            out, _ = self.rnn(self.emb(x))
+            return self.dec(out)
+
+    return LM()
+
+
+def lstm_step(lib: Any, seed: int = 0) -> Any:
+    """``lib``'s training step on torch's initial weights (seed ``seed``) and fixed tokens."""
+    import torch
+
+    rng = np.random.default_rng(seed)
+    tokens = rng.integers(0, VOCAB, (SEQ + 1, BATCH))
+    torch.manual_seed(seed)
+    model = ref = build(torch)
+    if lib is not torch:
+        model = build(lib)
+        for p, tp in zip(model.parameters(), ref.parameters()):
+            p.data = lib.tensor(tp.detach().numpy().copy())
+    x, y = lib.tensor(tokens[:-1]), lib.tensor(tokens[1:].reshape(-1))
+    opt = lib.optim.SGD(model.parameters(), lr=0.1)
+    F = lib.nn.functional
+
+    def step() -> Any:
+        opt.zero_grad()
+        loss = F.cross_entropy(model(x).reshape(-1, VOCAB), y)
+        loss.backward()
+        lib.nn.utils.clip_grad_norm_(model.parameters(), 0.25)
+        opt.step()
+        return loss
+
+    return step
+
+
+def check_losses(steps: int = 3) -> list[tuple[float, float]]:
+    """Both engines' losses over ``steps`` steps from the same start; raises if they differ."""
+    import torch
+
+    import autogradcli as ag
+
+    t, a = lstm_step(torch), lstm_step(ag)
+    pairs = [(float(t().item()), float(a().item())) for _ in range(steps)]
+    for lt, la in pairs:
+        if abs(lt - la) > 1e-4 * max(1.0, abs(lt)):
+            raise AssertionError(f"losses differ: {pairs}")
+    return pairs
+
+
+def measure(steps: int = 30, warmup: int = 5, threads: int = 1) -> float:
+    """Print and return the median ratio ours/torch of the step."""
+    import torch
+    from bench_floors import paired, rotate, thread_count
+    from bench_nn import tune_malloc
+
+    import autogradcli as ag
+
+    tune_malloc()
+    with thread_count(threads) as note:
+        print(note)
+        print("losses (torch, ours) over 3 steps:", check_losses())
+        fns = {"torch": lstm_step(torch), "ours": lstm_step(ag)}
+        times = rotate(fns, steps, warmup)
+    med_t, med_a = statistics.median(times["torch"]), statistics.median(times["ours"])
+    print(
+        f"LSTM LM step: torch {med_t * 1e3:7.2f} ms   ours {med_a * 1e3:7.2f} ms   "
+        f"ratio {med_a / med_t:5.2f}x (median of paired {paired(times, 'ours', 'torch'):.2f}x)"
+    )
+    return med_a / med_t
+
+
+def profile(steps: int = 10) -> None:
+    """cProfile of autogradcli's step, top functions by total time."""
+    import cProfile
+    import pstats
+
+    from bench_floors import thread_count
+
+    import autogradcli as ag
+
+    with thread_count(1):
+        step = lstm_step(ag)
+        step()
+        pr = cProfile.Profile()
+        pr.enable()
+        for _ in range(steps):
+            step()
+        pr.disable()
+    pstats.Stats(pr).sort_stats("tottime").print_stats(25)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--steps", type=int, default=30)
+    ap.add_argument("--warmup", type=int, default=5)
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--profile", action="store_true")
+    args = ap.parse_args()
+    if args.profile:
+        profile()
+    else:
+        measure(args.steps, args.warmup, args.threads)
+
+
+if __name__ == "__main__":
+    main()
