@@ -6,7 +6,8 @@ The word-language-model example's shape: Embedding(1000, 64), LSTM 64->256 with 
 Linear(256, 1000); 35 time steps x batch 32 tokens, cross-entropy, SGD (lr 0.1) and
 ``clip_grad_norm_(0.25)``. The same code (``lstm_step``, taking the library module) runs on both
 engines from identical weights copied through numpy; three steps' losses are checked equal before
-timing, then the steps alternate (bench_floors.rotate) and the medians and their ratio print.
+timing, then the steps alternate (bench_floors.rotate) with the step's matrix products alone on
+numpy arrays (``gemm_floor``), and the medians and their ratios print.
 ``--profile`` prints cProfile's top functions of autogradcli's step instead.
 """
 
@@ -72,6 +73,32 @@ def lstm_step(lib: Any, seed: int = 0) -> Any:
     return step
 
 
+def gemm_floor() -> Any:
+    """The step's matrix products alone, on numpy arrays (float32): per layer the input
+    projection, the 35 hidden products forward and backward, dx, dW_ih and dW_hh; the decoder's
+    three. What no numpy engine can go below."""
+    rng = np.random.default_rng(0)
+    LN, G = SEQ * BATCH, 4 * HIDDEN
+
+    def mk(*shape: int) -> Any:
+        return rng.standard_normal(shape).astype("float32")
+
+    pairs = []
+    for inp in (EMB, HIDDEN):
+        w_ih, w_hh, x, d = mk(G, inp), mk(G, HIDDEN), mk(LN, inp), mk(LN, G)
+        h, dg = mk(BATCH, HIDDEN), mk(BATCH, G)
+        pairs += [(x, w_ih.T), (d, w_ih), (d.T, x), (d.T, mk(LN, HIDDEN))]
+        pairs += [(h, w_hh.T), (dg, w_hh)] * SEQ
+    hid, w, dy = mk(LN, HIDDEN), mk(VOCAB, HIDDEN), mk(LN, VOCAB)
+    pairs += [(hid, w.T), (dy, w), (dy.T, hid)]
+
+    def run() -> None:
+        for a, b in pairs:
+            np.matmul(a, b)
+
+    return run
+
+
 def check_losses(steps: int = 3) -> list[tuple[float, float]]:
     """Both engines' losses over ``steps`` steps from the same start; raises if they differ."""
     import torch
@@ -98,13 +125,16 @@ def measure(steps: int = 30, warmup: int = 5, threads: int = 1) -> float:
     with thread_count(threads) as note:
         print(note)
         print("losses (torch, ours) over 3 steps:", check_losses())
-        fns = {"torch": lstm_step(torch), "ours": lstm_step(ag)}
+        fns = {"torch": lstm_step(torch), "ours": lstm_step(ag), "floor": gemm_floor()}
         times = rotate(fns, steps, warmup)
-    med_t, med_a = statistics.median(times["torch"]), statistics.median(times["ours"])
+    med = {k: statistics.median(v) * 1e3 for k, v in times.items()}
     print(
-        f"LSTM LM step: torch {med_t * 1e3:7.2f} ms   ours {med_a * 1e3:7.2f} ms   "
-        f"ratio {med_a / med_t:5.2f}x (median of paired {paired(times, 'ours', 'torch'):.2f}x)"
+        f"LSTM LM step: torch {med['torch']:7.2f} ms   ours {med['ours']:7.2f} ms   "
+        f"GEMM floor {med['floor']:7.2f} ms   ratio ours/torch {med['ours'] / med['torch']:5.2f}x "
+        f"(median of paired {paired(times, 'ours', 'torch'):.2f}x; ours/floor "
+        f"{paired(times, 'ours', 'floor'):.2f}x, floor/torch {paired(times, 'floor', 'torch'):.2f}x)"
     )
+    med_t, med_a = med["torch"], med["ours"]
     return med_a / med_t
 
 

@@ -1,7 +1,7 @@
 """Whole-sequence recurrent layers as one Function per layer and direction (cuDNN's scheme).
 
 Forward: the input projection of every time step is one matrix product ``(L*N, I) @ W_ih^T``;
-only the hidden projection runs per step (ops/recurrent_cells.py). Backward runs the recurrence
+only the hidden projection runs per step (ops/recurrent_cells.py, feature-major: (G, N) blocks). Backward runs the recurrence
 backwards for the gate gradients of every step, then each weight gradient is one product over
 the sequence (``dW_ih = dgates^T @ x``, ``dW_hh = dgates^T @ h_prev``), each bias one sum and the
 input's gradient one product. Under ``create_graph`` the backward recomputes the layer with the
@@ -30,6 +30,18 @@ def _scaled(w: Any, scale: Any) -> Any:
     return w * (scale[:, None] if w.ndim == 2 else scale)
 
 
+def _swap(xp: Any, a: Any, reverse: bool) -> Any:
+    """(L, A, B) to (L, B, A), contiguous, time reversed for the reverse direction: time-major
+    (L, N, F) arrays to the loops' feature-major steps and back."""
+    return xp.ascontiguousarray((a[::-1] if reverse else a).transpose(0, 2, 1))
+
+
+def _gate_matrix(xp: Any, d: Any, reverse: bool) -> Any:
+    """The loops' (L, G, N) gate gradients as one (G, L*N) matrix in time order."""
+    L, G, N = d.shape
+    return xp.ascontiguousarray((d[::-1] if reverse else d).transpose(1, 0, 2)).reshape(G, L * N)
+
+
 class RecurrentSequence(Function):
     """One recurrent layer in one direction over a whole (L, N, I) sequence."""
 
@@ -52,28 +64,25 @@ class RecurrentSequence(Function):
         cell = CELLS[mode]
         xa = x._data
         xp = array_module(xa)
-        L, N, _ = xa.shape
+        L, N, I = xa.shape
         H = w_hh._data.shape[1]
         scale = cell.scale(xp, H, xa.dtype)
-        bias = None
+        xw = xp.matmul(xa.reshape(L * N, I), _scaled(w_ih._data, scale).T)
         if b_ih is not None:
             bias = b_ih._data + b_hh._data if cell.fold_bias else b_ih._data
-        xw = xp.matmul(xa.reshape(L * N, -1), _scaled(w_ih._data, scale).T)
-        if bias is not None:
             xw += _scaled(bias, scale)
-        xw = xw.reshape(L, N, -1)
-        states = [h0._data] if c0 is None else [h0._data, c0._data]
-        b_hh_s = None if cell.fold_bias or b_hh is None else _scaled(b_hh._data, scale)
+        b_col = None
+        if not cell.fold_bias and b_hh is not None:
+            b_col = _scaled(b_hh._data, scale)[:, None]
+        states = [h0._data.T] if c0 is None else [h0._data.T, c0._data.T]
         hs, saved, finals = cell.forward(
-            xp, xw, states, _scaled(w_hh._data, scale).T, b_hh_s, reverse
+            xp, _swap(xp, xw.reshape(L, N, -1), reverse), states, _scaled(w_hh._data, scale), b_col
         )
         ctx.arrays = (hs, saved)
         ctx.mode, ctx.reverse, ctx.composed = mode, reverse, composed
-        # forward's output is a view of the saved states: saved too, so that changing it in
-        # place is caught; the reverse direction's is a reordered copy
-        out = wrap(hs[1:][::-1].copy() if reverse else hs[1:])
-        ctx.save_for_backward(x, h0, c0, w_ih, w_hh, b_ih, b_hh, None if reverse else out)
-        return (out, *(wrap(f) for f in finals))
+        ctx.save_for_backward(x, h0, c0, w_ih, w_hh, b_ih, b_hh)
+        out = _swap(xp, hs[1:], reverse)
+        return (out, *(f.T.copy() for f in finals))
 
     @staticmethod
     def backward(ctx: Any, dout: Tensor, *dfinal: Tensor) -> tuple[Any, ...]:
@@ -86,29 +95,25 @@ class RecurrentSequence(Function):
         xp = array_module(xa)
         L, N, I = xa.shape
         rev = ctx.reverse
-        d_out = dout._data[::-1] if rev else dout._data
         dxg, dhg, dstates = cell.backward(
-            xp, hs, saved, d_out, [g._data for g in dfinal], w_hh._data
+            xp, hs, saved, _swap(xp, dout._data, rev), [g._data.T for g in dfinal], w_hh._data
         )
         nx, nh, nc, nwi, nwh, nbi, nbh = ctx.needs_input_grad[:7]
-        G = dxg.shape[-1]
-        dx2 = dxg.reshape(L * N, G)
-        dh2 = dhg.reshape(L * N, G)
+        dx2 = _gate_matrix(xp, dxg, rev)  # (G, L*N)
+        dh2 = dx2 if dhg is dxg else _gate_matrix(xp, dhg, rev)
         gx = gwi = gwh = gbi = gbh = None
         if nx:
-            gxa = xp.matmul(dx2, w_ih._data).reshape(L, N, I)
-            gx = wrap(xp.ascontiguousarray(gxa[::-1]) if rev else gxa)
+            gx = wrap(xp.matmul(dx2.T, w_ih._data).reshape(L, N, I))
         if nwi:
-            xs = xa[::-1] if rev else xa
-            gwi = wrap(xp.matmul(dx2.T, xs.reshape(L * N, I)))
-        if nwh:
-            gwh = wrap(xp.matmul(dh2.T, hs[:-1].reshape(L * N, -1)))
+            gwi = wrap(xp.matmul(dx2, xa.reshape(L * N, I)))
+        if nwh:  # each time step's previous hidden state, (L*N, H) in time order
+            gwh = wrap(xp.matmul(dh2, _swap(xp, hs[:-1], rev).reshape(L * N, -1)))
         if nbi:
-            gbi = wrap(dx2.sum(0))
+            gbi = wrap(dx2.sum(1))
         if nbh:  # the same sum as b_ih's where b_hh is folded into the input projection
-            gbh = wrap(gbi._data.copy() if gbi is not None and dhg is dxg else dh2.sum(0))
-        gh = wrap(dstates[0]) if nh else None
-        gc = wrap(dstates[1]) if nc and len(dstates) > 1 else None
+            gbh = wrap(gbi._data.copy() if gbi is not None and dh2 is dx2 else dh2.sum(1))
+        gh = wrap(dstates[0].T.copy()) if nh else None
+        gc = wrap(dstates[1].T.copy()) if nc and len(dstates) > 1 else None
         return gx, gh, gc, gwi, gwh, gbi, gbh, None, None, None
 
 

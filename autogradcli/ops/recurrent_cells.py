@@ -5,7 +5,10 @@ that fills whole-sequence buffers step by step (only the hidden-to-hidden produc
 a ``backward`` that runs the recurrence backwards and returns the gate gradients of every step, so
 that ops/recurrent.py computes each weight gradient as one matrix product over the sequence.
 
-Buffers are in processing order (step ``s`` is time ``L-1-s`` when ``reverse``). Sigmoid gates
+The loops work feature-major: a step's gates are a contiguous (G, N) block and its product is
+``W_hh @ h`` with h as (H, N), which OpenBLAS runs about twice as fast as ``h @ W_hh^T`` at
+these sizes (N, the batch, is small). Buffers are (L, features, N) in processing order (step
+``s`` is time ``L-1-s`` for the reverse direction); ops/recurrent.py converts at the edges. Sigmoid gates
 use ``sigmoid(z) = 0.5 * tanh(0.5 * z) + 0.5`` (backend/kernels.py's form): their weight rows come
 in pre-scaled by 0.5 (exact in binary floating point), so one ``tanh`` covers all gates of a step
 and an affine ``* post_a + post_b`` turns the sigmoid columns into sigmoids.
@@ -34,14 +37,14 @@ class Cell:
         return xp.concatenate([xp.full(hidden, 0.5 if s else 1.0, dtype) for s in self.sigmoid])
 
     def post(self, xp: Any, hidden: int, dtype: Any) -> tuple[Any, Any]:
-        """``(a, b)`` with ``tanh(scaled z) * a + b`` the gate activations."""
+        """``(a, b)`` columns with ``tanh(scaled z) * a + b`` the gate activations."""
         a = xp.concatenate([xp.full(hidden, 0.5 if s else 1.0, dtype) for s in self.sigmoid])
         b = xp.concatenate([xp.full(hidden, 0.5 if s else 0.0, dtype) for s in self.sigmoid])
-        return a, b
+        return a[:, None], b[:, None]
 
 
 def _dh_at(dh_carry: Any, dout: Any, s: int, xp: Any, out: Any) -> Any:
-    """The gradient reaching step ``s``'s hidden state: carried plus the output's."""
+    """The gradient reaching step ``s``'s hidden state (H, N): carried plus the output's."""
     return xp.add(dh_carry, dout[s], out=out)
 
 
@@ -52,176 +55,177 @@ class LSTMCell(Cell):
     sigmoid = (True, True, False, True)
     n_states = 2
 
-    def forward(self, xp: Any, xw: Any, states: list, w_hh_t: Any, b_hh: Any, rev: bool) -> Any:
+    def forward(self, xp: Any, xw: Any, states: list, w_hh: Any, b_hh: Any) -> Any:
         """Fill the gates, cell states, tanh(c) and hidden states of the whole sequence."""
-        L, N, G = xw.shape
+        L, G, N = xw.shape
         H = G // 4
         dt = xw.dtype
         a, b = self.post(xp, H, dt)
-        gates = xp.empty((L, N, G), dt)
-        hs = xp.empty((L + 1, N, H), dt)
-        cs = xp.empty((L + 1, N, H), dt)
-        tcs = xp.empty((L, N, H), dt)
+        gates = xp.empty((L, G, N), dt)
+        hs = xp.empty((L + 1, H, N), dt)
+        cs = xp.empty((L + 1, H, N), dt)
+        tcs = xp.empty((L, H, N), dt)
         hs[0] = states[0]
         cs[0] = states[1]
-        tmp = xp.empty((N, H), dt)
+        tmp = xp.empty((H, N), dt)
         for s in range(L):
             gt = gates[s]
-            xp.matmul(hs[s], w_hh_t, out=gt)
-            gt += xw[L - 1 - s if rev else s]
+            xp.matmul(w_hh, hs[s], out=gt)
+            gt += xw[s]
             xp.tanh(gt, out=gt)
             gt *= a
             gt += b
             c = cs[s + 1]
-            xp.multiply(gt[:, H : 2 * H], cs[s], out=c)
-            xp.multiply(gt[:, :H], gt[:, 2 * H : 3 * H], out=tmp)
+            xp.multiply(gt[H : 2 * H], cs[s], out=c)
+            xp.multiply(gt[:H], gt[2 * H : 3 * H], out=tmp)
             c += tmp
             tc = xp.tanh(c, out=tcs[s])
-            xp.multiply(gt[:, 3 * H :], tc, out=hs[s + 1])
-        return hs, (gates, cs, tcs), [hs[L].copy(), cs[L].copy()]
+            xp.multiply(gt[3 * H :], tc, out=hs[s + 1])
+        return hs, (gates, cs, tcs), [hs[L], cs[L]]
 
     def backward(self, xp: Any, hs: Any, saved: tuple, dout: Any, dfinal: list, w_hh: Any) -> Any:
         """Gate gradients of every step (``dx_gates``, ``dh_gates``: the same array here) and the
         initial states' gradients."""
         gates, cs, tcs = saved
-        L, N, G = gates.shape
+        L, G, N = gates.shape
         H = G // 4
         dt = gates.dtype
-        gv = gates.reshape(L, N, 4, H)
-        i, f, g, o = gv[:, :, 0], gv[:, :, 1], gv[:, :, 2], gv[:, :, 3]
+        gv = gates.reshape(L, 4, H, N)
+        i, f, g, o = gv[:, 0], gv[:, 1], gv[:, 2], gv[:, 3]
         # local derivatives of the whole sequence at once: dc += dh * k; dgates = [dc, dc, dc, dh] * q
         k = 1.0 - tcs * tcs
         k *= o
-        q = xp.empty((L, N, 4, H), dt)
-        xp.multiply(i, 1.0 - i, out=q[:, :, 0])
-        q[:, :, 0] *= g
-        xp.multiply(f, 1.0 - f, out=q[:, :, 1])
-        q[:, :, 1] *= cs[:-1]
-        xp.multiply(g, g, out=q[:, :, 2])
-        xp.subtract(1.0, q[:, :, 2], out=q[:, :, 2])
-        q[:, :, 2] *= i
-        xp.multiply(o, 1.0 - o, out=q[:, :, 3])
-        q[:, :, 3] *= tcs
-        d = xp.empty((L, N, G), dt)
-        dv = d.reshape(L, N, 4, H)
+        q = 1.0 - gates
+        q *= gates  # sigmoid' = y (1 - y); the g rows become tanh' = 1 - y^2 below
+        qv = q.reshape(L, 4, H, N)
+        xp.multiply(g, g, out=qv[:, 2])
+        xp.subtract(1.0, qv[:, 2], out=qv[:, 2])
+        qv[:, 0] *= g
+        qv[:, 1] *= cs[:-1]
+        qv[:, 2] *= i
+        qv[:, 3] *= tcs
+        d = xp.empty((L, G, N), dt)
+        dv = d.reshape(L, 4, H, N)
         dh_carry = dfinal[0].copy()
         dc = dfinal[1].copy()
-        dh = xp.empty((N, H), dt)
-        tmp = xp.empty((N, H), dt)
+        dh = xp.empty((H, N), dt)
+        tmp = xp.empty((H, N), dt)
+        w_hh_t = w_hh.T
         for s in range(L - 1, -1, -1):
             dh = _dh_at(dh_carry, dout, s, xp, dh)
             xp.multiply(dh, k[s], out=tmp)
             dc += tmp
-            xp.multiply(q[s, :, :3], dc[:, None, :], out=dv[s, :, :3])
-            xp.multiply(q[s, :, 3], dh, out=dv[s, :, 3])
+            xp.multiply(qv[s, :3], dc, out=dv[s, :3])
+            xp.multiply(qv[s, 3], dh, out=dv[s, 3])
             dc *= f[s]
-            xp.matmul(d[s], w_hh, out=dh_carry)
+            xp.matmul(w_hh_t, d[s], out=dh_carry)
         return d, d, [dh_carry, dc]
 
 
 class GRUCell(Cell):
-    """r, z, n gates; n = tanh(x_n + r (h W_hn + b_hn)), h' = n + z (h - n)."""
+    """r, z, n gates; n = tanh(x_n + r (W_hn h + b_hn)), h' = n + z (h - n)."""
 
     gates = 3
     sigmoid = (True, True, False)
     fold_bias = False
 
-    def forward(self, xp: Any, xw: Any, states: list, w_hh_t: Any, b_hh: Any, rev: bool) -> Any:
+    def forward(self, xp: Any, xw: Any, states: list, w_hh: Any, b_hh: Any) -> Any:
         """Fill the gates, hidden projections and hidden states of the whole sequence."""
-        L, N, G = xw.shape
+        L, G, N = xw.shape
         H = G // 3
         dt = xw.dtype
-        gates = xp.empty((L, N, G), dt)
-        hg = xp.empty((L, N, G), dt)
-        hs = xp.empty((L + 1, N, H), dt)
+        gates = xp.empty((L, G, N), dt)
+        hg = xp.empty((L, G, N), dt)
+        hs = xp.empty((L + 1, H, N), dt)
         hs[0] = states[0]
         for s in range(L):
-            xs = xw[L - 1 - s if rev else s]
-            hgs, gt = hg[s], gates[s]
-            xp.matmul(hs[s], w_hh_t, out=hgs)
+            xs, hgs, gt = xw[s], hg[s], gates[s]
+            xp.matmul(w_hh, hs[s], out=hgs)
             if b_hh is not None:
                 hgs += b_hh
-            rz = gt[:, : 2 * H]
-            xp.add(xs[:, : 2 * H], hgs[:, : 2 * H], out=rz)
+            rz = gt[: 2 * H]
+            xp.add(xs[: 2 * H], hgs[: 2 * H], out=rz)
             xp.tanh(rz, out=rz)
             rz *= 0.5
             rz += 0.5
-            n = gt[:, 2 * H :]
-            xp.multiply(gt[:, :H], hgs[:, 2 * H :], out=n)
-            n += xs[:, 2 * H :]
+            n = gt[2 * H :]
+            xp.multiply(gt[:H], hgs[2 * H :], out=n)
+            n += xs[2 * H :]
             xp.tanh(n, out=n)
             h = hs[s + 1]
             xp.subtract(hs[s], n, out=h)
-            h *= gt[:, H : 2 * H]
+            h *= gt[H : 2 * H]
             h += n
-        return hs, (gates, hg), [hs[L].copy()]
+        return hs, (gates, hg), [hs[L]]
 
     def backward(self, xp: Any, hs: Any, saved: tuple, dout: Any, dfinal: list, w_hh: Any) -> Any:
         """Gradients of the input-side and hidden-side gate pre-activations of every step, and
         the initial state's."""
         gates, hg = saved
-        L, N, G = gates.shape
+        L, G, N = gates.shape
         H = G // 3
         dt = gates.dtype
-        r, z, n = gates[:, :, :H], gates[:, :, H : 2 * H], gates[:, :, 2 * H :]
+        r, z, n = gates[:, :H], gates[:, H : 2 * H], gates[:, 2 * H :]
         a1 = 1.0 - n * n
         a1 *= 1.0 - z  # dn_pre = dh * a1
         a2 = hs[:-1] - n
         a2 *= z * (1.0 - z)  # dz_pre = dh * a2
         a3 = r * (1.0 - r)
-        a3 *= hg[:, :, 2 * H :]  # dr_pre = dn_pre * a3
-        dhg = xp.empty((L, N, G), dt)
-        dxn = xp.empty((L, N, H), dt)
+        a3 *= hg[:, 2 * H :]  # dr_pre = dn_pre * a3
+        dhg = xp.empty((L, G, N), dt)
+        dxn = xp.empty((L, H, N), dt)
         dh_carry = dfinal[0].copy()
-        dh = xp.empty((N, H), dt)
-        tmp = xp.empty((N, H), dt)
+        dh = xp.empty((H, N), dt)
+        tmp = xp.empty((H, N), dt)
+        w_hh_t = w_hh.T
         for s in range(L - 1, -1, -1):
             dh = _dh_at(dh_carry, dout, s, xp, dh)
             dn = xp.multiply(dh, a1[s], out=dxn[s])
-            xp.multiply(dn, r[s], out=dhg[s, :, 2 * H :])
-            xp.multiply(dh, a2[s], out=dhg[s, :, H : 2 * H])
-            xp.multiply(dn, a3[s], out=dhg[s, :, :H])
+            xp.multiply(dn, r[s], out=dhg[s, 2 * H :])
+            xp.multiply(dh, a2[s], out=dhg[s, H : 2 * H])
+            xp.multiply(dn, a3[s], out=dhg[s, :H])
             xp.multiply(dh, z[s], out=dh_carry)
-            xp.matmul(dhg[s], w_hh, out=tmp)
+            xp.matmul(w_hh_t, dhg[s], out=tmp)
             dh_carry += tmp
         dxg = dhg.copy()
-        dxg[:, :, 2 * H :] = dxn
+        dxg[:, 2 * H :] = dxn
         return dxg, dhg, [dh_carry]
 
 
 class ElmanCell(Cell):
-    """h' = tanh(x W_ih + h W_hh + b) (or relu)."""
+    """h' = tanh(W_ih x + W_hh h + b) (or relu)."""
 
     def __init__(self, relu: bool) -> None:
         self.relu = relu
 
-    def forward(self, xp: Any, xw: Any, states: list, w_hh_t: Any, b_hh: Any, rev: bool) -> Any:
+    def forward(self, xp: Any, xw: Any, states: list, w_hh: Any, b_hh: Any) -> Any:
         """Fill the hidden states of the whole sequence."""
-        L, N, H = xw.shape
-        hs = xp.empty((L + 1, N, H), xw.dtype)
+        L, H, N = xw.shape
+        hs = xp.empty((L + 1, H, N), xw.dtype)
         hs[0] = states[0]
         for s in range(L):
             h = hs[s + 1]
-            xp.matmul(hs[s], w_hh_t, out=h)
-            h += xw[L - 1 - s if rev else s]
+            xp.matmul(w_hh, hs[s], out=h)
+            h += xw[s]
             if self.relu:
                 xp.maximum(h, 0, out=h)
             else:
                 xp.tanh(h, out=h)
-        return hs, (), [hs[L].copy()]
+        return hs, (), [hs[L]]
 
     def backward(self, xp: Any, hs: Any, saved: tuple, dout: Any, dfinal: list, w_hh: Any) -> Any:
         """Pre-activation gradients of every step and the initial state's."""
         y = hs[1:]
         deriv = (y > 0).astype(y.dtype) if self.relu else 1.0 - y * y
-        L, N, H = y.shape
-        d = xp.empty((L, N, H), y.dtype)
+        L, H, N = y.shape
+        d = xp.empty((L, H, N), y.dtype)
         dh_carry = dfinal[0].copy()
-        dh = xp.empty((N, H), y.dtype)
+        dh = xp.empty((H, N), y.dtype)
+        w_hh_t = w_hh.T
         for s in range(L - 1, -1, -1):
             dh = _dh_at(dh_carry, dout, s, xp, dh)
             xp.multiply(dh, deriv[s], out=d[s])
-            xp.matmul(d[s], w_hh, out=dh_carry)
+            xp.matmul(w_hh_t, d[s], out=dh_carry)
         return d, d, [dh_carry]
 
 
