@@ -86,9 +86,9 @@ def gemm_floor() -> Any:
     pairs = []
     for inp in (EMB, HIDDEN):
         w_ih, w_hh, x, d = mk(G, inp), mk(G, HIDDEN), mk(LN, inp), mk(LN, G)
-        h, dg = mk(BATCH, HIDDEN), mk(BATCH, G)
+        h, dg = mk(HIDDEN, BATCH), mk(G, BATCH)  # feature-major, as ops/recurrent_cells.py
         pairs += [(x, w_ih.T), (d, w_ih), (d.T, x), (d.T, mk(LN, HIDDEN))]
-        pairs += [(h, w_hh.T), (dg, w_hh)] * SEQ
+        pairs += [(w_hh, h), (w_hh.T, dg)] * SEQ
     hid, w, dy = mk(LN, HIDDEN), mk(VOCAB, HIDDEN), mk(LN, VOCAB)
     pairs += [(hid, w.T), (dy, w), (dy.T, hid)]
 
@@ -139,9 +139,11 @@ def measure(steps: int = 30, warmup: int = 5, threads: int = 1) -> float:
 
 
 def profile(steps: int = 10) -> None:
-    """cProfile of autogradcli's step, top functions by total time."""
+    """cProfile of autogradcli's step as a table: each Function's forward/backward and the
+    optimizer calls, cumulative ms per step and share of the step (one thread)."""
     import cProfile
     import pstats
+    import time
 
     from bench_floors import thread_count
 
@@ -151,11 +153,22 @@ def profile(steps: int = 10) -> None:
         step = lstm_step(ag)
         step()
         pr = cProfile.Profile()
+        t0 = time.perf_counter()
         pr.enable()
         for _ in range(steps):
             step()
         pr.disable()
-    pstats.Stats(pr).sort_stats("tottime").print_stats(25)
+        total = (time.perf_counter() - t0) / steps
+    names = ("forward", "backward", "_backward_arrays", "clip_grad_norm_", "step", "zero_grad")
+    rows = []
+    for (path, line, func), (_, _, _, cum, _) in pstats.Stats(pr).stats.items():  # type: ignore[attr-defined]
+        if "autogradcli" in path and func in names and "autograd/" not in path:
+            where = path.split("autogradcli/")[-1]
+            rows.append((cum / steps, f"{where}:{line} {func}"))
+    print(f"| autogradcli step: {total * 1e3:.1f} ms (under cProfile) | ms/step | share |")
+    print("|---|---|---|")
+    for ms, name in sorted(rows, reverse=True)[:16]:
+        print(f"| `{name}` | {ms * 1e3:.1f} | {ms / total:.0%} |")
 
 
 def main() -> None:
