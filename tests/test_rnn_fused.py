@@ -1,6 +1,6 @@
 """The whole-sequence recurrent Functions (ops/recurrent.py) against PyTorch and against the
 per-step ops they replace (``nn.rnn.FUSED = False``): values and every gradient in float64 and
-float32, bidirectional, stacked, batch_first, no bias, initial states, inputs that do not require
+float32, bidirectional, stacked, batch_first, no bias, LSTM projections, initial states, inputs that do not require
 grad, dropout between layers, create_graph, retain_graph, in-place changes of the output, and the
 strict cupy stand-in."""
 
@@ -21,13 +21,17 @@ MAKES = {
     "gru_bi_nobias": lambda m: m.GRU(3, 4, bidirectional=True, bias=False),
     "rnn_tanh2bi": lambda m: m.RNN(3, 4, num_layers=2, bidirectional=True),
     "rnn_relu_bf": lambda m: m.RNN(3, 4, nonlinearity="relu", batch_first=True),
+    "lstm_proj": lambda m: m.LSTM(3, 5, proj_size=2),
+    "lstm_proj2bi": lambda m: m.LSTM(3, 5, num_layers=2, proj_size=3, bidirectional=True),
 }
 
 
 def _states(m, n, rng):
     rows = m.num_layers * (2 if m.bidirectional else 1)
-    k = 2 if isinstance(m, (nn.LSTM, torch.nn.LSTM)) else 1
-    return [rng.standard_normal((rows, n, m.hidden_size)) for _ in range(k)]
+    h = getattr(m, "proj_size", 0) or m.hidden_size
+    if isinstance(m, (nn.LSTM, torch.nn.LSTM)):
+        return [rng.standard_normal((rows, n, h)), rng.standard_normal((rows, n, m.hidden_size))]
+    return [rng.standard_normal((rows, n, h))]
 
 
 def _run(model, lib, x, states, grad_x, grad_states, dtype):
@@ -89,7 +93,7 @@ def test_fused_matches_per_step_ops(name, monkeypatch):
     _assert_same(fused[1], steps[1], 1e-12)
 
 
-@pytest.mark.parametrize("name", ["lstm2bi", "gru2", "rnn_tanh2bi"])
+@pytest.mark.parametrize("name", ["lstm2bi", "gru2", "rnn_tanh2bi", "lstm_proj2bi"])
 def test_fused_float32_matches_torch(name):
     ours, theirs = _pair(MAKES[name])
     ours.float()
@@ -142,9 +146,9 @@ def test_one_node_per_layer_and_the_switch(monkeypatch):
     assert type(lstm(x)[0].grad_fn).__name__ == "RecurrentSequenceBackward0"
     monkeypatch.setattr(rnn_module, "FUSED", False)
     assert type(lstm(x)[0].grad_fn).__name__ != "RecurrentSequenceBackward0"
-    proj = nn.LSTM(3, 4, proj_size=2)  # projections keep the per-step ops
+    proj = nn.LSTM(3, 4, proj_size=2)
     monkeypatch.setattr(rnn_module, "FUSED", True)
-    assert type(proj(x)[0].grad_fn).__name__ != "RecurrentSequenceBackward0"
+    assert type(proj(x)[0].grad_fn).__name__ == "RecurrentSequenceBackward0"
 
 
 def test_empty_batch_uses_per_step_ops():
@@ -183,7 +187,7 @@ def _double_backward(model, lib, x):
     return [g.detach().numpy() for g in grads + tuple(second)]
 
 
-@pytest.mark.parametrize("name", ["lstm2bi", "gru2", "rnn_relu_bf"])
+@pytest.mark.parametrize("name", ["lstm2bi", "gru2", "rnn_relu_bf", "lstm_proj"])
 def test_create_graph_double_backward_matches_torch(name):
     ours, theirs = _pair(MAKES[name])
     x = np.random.default_rng(7).standard_normal((2, 4, 3) if ours.batch_first else (4, 2, 3))
@@ -210,7 +214,7 @@ def test_changing_the_output_in_place_is_refused():
         loss.backward()
 
 
-@pytest.mark.parametrize("name", ["lstm2bi", "gru_bi_nobias", "rnn_relu_bf"])
+@pytest.mark.parametrize("name", ["lstm2bi", "gru_bi_nobias", "rnn_relu_bf", "lstm_proj2bi"])
 def test_strict_cuda_matches_cpu(name, strict_cuda):
     cpu = MAKES[name](nn)
     dev = MAKES[name](nn)

@@ -4,9 +4,12 @@ Stacked layers, ``bidirectional`` (a second pass over the reversed sequence, its
 ``_reverse`` and its output concatenated after the forward one) and LSTM ``proj_size`` (h projected
 by ``weight_hr``) follow PyTorch's parameter names, shapes and state layouts.
 
-The input-to-hidden products of a layer are one matrix product over all time steps; each step
-then adds its hidden-to-hidden product and applies the gates (PyTorch's order: i, f, g, o for
-LSTM, r, z, n for GRU), so gradients, including grad-of-grad, come from the ops' own backwards.
+Each layer and direction runs as one whole-sequence Function (ops/recurrent.py: the input
+projection one GEMM, each weight gradient one GEMM over the sequence); ``_fused_applies`` is the
+one place that chooses. The per-step ops (``_steps``: each step adds its hidden-to-hidden product
+to the input projection and applies the gates, PyTorch's order i, f, g, o for LSTM, r, z, n for
+GRU) remain for empty inputs, ``FUSED = False``, the cells, and ``create_graph``, under which the
+Function differentiates them instead, so grad-of-grad works.
 """
 
 from __future__ import annotations
@@ -214,8 +217,8 @@ class RNNBase(Module):
 
 def _fused_applies(rnn: RNNBase, x: Tensor) -> bool:
     """Whether the layers run as whole-sequence Functions (ops/recurrent.py): the one place that
-    chooses; the per-step ops remain for LSTM projections, empty inputs and ``FUSED = False``."""
-    return FUSED and rnn.proj_size == 0 and x.shape[0] > 0 and x.shape[1] > 0
+    chooses; the per-step ops remain for empty inputs and ``FUSED = False``."""
+    return FUSED and x.shape[0] > 0 and x.shape[1] > 0
 
 
 def _steps(
@@ -236,11 +239,11 @@ def _steps(
 
 def _composed(step: Callable, n_states: int, reverse: bool) -> Callable[..., Any]:
     """The per-step form of one layer-direction, as the fused Function recomputes it for
-    create_graph: ``(x, h0, c0, w_ih, w_hh, b_ih, b_hh) -> (output, *final states)``."""
+    create_graph: ``(x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr) -> (output, *final states)``."""
 
     def run(x: Tensor, h0: Tensor, c0: Any, *weights: Any) -> tuple[Tensor, ...]:
         states = [h0, c0][:n_states]
-        out, finals = _steps(step, x, states, (*weights, None), reverse)
+        out, finals = _steps(step, x, states, weights, reverse)
         return (out, *finals)
 
     return run

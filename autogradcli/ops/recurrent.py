@@ -57,6 +57,7 @@ class RecurrentSequence(Function):
         w_hh: Tensor,
         b_ih: Tensor | None,
         b_hh: Tensor | None,
+        w_hr: Tensor | None,
         mode: str,
         reverse: bool,
         composed: Callable[..., Any],
@@ -65,7 +66,7 @@ class RecurrentSequence(Function):
         xa = x._data
         xp = array_module(xa)
         L, N, I = xa.shape
-        H = w_hh._data.shape[1]
+        H = w_hh._data.shape[0] // cell.gates
         scale = cell.scale(xp, H, xa.dtype)
         xw = xp.matmul(xa.reshape(L * N, I), _scaled(w_ih._data, scale).T)
         if b_ih is not None:
@@ -76,11 +77,16 @@ class RecurrentSequence(Function):
             b_col = _scaled(b_hh._data, scale)[:, None]
         states = [h0._data.T] if c0 is None else [h0._data.T, c0._data.T]
         hs, saved, finals = cell.forward(
-            xp, _swap(xp, xw.reshape(L, N, -1), reverse), states, _scaled(w_hh._data, scale), b_col
+            xp,
+            _swap(xp, xw.reshape(L, N, -1), reverse),
+            states,
+            _scaled(w_hh._data, scale),
+            b_col,
+            None if w_hr is None else w_hr._data,
         )
         ctx.arrays = (hs, saved)
         ctx.mode, ctx.reverse, ctx.composed = mode, reverse, composed
-        ctx.save_for_backward(x, h0, c0, w_ih, w_hh, b_ih, b_hh)
+        ctx.save_for_backward(x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr)
         out = _swap(xp, hs[1:], reverse)
         return (out, *(f.T.copy() for f in finals))
 
@@ -88,20 +94,26 @@ class RecurrentSequence(Function):
     def backward(ctx: Any, dout: Tensor, *dfinal: Tensor) -> tuple[Any, ...]:
         if STATE.enabled:  # create_graph: differentiate the per-step composition instead
             return _composed_backward(ctx, (dout, *dfinal))
-        x, _, _, w_ih, w_hh, *_ = ctx.saved_tensors
+        x, _, _, w_ih, w_hh, _, _, w_hr = ctx.saved_tensors
         cell = CELLS[ctx.mode]
         hs, saved = ctx.arrays
         xa = x._data
         xp = array_module(xa)
         L, N, I = xa.shape
         rev = ctx.reverse
-        dxg, dhg, dstates = cell.backward(
-            xp, hs, saved, _swap(xp, dout._data, rev), [g._data.T for g in dfinal], w_hh._data
+        dxg, dhg, dstates, dproj = cell.backward(
+            xp,
+            hs,
+            saved,
+            _swap(xp, dout._data, rev),
+            [g._data.T for g in dfinal],
+            w_hh._data,
+            None if w_hr is None else w_hr._data,
         )
-        nx, nh, nc, nwi, nwh, nbi, nbh = ctx.needs_input_grad[:7]
+        nx, nh, nc, nwi, nwh, nbi, nbh, nwr = ctx.needs_input_grad[:8]
         dx2 = _gate_matrix(xp, dxg, rev)  # (G, L*N)
         dh2 = dx2 if dhg is dxg else _gate_matrix(xp, dhg, rev)
-        gx = gwi = gwh = gbi = gbh = None
+        gx = gwi = gwh = gbi = gbh = gwr = None
         if nx:
             gx = wrap(xp.matmul(dx2.T, w_ih._data).reshape(L, N, I))
         if nwi:
@@ -112,9 +124,12 @@ class RecurrentSequence(Function):
             gbi = wrap(dx2.sum(1))
         if nbh:  # the same sum as b_ih's where b_hh is folded into the input projection
             gbh = wrap(gbi._data.copy() if gbi is not None and dh2 is dx2 else dh2.sum(1))
+        if nwr:  # dW_hr: the projected h's gradients against the unprojected h, one GEMM
+            hr = _swap(xp, saved[3], rev).reshape(L * N, -1)
+            gwr = wrap(xp.matmul(_gate_matrix(xp, dproj, rev), hr))
         gh = wrap(dstates[0].T.copy()) if nh else None
         gc = wrap(dstates[1].T.copy()) if nc and len(dstates) > 1 else None
-        return gx, gh, gc, gwi, gwh, gbi, gbh, None, None, None
+        return gx, gh, gc, gwi, gwh, gbi, gbh, gwr, None, None, None
 
 
 def _composed_backward(ctx: Any, grads: tuple[Tensor, ...]) -> tuple[Any, ...]:
@@ -122,7 +137,7 @@ def _composed_backward(ctx: Any, grads: tuple[Tensor, ...]) -> tuple[Any, ...]:
     gradients with a graph, so that they can be differentiated again."""
     from ..autograd.engine import grad
 
-    inputs = ctx.saved_tensors[:7]
+    inputs = ctx.saved_tensors[:8]
     wanted = [i for i, t in enumerate(inputs) if t is not None and ctx.needs_input_grad[i]]
     outs = ctx.composed(*inputs)
     pairs = [(o, g) for o, g in zip(outs, grads) if g is not None and o.requires_grad]
@@ -133,7 +148,7 @@ def _composed_backward(ctx: Any, grads: tuple[Tensor, ...]) -> tuple[Any, ...]:
         create_graph=True,
         allow_unused=True,
     )
-    result: list[Any] = [None] * 10
+    result: list[Any] = [None] * 11
     for i, g in zip(wanted, got):
         result[i] = g
     return tuple(result)
@@ -149,9 +164,9 @@ def recurrent_sequence(
 ) -> tuple[Tensor, list[Tensor]]:
     """One layer-direction of mode ``mode`` ("LSTM", "GRU", "RNN_TANH", "RNN_RELU") over the
     (L, N, I) sequence ``x`` from ``states`` ([h0] or [h0, c0]) with ``weights`` (w_ih, w_hh,
-    b_ih, b_hh; biases may be None): the (L, N, H) output and the final states.
-    ``composed(x, h0, c0, w_ih, w_hh, b_ih, b_hh)`` is the same layer as per-step ops (used for
-    create_graph)."""
+    b_ih, b_hh, w_hr; biases and LSTM's projection w_hr may be None): the (L, N, H) output and
+    the final states. ``composed(x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr)`` is the same layer as
+    per-step ops (used for create_graph)."""
     c0 = states[1] if len(states) > 1 else None
-    res = RecurrentSequence.apply(x, states[0], c0, *weights[:4], mode, reverse, composed)
+    res = RecurrentSequence.apply(x, states[0], c0, *weights[:5], mode, reverse, composed)
     return res[0], list(res[1:])

@@ -55,16 +55,20 @@ class LSTMCell(Cell):
     sigmoid = (True, True, False, True)
     n_states = 2
 
-    def forward(self, xp: Any, xw: Any, states: list, w_hh: Any, b_hh: Any) -> Any:
-        """Fill the gates, cell states, tanh(c) and hidden states of the whole sequence."""
+    def forward(
+        self, xp: Any, xw: Any, states: list, w_hh: Any, b_hh: Any, w_hr: Any = None
+    ) -> Any:
+        """Fill the gates, cell states, tanh(c) and hidden states of the whole sequence (with
+        ``w_hr``, h is projected: ``h = W_hr (o tanh(c))``, the unprojected ones kept)."""
         L, G, N = xw.shape
         H = G // 4
         dt = xw.dtype
         a, b = self.post(xp, H, dt)
         gates = xp.empty((L, G, N), dt)
-        hs = xp.empty((L + 1, H, N), dt)
+        hs = xp.empty((L + 1, w_hh.shape[1], N), dt)
         cs = xp.empty((L + 1, H, N), dt)
         tcs = xp.empty((L, H, N), dt)
+        hr = None if w_hr is None else xp.empty((L, H, N), dt)
         hs[0] = states[0]
         cs[0] = states[1]
         tmp = xp.empty((H, N), dt)
@@ -80,13 +84,19 @@ class LSTMCell(Cell):
             xp.multiply(gt[:H], gt[2 * H : 3 * H], out=tmp)
             c += tmp
             tc = xp.tanh(c, out=tcs[s])
-            xp.multiply(gt[3 * H :], tc, out=hs[s + 1])
-        return hs, (gates, cs, tcs), [hs[L], cs[L]]
+            if hr is None:
+                xp.multiply(gt[3 * H :], tc, out=hs[s + 1])
+            else:
+                xp.matmul(w_hr, xp.multiply(gt[3 * H :], tc, out=hr[s]), out=hs[s + 1])
+        return hs, (gates, cs, tcs, hr), [hs[L], cs[L]]
 
-    def backward(self, xp: Any, hs: Any, saved: tuple, dout: Any, dfinal: list, w_hh: Any) -> Any:
-        """Gate gradients of every step (``dx_gates``, ``dh_gates``: the same array here) and the
-        initial states' gradients."""
-        gates, cs, tcs = saved
+    def backward(
+        self, xp: Any, hs: Any, saved: tuple, dout: Any, dfinal: list, w_hh: Any, w_hr: Any = None
+    ) -> Any:
+        """Gate gradients of every step (``dx_gates``, ``dh_gates``: the same array here), the
+        initial states' gradients and, with a projection, the gradients reaching the projected
+        h of every step (for ``dW_hr``; else None)."""
+        gates, cs, tcs, hr = saved
         L, G, N = gates.shape
         H = G // 4
         dt = gates.dtype
@@ -111,15 +121,19 @@ class LSTMCell(Cell):
         dh = xp.empty((H, N), dt)
         tmp = xp.empty((H, N), dt)
         w_hh_t = w_hh.T
+        dproj = None if hr is None else xp.empty((L, w_hh.shape[1], N), dt)
         for s in range(L - 1, -1, -1):
-            dh = _dh_at(dh_carry, dout, s, xp, dh)
+            if dproj is None:
+                dh = _dh_at(dh_carry, dout, s, xp, dh)
+            else:  # through the projection: dh_raw = W_hr^T dh
+                xp.matmul(w_hr.T, _dh_at(dh_carry, dout, s, xp, dproj[s]), out=dh)
             xp.multiply(dh, k[s], out=tmp)
             dc += tmp
             xp.multiply(qv[s, :3], dc, out=dv[s, :3])
             xp.multiply(qv[s, 3], dh, out=dv[s, 3])
             dc *= f[s]
             xp.matmul(w_hh_t, d[s], out=dh_carry)
-        return d, d, [dh_carry, dc]
+        return d, d, [dh_carry, dc], dproj
 
 
 class GRUCell(Cell):
@@ -129,7 +143,9 @@ class GRUCell(Cell):
     sigmoid = (True, True, False)
     fold_bias = False
 
-    def forward(self, xp: Any, xw: Any, states: list, w_hh: Any, b_hh: Any) -> Any:
+    def forward(
+        self, xp: Any, xw: Any, states: list, w_hh: Any, b_hh: Any, w_hr: Any = None
+    ) -> Any:
         """Fill the gates, hidden projections and hidden states of the whole sequence."""
         L, G, N = xw.shape
         H = G // 3
@@ -158,7 +174,9 @@ class GRUCell(Cell):
             h += n
         return hs, (gates, hg), [hs[L]]
 
-    def backward(self, xp: Any, hs: Any, saved: tuple, dout: Any, dfinal: list, w_hh: Any) -> Any:
+    def backward(
+        self, xp: Any, hs: Any, saved: tuple, dout: Any, dfinal: list, w_hh: Any, w_hr: Any = None
+    ) -> Any:
         """Gradients of the input-side and hidden-side gate pre-activations of every step, and
         the initial state's."""
         gates, hg = saved
@@ -189,7 +207,7 @@ class GRUCell(Cell):
             dh_carry += tmp
         dxg = dhg.copy()
         dxg[:, 2 * H :] = dxn
-        return dxg, dhg, [dh_carry]
+        return dxg, dhg, [dh_carry], None
 
 
 class ElmanCell(Cell):
@@ -198,7 +216,9 @@ class ElmanCell(Cell):
     def __init__(self, relu: bool) -> None:
         self.relu = relu
 
-    def forward(self, xp: Any, xw: Any, states: list, w_hh: Any, b_hh: Any) -> Any:
+    def forward(
+        self, xp: Any, xw: Any, states: list, w_hh: Any, b_hh: Any, w_hr: Any = None
+    ) -> Any:
         """Fill the hidden states of the whole sequence."""
         L, H, N = xw.shape
         hs = xp.empty((L + 1, H, N), xw.dtype)
@@ -213,7 +233,9 @@ class ElmanCell(Cell):
                 xp.tanh(h, out=h)
         return hs, (), [hs[L]]
 
-    def backward(self, xp: Any, hs: Any, saved: tuple, dout: Any, dfinal: list, w_hh: Any) -> Any:
+    def backward(
+        self, xp: Any, hs: Any, saved: tuple, dout: Any, dfinal: list, w_hh: Any, w_hr: Any = None
+    ) -> Any:
         """Pre-activation gradients of every step and the initial state's."""
         y = hs[1:]
         deriv = (y > 0).astype(y.dtype) if self.relu else 1.0 - y * y
@@ -226,7 +248,7 @@ class ElmanCell(Cell):
             dh = _dh_at(dh_carry, dout, s, xp, dh)
             xp.multiply(dh, deriv[s], out=d[s])
             xp.matmul(w_hh_t, d[s], out=dh_carry)
-        return d, d, [dh_carry]
+        return d, d, [dh_carry], None
 
 
 CELLS: dict[str, Cell] = {
