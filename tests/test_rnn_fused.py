@@ -230,3 +230,18 @@ def test_strict_cuda_matches_cpu(name, strict_cuda):
     np.testing.assert_allclose(xd.grad.cpu().numpy(), xc.grad.numpy(), atol=1e-5)
     for pc, pd in zip(cpu.parameters(), dev.parameters()):
         np.testing.assert_allclose(pd.grad.cpu().numpy(), pc.grad.numpy(), atol=1e-5)
+
+
+def test_dtype_mismatches_refused_as_torch():
+    lstm = nn.LSTM(3, 4).double()
+    with pytest.raises(ValueError) as theirs:
+        torch.nn.LSTM(3, 4).double()(torch.randn(5, 2, 3))
+    with pytest.raises(ValueError, match="does not match weight dtype") as ours:
+        lstm(ag.randn(5, 2, 3))
+    assert str(ours.value).replace("autogradcli", "torch") == str(theirs.value)
+    gru = nn.GRU(3, 4)
+    with pytest.raises(RuntimeError) as theirs:
+        torch.nn.GRU(3, 4)(torch.randn(5, 2, 3), torch.randn(1, 2, 4).double())
+    with pytest.raises(RuntimeError) as ours:
+        gru(ag.randn(5, 2, 3), ag.randn(1, 2, 4).double())
+    assert str(ours.value) == str(theirs.value)

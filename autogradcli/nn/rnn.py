@@ -18,6 +18,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+from ..ops._util import scalar_type_name
 from ..ops.join import cat, chunk, stack
 from ..ops.recurrent import recurrent_sequence
 from ..tensor.factory import empty, zeros
@@ -165,6 +166,13 @@ class RNNBase(Module):
                 f"input.size(-1) must be equal to input_size. Expected {self.input_size}, "
                 f"got {input.shape[-1]}"
             )
+        weight = self.weight_ih_l0
+        if input.dtype != weight.dtype:
+            raise ValueError(
+                f"RNN input dtype ({input.dtype}) does not match weight dtype ({weight.dtype}). "
+                f"Convert input: input.to({weight.dtype}), or convert model: "
+                f"model.to({input.dtype})"
+            )
         unbatched = input.ndim == 2
         x = input.unsqueeze(1) if unbatched else input
         if self.batch_first and not unbatched:
@@ -184,6 +192,11 @@ class RNNBase(Module):
                 if tuple(s.shape) != expected:
                     which = "hidden" if i == 0 or n_states == 1 else "cell"
                     raise RuntimeError(f"Expected {which} size {expected}, got {list(s.shape)}")
+                if s.dtype != x.dtype:
+                    raise RuntimeError(
+                        "mat1 and mat2 must have the same dtype, but got "
+                        f"{scalar_type_name(s._data.dtype)} and {scalar_type_name(x._data.dtype)}"
+                    )
         return x, [[s[r] for s in states] for r in range(rows)], unbatched
 
     def _run(self, input: Tensor, hx: Any, n_states: int, step: Callable) -> tuple[Tensor, list]:
