@@ -110,6 +110,9 @@ def run_backward(
     for e, g in zip(root_edges, root_grads):
         _add_root_grad(buffers, e, g, create_graph)
     captured: list[Any] = [None] * len(targets)
+    # node -> the gradient sum this loop allocated for it: further gradients are added into that
+    # array in place (a tensor feeding many consumers costs one new array, not one per consumer)
+    owned: dict[Any, Tensor] = {}
     # gradients that may be referenced elsewhere: a leaf copies rather than adopts them. The
     # tensors are kept (id -> tensor) so that a freed one's id, reused, is not mistaken for it.
     shared = {}
@@ -140,6 +143,8 @@ def run_backward(
             else:
                 break
             g = pop_buffer(node, None)
+            if owned:
+                owned.pop(node, None)
             if type(g) is list:  # a multi-output node's gradients
                 grads = g
                 g = None
@@ -219,8 +224,10 @@ def run_backward(
                         prev[e[1]] = gi if p is None else add_grads(p, gi, create_graph)
                     elif create_graph:
                         buffers[child] = add_grads(prev, gi, True)
+                    elif owned.get(child) is prev:
+                        prev._data += gi._data
                     else:
-                        buffers[child] = wrap(prev._data + gi._data)
+                        prev = buffers[child] = owned[child] = wrap(prev._data + gi._data)
                 count = deps[child] - 1
                 deps[child] = count
                 if count == 0:

@@ -4,9 +4,12 @@ Stacked layers, ``bidirectional`` (a second pass over the reversed sequence, its
 ``_reverse`` and its output concatenated after the forward one) and LSTM ``proj_size`` (h projected
 by ``weight_hr``) follow PyTorch's parameter names, shapes and state layouts.
 
-The input-to-hidden products of a layer are one matrix product over all time steps; each step
-then adds its hidden-to-hidden product and applies the gates (PyTorch's order: i, f, g, o for
-LSTM, r, z, n for GRU), so gradients, including grad-of-grad, come from the ops' own backwards.
+Each layer and direction runs as one whole-sequence Function (ops/recurrent.py: the input
+projection one GEMM, each weight gradient one GEMM over the sequence); ``_fused_applies`` is the
+one place that chooses. The per-step ops (``_steps``: each step adds its hidden-to-hidden product
+to the input projection and applies the gates, PyTorch's order i, f, g, o for LSTM, r, z, n for
+GRU) remain for empty inputs, ``FUSED = False``, the cells, and ``create_graph``, under which the
+Function differentiates them instead, so grad-of-grad works.
 """
 
 from __future__ import annotations
@@ -15,7 +18,9 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+from ..ops._util import scalar_type_name
 from ..ops.join import cat, chunk, stack
+from ..ops.recurrent import recurrent_sequence
 from ..tensor.factory import empty, zeros
 from ..tensor.tensor import Tensor
 from . import init
@@ -26,6 +31,7 @@ from .parameter import Parameter
 __all__ = ["GRU", "LSTM", "RNN", "GRUCell", "LSTMCell", "RNNCell"]
 
 _GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
+FUSED = True  # whole-sequence Functions where they apply (tests set False for the per-step ops)
 
 
 def _lstm_step(
@@ -160,6 +166,13 @@ class RNNBase(Module):
                 f"input.size(-1) must be equal to input_size. Expected {self.input_size}, "
                 f"got {input.shape[-1]}"
             )
+        weight = self.weight_ih_l0
+        if input.dtype != weight.dtype:
+            raise ValueError(
+                f"RNN input dtype ({input.dtype}) does not match weight dtype ({weight.dtype}). "
+                f"Convert input: input.to({weight.dtype}), or convert model: "
+                f"model.to({input.dtype})"
+            )
         unbatched = input.ndim == 2
         x = input.unsqueeze(1) if unbatched else input
         if self.batch_first and not unbatched:
@@ -179,28 +192,33 @@ class RNNBase(Module):
                 if tuple(s.shape) != expected:
                     which = "hidden" if i == 0 or n_states == 1 else "cell"
                     raise RuntimeError(f"Expected {which} size {expected}, got {list(s.shape)}")
+                if s.dtype != x.dtype:
+                    raise RuntimeError(
+                        "mat1 and mat2 must have the same dtype, but got "
+                        f"{scalar_type_name(s._data.dtype)} and {scalar_type_name(x._data.dtype)}"
+                    )
         return x, [[s[r] for s in states] for r in range(rows)], unbatched
 
     def _run(self, input: Tensor, hx: Any, n_states: int, step: Callable) -> tuple[Tensor, list]:
         x, init_states, unbatched = self._prepare(input, hx, n_states)
         directions = 2 if self.bidirectional else 1
+        fused = _fused_applies(self, x)
         finals: list[list[Tensor]] = []
         for k in range(self.num_layers):
             if k > 0 and self.dropout and self.training:
                 x = dropout(x, self.dropout, True)
             outs = []
             for d in range(directions):
-                w_ih, w_hh, b_ih, b_hh, w_hr = self._layer(k, "_reverse" if d else "")
-                xw = linear(x, w_ih, b_ih)  # (L, N, G): all time steps in one product
+                weights = self._layer(k, "_reverse" if d else "")
                 states = init_states[k * directions + d]
-                steps = range(x.shape[0] - 1, -1, -1) if d else range(x.shape[0])
-                outputs: list[Tensor] = []
-                for t in steps:
-                    states = step(xw[t], states, w_hh, b_hh, w_hr)
-                    outputs.append(states[0])
-                if d:
-                    outputs.reverse()
-                outs.append(stack(outputs, 0))
+                if fused:
+                    composed = _composed(step, n_states, bool(d))
+                    out, states = recurrent_sequence(
+                        self.mode, x, states, weights, bool(d), composed
+                    )
+                else:
+                    out, states = _steps(step, x, states, weights, bool(d))
+                outs.append(out)
                 finals.append(states)
             x = outs[0] if directions == 1 else cat(outs, 2)
         out = x.squeeze(1) if unbatched else (x.transpose(0, 1) if self.batch_first else x)
@@ -208,6 +226,40 @@ class RNNBase(Module):
         if unbatched:
             result = [r.squeeze(1) for r in result]
         return out, result
+
+
+def _fused_applies(rnn: RNNBase, x: Tensor) -> bool:
+    """Whether the layers run as whole-sequence Functions (ops/recurrent.py): the one place that
+    chooses; the per-step ops remain for empty inputs and ``FUSED = False``."""
+    return FUSED and x.shape[0] > 0 and x.shape[1] > 0
+
+
+def _steps(
+    step: Callable, x: Tensor, states: list, weights: tuple, reverse: bool
+) -> tuple[Tensor, list]:
+    """One layer-direction as per-step ops: the (L, N, H) output and the final states."""
+    w_ih, w_hh, b_ih, b_hh, w_hr = weights
+    xw = linear(x, w_ih, b_ih)  # (L, N, G): all time steps in one product
+    steps = range(x.shape[0] - 1, -1, -1) if reverse else range(x.shape[0])
+    outputs: list[Tensor] = []
+    for t in steps:
+        states = step(xw[t], states, w_hh, b_hh, w_hr)
+        outputs.append(states[0])
+    if reverse:
+        outputs.reverse()
+    return stack(outputs, 0), states
+
+
+def _composed(step: Callable, n_states: int, reverse: bool) -> Callable[..., Any]:
+    """The per-step form of one layer-direction, as the fused Function recomputes it for
+    create_graph: ``(x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr) -> (output, *final states)``."""
+
+    def run(x: Tensor, h0: Tensor, c0: Any, *weights: Any) -> tuple[Tensor, ...]:
+        states = [h0, c0][:n_states]
+        out, finals = _steps(step, x, states, weights, reverse)
+        return (out, *finals)
+
+    return run
 
 
 class RNN(RNNBase):
