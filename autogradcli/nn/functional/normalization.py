@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ...tensor.tensor import Tensor
+from .batch_norm_fused import BatchNormTrain
 
 __all__ = ["batch_norm", "group_norm", "instance_norm", "layer_norm"]
 
@@ -59,7 +60,6 @@ def batch_norm(
     if input.ndim < 2:
         raise ValueError(f"expected 2D or more input (got {input.ndim}D input)")
     shape = _channel_shape(input)
-    dims = (0,) + tuple(range(2, input.ndim))
     if training:
         count = input.numel() // input.shape[1]
         if count <= 1:
@@ -67,16 +67,11 @@ def batch_norm(
                 "Expected more than 1 value per channel when training, got input size "
                 f"{input.shape}"
             )
-        out, mean, var = _normalize(input, dims, eps)
-        if running_mean is not None:
-            _update(running_mean, mean.detach(), momentum)
-        if running_var is not None:
-            _update(running_var, var.detach() * (count / (count - 1)), momentum)
-    else:
-        if running_mean is None or running_var is None:
-            raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
-        mean = running_mean.reshape(shape)
-        out = (input - mean) * (running_var.reshape(shape) + eps).rsqrt()
+        return BatchNormTrain.apply(input, weight, bias, eps, (running_mean, running_var, momentum))
+    if running_mean is None or running_var is None:
+        raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
+    mean = running_mean.reshape(shape)
+    out = (input - mean) * (running_var.reshape(shape) + eps).rsqrt()
     return _affine(out, weight, bias, shape)
 
 
