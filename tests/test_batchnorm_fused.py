@@ -117,3 +117,61 @@ def test_double_backward_through_create_graph():
         (3, 2, 4),
         (2,),
     )
+
+
+# group norm: the fused GroupNormFn (nn/functional/group_norm_fused.py)
+
+
+@pytest.mark.parametrize(
+    ("shape", "groups"), [((3, 4), 2), ((2, 6, 3, 2), 3), ((4, 4, 5), 4), ((1, 2, 1), 1)]
+)
+def test_group_norm_fused_matches_torch(shape, groups):
+    c = shape[1]
+    check(lambda m, x, w, b: _lib(m).group_norm(x, groups, w, b), shape, (c,), (c,))
+
+
+def test_group_norm_no_affine_non_contiguous_and_weight_only():
+    check(lambda m, x: _lib(m).group_norm(x.transpose(0, 2), 3), (5, 3, 4))
+    check(lambda m, x, w: _lib(m).group_norm(x, 2, w), (3, 4, 2), (4,))
+
+
+def test_group_norm_empty_batch():
+    out = F.group_norm(ag.zeros(0, 4, 3), 2)
+    assert tuple(out.shape) == (0, 4, 3)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_group_norm_fused_matches_composition(dtype):
+    rng = np.random.default_rng(5)
+    arrays = [
+        rng.standard_normal(s).astype(dtype) for s in [(3, 6, 4, 5), (6,), (6,), (3, 6, 4, 5)]
+    ]
+    grads = []
+    for fused in (True, False):
+        x, w, b = (ag.tensor(a, requires_grad=True) for a in arrays[:3])
+        if fused:
+            out = F.group_norm(x, 3, w, b)
+        else:
+            c = x.reshape(3, 3, -1) - x.reshape(3, 3, -1).mean(2, keepdim=True)
+            xhat = (c * ((c * c).mean(2, keepdim=True) + 1e-5).rsqrt()).reshape(x.shape)
+            out = xhat * w.reshape(1, 6, 1, 1) + b.reshape(1, 6, 1, 1)
+        assert out.dtype == x.dtype
+        out.backward(ag.tensor(arrays[3]))
+        grads.append([out.detach().numpy(), x.grad.numpy(), w.grad.numpy(), b.grad.numpy()])
+    tol = 1e-5 if dtype == "float32" else 1e-12
+    for a, b in zip(*grads):
+        np.testing.assert_allclose(a, b, rtol=tol, atol=tol)
+
+
+def test_group_norm_float32_large_mean():
+    xa = (np.random.default_rng(6).standard_normal((8, 4, 16)) * 0.01 + 1000).astype("float32")
+    x64 = xa.astype("float64").reshape(8, 2, -1)
+    truth = (x64 - x64.mean(2, keepdims=True)) / np.sqrt(x64.var(2, keepdims=True) + 1e-5)
+    out = F.group_norm(ag.tensor(xa), 2).numpy().reshape(8, 2, -1)
+    ref = TF.group_norm(torch.tensor(xa), 2).numpy().reshape(8, 2, -1)
+    assert np.abs(out - truth).max() <= max(2 * np.abs(ref - truth).max(), 1e-3)
+
+
+def test_group_norm_grad_fn_name():
+    out = F.group_norm(ag.randn(2, 4, 3, requires_grad=True), 2)
+    assert type(out.grad_fn).__name__ == "NativeGroupNormBackward0"

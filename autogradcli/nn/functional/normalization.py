@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from ...tensor.tensor import Tensor
 from .batch_norm_fused import BatchNormTrain
+from .group_norm_fused import GroupNormFn
 
 __all__ = ["batch_norm", "group_norm", "instance_norm", "layer_norm"]
 
@@ -108,17 +109,15 @@ def group_norm(
         raise RuntimeError(
             f"Expected at least 2 dimensions for input tensor but received {input.ndim}"
         )
-    n, c = input.shape[0], input.shape[1]
+    c = input.shape[1]
     if c % num_groups:
         raise RuntimeError(
             "Expected number of channels in input to be divisible by num_groups, but got input "
             f"of shape {list(input.shape)} and num_groups={num_groups}"
         )
-    grouped = input.reshape(n, num_groups, -1)
-    out, _, _ = _normalize(grouped, (2,), eps)
-    out = out.reshape(input.shape)
-    shape = _channel_shape(input)
-    return _affine(out, weight, bias, shape)
+    if input.numel() == 0:  # nothing to normalize: an empty result, as torch's
+        return _affine(input * 1.0, weight, bias, _channel_shape(input))
+    return GroupNormFn.apply(input, weight, bias, num_groups, eps)
 
 
 def instance_norm(
