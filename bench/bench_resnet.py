@@ -1,12 +1,15 @@
 """ResNet-ish training step of autogradcli against PyTorch, side by side in one process.
 
-    python bench/bench_resnet.py [--steps 30] [--warmup 5] [--threads 1] [--profile]
+    python bench/bench_resnet.py [--steps 30] [--warmup 5] [--threads 1] [--profile] [--floor]
 
 Stem conv3x3(3->32)-BN-ReLU, then 3 residual blocks (conv3x3-BN-ReLU-conv3x3-BN, + identity,
 ReLU), 32 channels on 16x16, global average pool, Linear(32->10); batch 64, cross-entropy,
 SGD momentum 0.9. The same code builds both models through the PyTorch API; autogradcli gets
 torch's initial weights copied through numpy, and the losses must agree after 3 steps before
 timing. Steps alternate (bench_floors.rotate); medians and the median of paired ratios printed.
+``--floor`` adds a third contender: the step's convolution GEMMs alone on numpy (forward,
+weight gradient and input gradient of each conv, the stem's input gradient excepted), the floor
+of an im2col convolution on numpy's BLAS.
 """
 
 from __future__ import annotations
@@ -88,6 +91,28 @@ def step_for(lib: Any) -> Any:
     return step
 
 
+def gemm_floor() -> Any:
+    """The step's convolution matrix products alone, on numpy arrays of the step's shapes."""
+    rng = np.random.default_rng(0)
+    cols_n = BATCH * SIZE * SIZE
+    shapes = [(3 * 9, False)] + [(WIDTH * 9, True)] * (2 * BLOCKS)
+    arrays = []
+    for k, needs_x in shapes:
+        w = rng.standard_normal((WIDTH, k)).astype("float32")
+        cols = rng.standard_normal((k, cols_n)).astype("float32")
+        g = rng.standard_normal((WIDTH, cols_n)).astype("float32")
+        arrays.append((w, cols, g, needs_x))
+
+    def step() -> None:
+        for w, cols, g, needs_x in arrays:
+            np.matmul(w, cols)
+            np.matmul(g, cols.T)
+            if needs_x:
+                np.matmul(w.T, g)
+
+    return step
+
+
 def check_losses(t_step: Any, a_step: Any, steps: int = 3) -> float:
     """Run ``steps`` steps of each; raise unless the losses agree; return the last one."""
     for _ in range(steps):
@@ -121,6 +146,7 @@ def main() -> None:
     ap.add_argument("--warmup", type=int, default=5)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--profile", action="store_true")
+    ap.add_argument("--floor", action="store_true", help="also time the GEMMs alone")
     args = ap.parse_args()
     from bench_floors import thread_count
     from bench_nn import time_pair, tune_malloc
@@ -136,12 +162,31 @@ def main() -> None:
 
         t_step, a_step = step_for(torch), step_for(ag)
         loss = check_losses(t_step, a_step)
-        med_t, med_a, pair = time_pair(t_step, a_step, args.steps, args.warmup)
         print(f"{note}; mallopt {tuned}; losses equal after 3 steps ({loss:.5f})")
+        if args.floor:
+            report_floor(t_step, a_step, args.steps, args.warmup)
+            return
+        med_t, med_a, pair = time_pair(t_step, a_step, args.steps, args.warmup)
         print(
             f"RESNET step: torch {med_t * 1e3:7.3f} ms   ours {med_a * 1e3:7.3f} ms   "
             f"ratio {med_a / med_t:5.2f}x   ({pair})"
         )
+
+
+def report_floor(t_step: Any, a_step: Any, steps: int, warmup: int) -> None:
+    """torch's step, ours and the GEMM floor in rotation; medians and paired ratios."""
+    import statistics
+
+    from bench_floors import paired, rotate
+
+    times = rotate({"torch": t_step, "ours": a_step, "floor": gemm_floor()}, steps, warmup)
+    med = {k: statistics.median(v) * 1e3 for k, v in times.items()}
+    print(
+        f"RESNET step: torch {med['torch']:.1f} ms, ours {med['ours']:.1f} ms, conv GEMMs alone "
+        f"{med['floor']:.1f} ms; paired: ours/torch {paired(times, 'ours', 'torch'):.2f}, "
+        f"floor/torch {paired(times, 'floor', 'torch'):.2f}, "
+        f"ours/floor {paired(times, 'ours', 'floor'):.2f}"
+    )
 
 
 if __name__ == "__main__":
