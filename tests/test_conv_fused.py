@@ -19,6 +19,7 @@ TF = torch.nn.functional
 def blocked(monkeypatch):
     """Every batch of more than one image takes the blocked path (one image per block)."""
     monkeypatch.setattr(convolution, "_CACHE_BYTES", 1)
+    monkeypatch.setattr(convolution, "get_num_threads", lambda: 1)
 
 
 @pytest.mark.filterwarnings("ignore:Using padding='same'")
@@ -63,6 +64,7 @@ def test_blocked_equals_whole_batch(monkeypatch, dtype):
     arrays = [rng.standard_normal(s).astype(dtype) for s in [(5, 4, 6, 6), (8, 4, 3, 3), (8,)]]
     g = rng.standard_normal((5, 8, 6, 6)).astype(dtype)
     results = []
+    monkeypatch.setattr(convolution, "get_num_threads", lambda: 1)
     for size in (1 << 40, 1):
         monkeypatch.setattr(convolution, "_CACHE_BYTES", size)
         x, w, b = (ag.tensor(a, requires_grad=True) for a in arrays)
@@ -92,3 +94,7 @@ def test_image_block_rule():
     # one huge image: blocks of one
     assert convolution.image_block(4, 4608, 4096, 4) == 1
     assert convolution.image_block(0, 288, 256, 4) == 0
+
+
+def test_image_block_whole_batch_on_several_threads():
+    assert convolution.image_block(64, 288, 256, 4, threads=2) == 64

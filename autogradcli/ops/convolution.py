@@ -16,6 +16,7 @@ from typing import Any
 from ..autograd.function import Function
 from ..autograd.grad_mode import STATE
 from ..backend import as_strided
+from ..backend.threads import get_num_threads
 from ..tensor.tensor import Tensor, wrap
 from ._util import array_module
 from .linalg import matmul
@@ -224,11 +225,12 @@ def col2im(
 _CACHE_BYTES = 5 << 19  # 2.5 MiB of columns per image block
 
 
-def image_block(n: int, k: int, per_image: int, itemsize: int) -> int:
-    """Images per block: the whole batch when its columns are small, else about _CACHE_BYTES of
-    columns, which stay in cache from im2col to the products that read them."""
+def image_block(n: int, k: int, per_image: int, itemsize: int, threads: int = 1) -> int:
+    """Images per block: the whole batch when its columns are small or the products run on
+    several threads (a product per block is a thread hand-off each: 2x slower on 2 threads), else
+    about _CACHE_BYTES of columns, which stay in cache from im2col to the products reading them."""
     per = k * per_image * itemsize
-    if per * n <= 4 * _CACHE_BYTES:
+    if per * n <= 4 * _CACHE_BYTES or threads > 1:
         return n
     return max(1, _CACHE_BYTES // per)
 
@@ -380,7 +382,7 @@ class Convolution(Function):
         ctx.save_for_backward(x, weight)
         ctx.geometry = ((kh, kw), stride, pad, dilation, groups)
         k = cg * kh * kw
-        nb = image_block(n, k * groups, ho * wo, arr.itemsize)
+        nb = image_block(n, k * groups, ho * wo, arr.itemsize, get_num_threads())
         ctx.block = nb
         if nb < n:  # big columns: block by block, none kept (backward recomputes them)
             ctx.cols = None
