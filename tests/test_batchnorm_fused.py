@@ -175,3 +175,37 @@ def test_group_norm_float32_large_mean():
 def test_group_norm_grad_fn_name():
     out = F.group_norm(ag.randn(2, 4, 3, requires_grad=True), 2)
     assert type(out.grad_fn).__name__ == "NativeGroupNormBackward0"
+
+
+# eval mode: BatchNormEval (x * scale + offset from the running statistics)
+
+_RM = np.random.default_rng(7).standard_normal(3)
+_RV = np.random.default_rng(8).random(3) + 0.5
+
+
+@pytest.mark.parametrize("shape", [(4, 3), (4, 3, 5), (2, 3, 4, 5)])
+def test_eval_fused_matches_torch(shape):
+    check(
+        lambda m, x, w, b: _lib(m).batch_norm(
+            x, m.tensor(_RM, dtype=x.dtype), m.tensor(_RV, dtype=x.dtype), w, b, False
+        ),
+        shape,
+        (3,),
+        (3,),
+    )
+
+
+def test_eval_fused_no_affine_non_contiguous():
+    check(
+        lambda m, x: _lib(m).batch_norm(
+            x.transpose(0, 2), m.tensor(_RM, dtype=x.dtype), m.tensor(_RV, dtype=x.dtype)
+        ),
+        (5, 3, 4),
+    )
+
+
+def test_eval_uses_fused_function_and_keeps_float32():
+    x = ag.randn(4, 3, 2, requires_grad=True)
+    out = F.batch_norm(x, ag.zeros(3), ag.ones(3), ag.ones(3), ag.zeros(3), False)
+    assert type(out.grad_fn).__name__ == "NativeBatchNormBackward0"
+    assert out.dtype == x.dtype == ag.float32

@@ -18,7 +18,7 @@ from ...autograd.grad_mode import STATE
 from ...backend import array_module
 from ...tensor.tensor import Tensor, wrap
 
-__all__ = ["BatchNormTrain", "channel_sums"]
+__all__ = ["BatchNormEval", "BatchNormTrain", "channel_sums"]
 
 
 def _as3(arr: Any) -> Any:
@@ -129,3 +129,49 @@ def _graph_backward(
         mg = g.mean(dims, keepdim=True)
         gx = k * (g - mg - xhat * (gxhat.reshape(shape) / (x.numel() // x.shape[1])))
     return gx, gxhat if nw else None, g.sum(dims) if nb else None
+
+
+class BatchNormEval(Function):
+    """(N, C, *) normalized by given (running) statistics: ``x * scale + offset``, two passes."""
+
+    _backward_name = "NativeBatchNormBackward0"
+
+    @staticmethod
+    def forward(
+        ctx: Any,
+        x: Tensor,
+        weight: Tensor | None,
+        bias: Tensor | None,
+        mean: Tensor,
+        var: Tensor,
+        eps: float,
+    ) -> Any:
+        arr = x._data
+        xp = array_module(arr)
+        invstd = 1.0 / xp.sqrt(var._data + eps)
+        scale = invstd if weight is None else invstd * weight._data
+        offset = -mean._data * scale
+        if bias is not None:
+            offset = offset + bias._data
+        x3 = _as3(arr)
+        out = x3 * _column(scale.astype(arr.dtype, copy=False))
+        out += _column(offset.astype(arr.dtype, copy=False))
+        ctx.save_for_backward(x, weight, mean, var)
+        ctx.eps = eps
+        return out.reshape(arr.shape)
+
+    @staticmethod
+    def backward(ctx: Any, g: Tensor) -> tuple[Any, ...]:
+        x, weight, mean, var = ctx.saved_tensors
+        nx, nw, nb = ctx.needs_input_grad[:3]
+        shape = (1, x.shape[1]) + (1,) * (x.ndim - 2)
+        dims = (0,) + tuple(range(2, x.ndim))
+        invstd = (var + ctx.eps).rsqrt().reshape(shape)
+        gx = gw = gb = None
+        if nx:
+            gx = g * (invstd if weight is None else invstd * weight.reshape(shape))
+        if nw:
+            gw = (g * ((x - mean.reshape(shape)) * invstd)).sum(dims)
+        if nb:
+            gb = g.sum(dims)
+        return gx, gw, gb, None, None, None

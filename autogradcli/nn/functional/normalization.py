@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ...tensor.tensor import Tensor
-from .batch_norm_fused import BatchNormTrain
+from .batch_norm_fused import BatchNormEval, BatchNormTrain
 from .group_norm_fused import GroupNormFn
 
 __all__ = ["batch_norm", "group_norm", "instance_norm", "layer_norm"]
@@ -71,7 +71,9 @@ def batch_norm(
         return BatchNormTrain.apply(input, weight, bias, eps, (running_mean, running_var, momentum))
     if running_mean is None or running_var is None:
         raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
-    mean = running_mean.reshape(shape)
+    if not (running_mean.requires_grad or running_var.requires_grad):
+        return BatchNormEval.apply(input, weight, bias, running_mean, running_var, eps)
+    mean = running_mean.reshape(shape)  # statistics that need gradients: the composed ops
     out = (input - mean) * (running_var.reshape(shape) + eps).rsqrt()
     return _affine(out, weight, bias, shape)
 
