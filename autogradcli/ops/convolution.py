@@ -7,6 +7,11 @@ built from Im2Col, matmul, reshape and permute, has grad-of-grad for free.
 
 The product's (O, N*Ho*Wo) result is a view of (N, O, Ho, Wo) in channel-major memory; it is
 copied to contiguous NCHW as PyTorch returns it, since programs ``view`` conv outputs.
+
+When the batch's columns are big (``image_block``) and the products run on one thread, the
+convolution runs a few images at a time: each block's columns are still in cache when its
+products read them, and backward recomputes them per block instead of keeping the batch's
+(bench/README.md, "Realistic steps: ResNet", has the measurements behind the choices).
 """
 
 from __future__ import annotations
@@ -354,10 +359,11 @@ class Col2Im(Function):
 class Convolution(Function):
     """conv2d in one node: im2col, one product (per group), bias added in place.
 
-    The output is (N, O, Ho, Wo) over channel-major memory. Backward is made of Functions
-    (matmul, Col2Im, Im2Col, sum), so grad-of-grad works; the forward's columns are reused for
-    the weight gradient unless a graph of the backward is being built (then Im2Col recomputes
-    them from the input so the weight gradient stays differentiable in x).
+    The output is contiguous (N, O, Ho, Wo). Backward is made of Functions (matmul, Col2Im,
+    Im2Col, sum), so grad-of-grad works; the forward's columns are reused for the weight
+    gradient unless a graph of the backward is being built (then Im2Col recomputes them from the
+    input so the weight gradient stays differentiable in x). In image blocks (big columns, one
+    thread) forward keeps no columns and backward without a graph runs on the arrays per block.
     """
 
     _backward_name = "ConvolutionBackward0"
