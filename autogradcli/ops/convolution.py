@@ -7,6 +7,11 @@ built from Im2Col, matmul, reshape and permute, has grad-of-grad for free.
 
 The product's (O, N*Ho*Wo) result is a view of (N, O, Ho, Wo) in channel-major memory; it is
 copied to contiguous NCHW as PyTorch returns it, since programs ``view`` conv outputs.
+
+When the batch's columns are big (``image_block``) and the products run on one thread, the
+convolution runs a few images at a time: each block's columns are still in cache when its
+products read them, and backward recomputes them per block instead of keeping the batch's
+(bench/README.md, "Realistic steps: ResNet", has the measurements behind the choices).
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from typing import Any
 from ..autograd.function import Function
 from ..autograd.grad_mode import STATE
 from ..backend import as_strided
+from ..backend.threads import get_num_threads
 from ..tensor.tensor import Tensor, wrap
 from ._util import array_module
 from .linalg import matmul
@@ -189,6 +195,99 @@ def im2col(arr: Any, kernel: Pair, stride: Pair, pad: Pad, dilation: Pair) -> An
     return view.reshape(c * kh * kw, n * ho * wo)
 
 
+def col2im(
+    arr: Any, shape: tuple[int, ...], kernel: Pair, stride: Pair, pad: Pad, dilation: Pair
+) -> Any:
+    """The adjoint of im2col: columns (C*kh*kw, N*Ho*Wo) summed into channel-major (C, N, H, W)
+    (an (N, C, H, W) view of it is returned)."""
+    xp = array_module(arr)
+    n, c, h, w = shape
+    (kh, kw), (sh, sw), (dh, dw) = kernel, stride, dilation
+    pt, pb, pl, pr = pad
+    ho = _out_size(h, kh, sh, pt, pb, dh)
+    wo = _out_size(w, kw, sw, pl, pr, dw)
+    if _shifts_apply(w, wo, stride):
+        return channel_major(_col2im_shifted(xp, arr, shape, kernel, pad, dilation, ho))
+    c6 = arr.reshape(c, kh, kw, n, ho, wo)
+    # disjoint windows along both dims: every target slab is written once, no accumulation
+    disjoint = sh >= dh * (kh - 1) + 1 and sw >= dw * (kw - 1) + 1
+    buf = xp.zeros((c, n, h + pt + pb, w + pl + pr), dtype=arr.dtype)
+    for i in range(kh):
+        for j in range(kw):
+            target = buf[
+                :,
+                :,
+                i * dh : i * dh + sh * (ho - 1) + 1 : sh,
+                j * dw : j * dw + sw * (wo - 1) + 1 : sw,
+            ]
+            if disjoint:
+                target[...] = c6[:, i, j]
+            else:
+                target += c6[:, i, j]
+    return channel_major(buf[:, :, pt : pt + h, pl : pl + w])
+
+
+_CACHE_BYTES = 5 << 19  # 2.5 MiB of columns per image block
+
+
+def image_block(n: int, k: int, per_image: int, itemsize: int, threads: int = 1) -> int:
+    """Images per block: the whole batch when its columns are small or the products run on
+    several threads (a product per block is a thread hand-off each: 2x slower on 2 threads), else
+    about _CACHE_BYTES of columns, which stay in cache from im2col to the products reading them."""
+    per = k * per_image * itemsize
+    if per * n <= 4 * _CACHE_BYTES or threads > 1:
+        return n
+    return max(1, _CACHE_BYTES // per)
+
+
+def _forward_product(xp: Any, w: Any, cols: Any, groups: int) -> Any:
+    """(O, L) = w (O, K) @ cols (groups*K, L), per group."""
+    o = w.shape[0]
+    if groups == 1:
+        return _product(xp, w.reshape(o, -1), cols)
+    k = cols.shape[0] // groups
+    out = xp.matmul(w.reshape(groups, o // groups, k), cols.reshape(groups, k, -1))
+    return out.reshape(o, -1)
+
+
+def _blocked_forward(xp: Any, arr: Any, w: Any, bias: Any, geometry: tuple, nb: int) -> Any:
+    """The convolution one block of ``nb`` images at a time, into contiguous (N, O, Ho, Wo)."""
+    kernel, stride, pad, dilation, groups, ho, wo = geometry
+    n, o = arr.shape[0], w.shape[0]
+    out = xp.empty((n, o, ho, wo), dtype=xp.result_type(arr, w))
+    for s in range(0, n, nb):
+        cols = im2col(arr[s : s + nb], kernel, stride, pad, dilation)
+        res = _forward_product(xp, w, cols, groups)
+        if bias is not None:
+            res += bias.reshape(o, 1)
+        out[s : s + nb] = channel_major(res.reshape(o, -1, ho, wo))
+    return out
+
+
+def _blocked_backward(
+    xp: Any, arr: Any, w: Any, g: Any, geometry: tuple, nb: int, nx: bool, nw: bool
+) -> tuple[Any, Any]:
+    """Input and weight gradients one block of images at a time: the block's columns are
+    recomputed (cheaper from cache than kept for the whole batch), the weight gradient summed."""
+    kernel, stride, pad, dilation, groups, _, _ = geometry
+    n, c, h, wd = arr.shape
+    o = w.shape[0]
+    og, k = o // groups, w[0].size
+    gx = xp.empty(arr.shape, dtype=arr.dtype) if nx else None
+    gw = xp.zeros((groups, og, k), dtype=w.dtype) if nw else None
+    w3 = w.reshape(groups, og, k)
+    for s in range(0, n, nb):
+        g2 = xp.ascontiguousarray(channel_major(g[s : s + nb])).reshape(groups, og, -1)
+        if nw:
+            cols = im2col(arr[s : s + nb], kernel, stride, pad, dilation)
+            gw += xp.matmul(g2, cols.reshape(groups, k, -1).transpose(0, 2, 1))
+        if nx:
+            gcols = xp.matmul(w3.transpose(0, 2, 1), g2).reshape(groups * k, -1)
+            shape = (g2.shape[2] // (g.shape[2] * g.shape[3]), c, h, wd)
+            gx[s : s + nb] = col2im(gcols, shape, kernel, stride, pad, dilation)
+    return gx, None if gw is None else gw.reshape(w.shape)
+
+
 _BLOCK = 8192  # columns per block when the inner dimension is small
 
 
@@ -249,33 +348,8 @@ class Col2Im(Function):
         pad: Pad,
         dilation: Pair,
     ) -> Any:
-        arr = cols._data
-        xp = array_module(arr)
-        n, c, h, w = shape
-        (kh, kw), (sh, sw), (dh, dw) = kernel, stride, dilation
-        pt, pb, pl, pr = pad
-        ho = _out_size(h, kh, sh, pt, pb, dh)
-        wo = _out_size(w, kw, sw, pl, pr, dw)
         ctx.geometry = (kernel, stride, pad, dilation)
-        if _shifts_apply(w, wo, stride):
-            return channel_major(_col2im_shifted(xp, arr, shape, kernel, pad, dilation, ho))
-        c6 = arr.reshape(c, kh, kw, n, ho, wo)
-        # disjoint windows along both dims: every target slab is written once, no accumulation
-        disjoint = sh >= dh * (kh - 1) + 1 and sw >= dw * (kw - 1) + 1
-        buf = xp.zeros((c, n, h + pt + pb, w + pl + pr), dtype=arr.dtype)
-        for i in range(kh):
-            for j in range(kw):
-                target = buf[
-                    :,
-                    :,
-                    i * dh : i * dh + sh * (ho - 1) + 1 : sh,
-                    j * dw : j * dw + sw * (wo - 1) + 1 : sw,
-                ]
-                if disjoint:
-                    target[...] = c6[:, i, j]
-                else:
-                    target += c6[:, i, j]
-        return channel_major(buf[:, :, pt : pt + h, pl : pl + w])
+        return col2im(cols._data, shape, kernel, stride, pad, dilation)
 
     @staticmethod
     def backward(ctx: Any, g: Tensor) -> tuple[Any, ...]:
@@ -285,10 +359,11 @@ class Col2Im(Function):
 class Convolution(Function):
     """conv2d in one node: im2col, one product (per group), bias added in place.
 
-    The output is (N, O, Ho, Wo) over channel-major memory. Backward is made of Functions
-    (matmul, Col2Im, Im2Col, sum), so grad-of-grad works; the forward's columns are reused for
-    the weight gradient unless a graph of the backward is being built (then Im2Col recomputes
-    them from the input so the weight gradient stays differentiable in x).
+    The output is contiguous (N, O, Ho, Wo). Backward is made of Functions (matmul, Col2Im,
+    Im2Col, sum), so grad-of-grad works; the forward's columns are reused for the weight
+    gradient unless a graph of the backward is being built (then Im2Col recomputes them from the
+    input so the weight gradient stays differentiable in x). In image blocks (big columns, one
+    thread) forward keeps no columns and backward without a graph runs on the arrays per block.
     """
 
     _backward_name = "ConvolutionBackward0"
@@ -310,17 +385,20 @@ class Convolution(Function):
         o, cg, kh, kw = w.shape
         ho = _out_size(h, kh, stride[0], pad[0], pad[1], dilation[0])
         wo = _out_size(wd, kw, stride[1], pad[2], pad[3], dilation[1])
-        cols = im2col(arr, (kh, kw), stride, pad, dilation)
-        k = cg * kh * kw
-        if groups == 1:
-            out = _product(xp, w.reshape(o, k), cols)
-        else:
-            out = xp.matmul(w.reshape(groups, o // groups, k), cols.reshape(groups, k, -1))
-            out = out.reshape(o, n * ho * wo)
-        if bias is not None:
-            out += bias._data.reshape(o, 1)
         ctx.save_for_backward(x, weight)
         ctx.geometry = ((kh, kw), stride, pad, dilation, groups)
+        k = cg * kh * kw
+        nb = image_block(n, k * groups, ho * wo, arr.itemsize, get_num_threads())
+        ctx.block = nb
+        if nb < n:  # big columns: block by block, none kept (backward recomputes them)
+            ctx.cols = None
+            geometry = ((kh, kw), stride, pad, dilation, groups, ho, wo)
+            b = None if bias is None else bias._data
+            return _blocked_forward(xp, arr, w, b, geometry, nb)
+        cols = im2col(arr, (kh, kw), stride, pad, dilation)
+        out = _forward_product(xp, w, cols, groups)
+        if bias is not None:
+            out += bias._data.reshape(o, 1)
         ctx.cols = cols if ctx.needs_input_grad[1] else None
         # PyTorch's conv output is contiguous NCHW, and programs rely on it (x.view(-1, C*H*W))
         return xp.ascontiguousarray(channel_major(out.reshape(o, n, ho, wo)))
@@ -330,6 +408,16 @@ class Convolution(Function):
         x, weight = ctx.saved_tensors
         kernel, stride, pad, dilation, groups = ctx.geometry
         nx, nw, nb = ctx.needs_input_grad[:3]
+        if ctx.block < x.shape[0] and not STATE.enabled:  # blocked, no graph: on the arrays
+            xp = array_module(x._data)
+            geometry = (*ctx.geometry, g.shape[2], g.shape[3])
+            gxa, gwa = _blocked_backward(
+                xp, x._data, weight._data, g._data, geometry, ctx.block, nx, nw
+            )
+            gb = wrap(g._data.sum(axis=(0, 2, 3))) if nb else None
+            gx = None if gxa is None else wrap(gxa)
+            gw = None if gwa is None else wrap(gwa)
+            return gx, gw, gb, None, None, None, None
         o, cg = weight.shape[0], weight.shape[1]
         k = cg * kernel[0] * kernel[1]
         g2 = g.transpose(0, 1).reshape(o, -1)  # (O, N*Ho*Wo), free for channel-major g

@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ...tensor.tensor import Tensor
+from .batch_norm_fused import BatchNormEval, BatchNormTrain
+from .group_norm_fused import GroupNormFn
 
 __all__ = ["batch_norm", "group_norm", "instance_norm", "layer_norm"]
 
@@ -59,7 +61,6 @@ def batch_norm(
     if input.ndim < 2:
         raise ValueError(f"expected 2D or more input (got {input.ndim}D input)")
     shape = _channel_shape(input)
-    dims = (0,) + tuple(range(2, input.ndim))
     if training:
         count = input.numel() // input.shape[1]
         if count <= 1:
@@ -67,16 +68,13 @@ def batch_norm(
                 "Expected more than 1 value per channel when training, got input size "
                 f"{input.shape}"
             )
-        out, mean, var = _normalize(input, dims, eps)
-        if running_mean is not None:
-            _update(running_mean, mean.detach(), momentum)
-        if running_var is not None:
-            _update(running_var, var.detach() * (count / (count - 1)), momentum)
-    else:
-        if running_mean is None or running_var is None:
-            raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
-        mean = running_mean.reshape(shape)
-        out = (input - mean) * (running_var.reshape(shape) + eps).rsqrt()
+        return BatchNormTrain.apply(input, weight, bias, eps, (running_mean, running_var, momentum))
+    if running_mean is None or running_var is None:
+        raise RuntimeError("running_mean and running_var must be defined in evaluation mode")
+    if not (running_mean.requires_grad or running_var.requires_grad):
+        return BatchNormEval.apply(input, weight, bias, running_mean, running_var, eps)
+    mean = running_mean.reshape(shape)  # statistics that need gradients: the composed ops
+    out = (input - mean) * (running_var.reshape(shape) + eps).rsqrt()
     return _affine(out, weight, bias, shape)
 
 
@@ -113,17 +111,15 @@ def group_norm(
         raise RuntimeError(
             f"Expected at least 2 dimensions for input tensor but received {input.ndim}"
         )
-    n, c = input.shape[0], input.shape[1]
+    c = input.shape[1]
     if c % num_groups:
         raise RuntimeError(
             "Expected number of channels in input to be divisible by num_groups, but got input "
             f"of shape {list(input.shape)} and num_groups={num_groups}"
         )
-    grouped = input.reshape(n, num_groups, -1)
-    out, _, _ = _normalize(grouped, (2,), eps)
-    out = out.reshape(input.shape)
-    shape = _channel_shape(input)
-    return _affine(out, weight, bias, shape)
+    if input.numel() == 0:  # nothing to normalize: an empty result, as torch's
+        return _affine(input * 1.0, weight, bias, _channel_shape(input))
+    return GroupNormFn.apply(input, weight, bias, num_groups, eps)
 
 
 def instance_norm(

@@ -1,0 +1,177 @@
+"""Batch normalization with batch statistics as one Function (torch's ``NativeBatchNormBackward0``).
+
+Forward over (N, C, S): the input shifted by a pilot near each channel's mean (the mean of the
+first sample's channel) is the one array pass kept; its sum and its sum of squares (two
+reductions, no temporary) give the mean and the variance (of shifted data, so float32 does not
+cancel when the mean is large against the spread), then one scale and one shift pass give the
+output. Backward is the standard fused formula from two per-channel sums (of g and of g * c):
+``gx = weight * invstd * (g - mean(g) - xhat * mean(g * xhat))``. With ``create_graph`` the
+backward is written in Tensor ops on the saved input, so grad-of-grad works.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...autograd.function import Function
+from ...autograd.grad_mode import STATE
+from ...backend import array_module
+from ...tensor.tensor import Tensor, wrap
+
+__all__ = ["BatchNormEval", "BatchNormTrain", "channel_sums"]
+
+
+def _as3(arr: Any) -> Any:
+    """(N, C, *) as (N, C, S): a view when the memory allows, else a copy."""
+    return arr.reshape(arr.shape[0], arr.shape[1], -1)
+
+
+def channel_sums(xp: Any, a: Any, b: Any | None = None) -> Any:
+    """Per-channel sums over (N, C, S) ``a`` (of ``a * b`` when ``b`` is given), no temporary."""
+    if b is None:
+        return a.sum(axis=(0, 2))
+    return xp.einsum("ncs,ncs->c", a, b)
+
+
+def _column(v: Any) -> Any:
+    return v.reshape(-1, 1)
+
+
+class BatchNormTrain(Function):
+    """(N, C, *) normalized per channel by its batch statistics, then scaled and shifted."""
+
+    _backward_name = "NativeBatchNormBackward0"
+
+    @staticmethod
+    def forward(
+        ctx: Any,
+        x: Tensor,
+        weight: Tensor | None,
+        bias: Tensor | None,
+        eps: float,
+        running: tuple[Tensor | None, Tensor | None, float],
+    ) -> Any:
+        arr = x._data
+        xp = array_module(arr)
+        x3 = _as3(arr)
+        count = x3.shape[0] * x3.shape[2]
+        pilot = x3[0].mean(axis=1)  # a shift near the mean: the sums below cancel little
+        c = x3 - _column(pilot)
+        shift = channel_sums(xp, c) / count  # mean - pilot
+        var = channel_sums(xp, c, c) / count - shift * shift
+        invstd = 1.0 / xp.sqrt(var + eps)
+        scale = invstd if weight is None else invstd * weight._data
+        out = c * _column(scale)
+        offset = -shift * scale
+        if bias is not None:
+            offset += bias._data
+        out += _column(offset)
+        _update_running(running, pilot + shift, var, count)
+        ctx.save_for_backward(x, weight)
+        ctx.stats = (c, shift, invstd, eps)
+        return out.reshape(arr.shape)
+
+    @staticmethod
+    def backward(ctx: Any, g: Tensor) -> tuple[Any, ...]:
+        x, weight = ctx.saved_tensors
+        nx, nw, nb = ctx.needs_input_grad[:3]
+        if STATE.enabled:  # create_graph: the same formula in Tensor ops, differentiable
+            return (*_graph_backward(x, weight, g, ctx.stats[3], nx, nw, nb), None, None)
+        c, shift, invstd, _ = ctx.stats  # xhat = (c - shift) * invstd
+        xp = array_module(c)
+        g3 = _as3(g._data)
+        count = g3.shape[0] * g3.shape[2]
+        sg = channel_sums(xp, g3)
+        sgx = (channel_sums(xp, g3, c) - shift * sg) * invstd  # sum of g * xhat
+        gx = gw = gb = None
+        if nx:
+            k = invstd if weight is None else invstd * weight._data
+            slope = k * invstd * sgx * (-1.0 / count)  # gx's factor on c
+            gx = c * _column(slope)
+            gx += _column(-slope * shift - k * sg * (1.0 / count))
+            gx += g3 * _column(k)
+            gx = wrap(gx.reshape(x.shape))
+        if nw:
+            gw = wrap(sgx.astype(weight._data.dtype, copy=False))
+        if nb:
+            gb = wrap(sg.astype(g3.dtype, copy=False))
+        return gx, gw, gb, None, None
+
+
+def _update_running(running: tuple[Any, Any, float], mean: Any, var: Any, count: int) -> None:
+    """running = (1 - momentum) * running + momentum * batch stat (unbiased var), in place."""
+    rm, rv, momentum = running
+    if rm is not None:
+        arr = rm._data
+        arr *= 1.0 - momentum
+        arr += (mean * momentum).astype(arr.dtype, copy=False)
+        rm._bump_version()
+    if rv is not None:
+        arr = rv._data
+        arr *= 1.0 - momentum
+        arr += (var * (momentum * count / (count - 1))).astype(arr.dtype, copy=False)
+        rv._bump_version()
+
+
+def _graph_backward(
+    x: Tensor, weight: Tensor | None, g: Tensor, eps: float, nx: bool, nw: bool, nb: bool
+) -> tuple[Any, Any, Any]:
+    """The backward in differentiable Tensor ops on the saved input (for create_graph)."""
+    dims = (0,) + tuple(range(2, x.ndim))
+    shape = (1, x.shape[1]) + (1,) * (x.ndim - 2)
+    centered = x - x.mean(dims, keepdim=True)
+    invstd = ((centered * centered).mean(dims, keepdim=True) + eps).rsqrt()
+    xhat = centered * invstd
+    gxhat = (g * xhat).sum(dims)
+    gx = None
+    if nx:
+        k = invstd if weight is None else invstd * weight.reshape(shape)
+        mg = g.mean(dims, keepdim=True)
+        gx = k * (g - mg - xhat * (gxhat.reshape(shape) / (x.numel() // x.shape[1])))
+    return gx, gxhat if nw else None, g.sum(dims) if nb else None
+
+
+class BatchNormEval(Function):
+    """(N, C, *) normalized by given (running) statistics: ``x * scale + offset``, two passes."""
+
+    _backward_name = "NativeBatchNormBackward0"
+
+    @staticmethod
+    def forward(
+        ctx: Any,
+        x: Tensor,
+        weight: Tensor | None,
+        bias: Tensor | None,
+        mean: Tensor,
+        var: Tensor,
+        eps: float,
+    ) -> Any:
+        arr = x._data
+        xp = array_module(arr)
+        invstd = 1.0 / xp.sqrt(var._data + eps)
+        scale = invstd if weight is None else invstd * weight._data
+        offset = -mean._data * scale
+        if bias is not None:
+            offset = offset + bias._data
+        x3 = _as3(arr)
+        out = x3 * _column(scale.astype(arr.dtype, copy=False))
+        out += _column(offset.astype(arr.dtype, copy=False))
+        ctx.save_for_backward(x, weight, mean, var)
+        ctx.eps = eps
+        return out.reshape(arr.shape)
+
+    @staticmethod
+    def backward(ctx: Any, g: Tensor) -> tuple[Any, ...]:
+        x, weight, mean, var = ctx.saved_tensors
+        nx, nw, nb = ctx.needs_input_grad[:3]
+        shape = (1, x.shape[1]) + (1,) * (x.ndim - 2)
+        dims = (0,) + tuple(range(2, x.ndim))
+        invstd = (var + ctx.eps).rsqrt().reshape(shape)
+        gx = gw = gb = None
+        if nx:
+            gx = g * (invstd if weight is None else invstd * weight.reshape(shape))
+        if nw:
+            gw = (g * ((x - mean.reshape(shape)) * invstd)).sum(dims)
+        if nb:
+            gb = g.sum(dims)
+        return gx, gw, gb, None, None, None

@@ -1,0 +1,100 @@
+"""The convolution's image-blocked path (ops/convolution.py: columns of a few images at a time,
+recomputed in backward, never kept for the batch) against PyTorch and against the whole-batch
+path, on every conv config test_nn_conv covers, plus the block-size rule."""
+
+import numpy as np
+import pytest
+from lazy_torch import torch
+from oracle import check
+from test_nn_conv import CONV2D, _fn
+
+import autogradcli as ag
+import autogradcli.nn.functional as F
+from autogradcli.ops import convolution
+
+TF = torch.nn.functional
+
+
+@pytest.fixture
+def blocked(monkeypatch):
+    """Every batch of more than one image takes the blocked path (one image per block)."""
+    monkeypatch.setattr(convolution, "_CACHE_BYTES", 1)
+    monkeypatch.setattr(convolution, "get_num_threads", lambda: 1)
+
+
+@pytest.mark.filterwarnings("ignore:Using padding='same'")
+@pytest.mark.parametrize("x, w, kw", CONV2D, ids=[str(c[2]) for c in CONV2D])
+def test_conv2d_blocked_matches_torch(blocked, x, w, kw):
+    check(_fn("conv2d", **kw), x, w, (w[0],))
+
+
+@pytest.mark.parametrize(
+    "kw", [{}, {"stride": 2, "padding": 1}, {"dilation": 2, "groups": 2}, {"padding": "same"}]
+)
+def test_conv1d_blocked_matches_torch(blocked, kw):
+    g = kw.get("groups", 1)
+    check(_fn("conv1d", **kw), (3, 4, 9), (6, 4 // g, 3), (6,))
+
+
+def test_blocked_non_contiguous_input_and_some_grads(blocked):
+    check(
+        lambda m, x, w: _fn("conv2d", padding=1)(m, x.transpose(2, 3), w),
+        (3, 2, 5, 6),
+        (4, 2, 3, 3),
+    )
+    rng = np.random.default_rng(0)
+    xa, wa = rng.standard_normal((3, 2, 5, 5)), rng.standard_normal((4, 2, 3, 3))
+    for needs in ((True, False), (False, True)):
+        x = ag.tensor(xa, requires_grad=needs[0])
+        w = ag.tensor(wa, requires_grad=needs[1])
+        tx = torch.tensor(xa, requires_grad=needs[0])
+        tw = torch.tensor(wa, requires_grad=needs[1])
+        F.conv2d(x, w, padding=1).sum().backward()
+        TF.conv2d(tx, tw, padding=1).sum().backward()
+        for a, t in ((x, tx), (w, tw)):
+            assert (a.grad is None) == (t.grad is None)
+            if a.grad is not None:
+                np.testing.assert_allclose(a.grad.numpy(), t.grad.numpy(), rtol=1e-10)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_blocked_equals_whole_batch(monkeypatch, dtype):
+    """The blocked and whole-batch paths agree (float32 to rounding, float64 closely)."""
+    rng = np.random.default_rng(1)
+    arrays = [rng.standard_normal(s).astype(dtype) for s in [(5, 4, 6, 6), (8, 4, 3, 3), (8,)]]
+    g = rng.standard_normal((5, 8, 6, 6)).astype(dtype)
+    results = []
+    monkeypatch.setattr(convolution, "get_num_threads", lambda: 1)
+    for size in (1 << 40, 1):
+        monkeypatch.setattr(convolution, "_CACHE_BYTES", size)
+        x, w, b = (ag.tensor(a, requires_grad=True) for a in arrays)
+        out = F.conv2d(x, w, b, padding=1)
+        assert out.dtype == x.dtype and out.is_contiguous()
+        out.backward(ag.tensor(g))
+        results.append([out.detach().numpy(), x.grad.numpy(), w.grad.numpy(), b.grad.numpy()])
+    tol = 1e-5 if dtype == "float32" else 1e-12
+    for a, b in zip(*results):
+        assert a.dtype == np.dtype(dtype)
+        np.testing.assert_allclose(a, b, rtol=tol, atol=tol)
+
+
+def test_blocked_grad_of_grad(blocked):
+    """create_graph takes the Function-built backward, so second derivatives still work."""
+    check(
+        lambda m, x, w: _fn("conv2d", padding=1)(m, x, w).pow(2).sum(), (3, 2, 4, 4), (2, 2, 3, 3)
+    )
+
+
+def test_image_block_rule():
+    # the ResNet step's 3x3 conv over 32 channels of 16x16, batch 64: 8 images a block
+    assert convolution.image_block(64, 288, 256, 4) == 8
+    # small columns (the CNN bench's convs): the whole batch at once
+    assert convolution.image_block(64, 72, 196, 4) == 64
+    assert convolution.image_block(64, 9, 784, 4) == 64
+    # one huge image: blocks of one
+    assert convolution.image_block(4, 4608, 4096, 4) == 1
+    assert convolution.image_block(0, 288, 256, 4) == 0
+
+
+def test_image_block_whole_batch_on_several_threads():
+    assert convolution.image_block(64, 288, 256, 4, threads=2) == 64
