@@ -442,8 +442,8 @@ class _StrictNamespace(types.ModuleType):
             value = attr  # dtypes, classes (finfo, iinfo), constants pass through
         elif isinstance(attr, types.ModuleType):
             value = _StrictNamespace(f"{self.__name__}.{name}", attr)
-        else:
-            value = _device_function(attr, name)
+        else:  # cupy.where calls its ufunc when fusing, so cupy.fuse takes it
+            value = _device_function(attr, name, elementwise=name == "where")
         setattr(self, name, value)  # cache
         return value
 

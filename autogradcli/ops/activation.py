@@ -12,6 +12,8 @@ import warnings
 from typing import Any
 
 from ..autograd.function import Function
+from ..autograd.grad_mode import STATE
+from ..backend import special
 from ..tensor.tensor import Tensor
 from ._util import array_module, wrap, wrap_dim
 from .unary import _float_operand, where
@@ -77,13 +79,18 @@ def erf_array(arr: Any) -> Any:
     return out.astype(arr.dtype)
 
 
+def erf_any(arr: Any) -> Any:
+    """erf of a float array: float32 in one float32 kernel, other dtypes through float64."""
+    return special.erf32(arr) if arr.dtype == "float32" else erf_array(arr)
+
+
 class Erf(Function):
     _backward_name = "ErfBackward0"
 
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Any:
         ctx.save_for_backward(x)
-        return erf_array(_float_operand(x)[1])
+        return erf_any(_float_operand(x)[1])
 
     @staticmethod
     def backward(ctx: Any, g: Tensor) -> Tensor:
@@ -217,16 +224,22 @@ class Gelu(Function):
     @staticmethod
     def forward(ctx: Any, x: Tensor, approximate: str) -> Any:
         arr = x._data
-        xp = array_module(arr)
         ctx.save_for_backward(x)
         ctx.approximate = approximate
         if approximate == "tanh":
-            return 0.5 * arr * (1.0 + xp.tanh(_GELU_K * (arr + 0.044715 * arr * arr * arr)))
-        return 0.5 * arr * (1.0 + erf_array(arr * _SQRT1_2))
+            out, ctx.inner = special.gelu_tanh_forward(arr)  # inner: the tanh, for backward
+        else:
+            out, cdf, pdf = special.gelu_forward(arr, erf_any)
+            ctx.inner = (cdf, pdf)  # the normal cdf and density, for backward
+        return out
 
     @staticmethod
     def backward(ctx: Any, g: Tensor) -> tuple[Any, None]:
         (x,) = ctx.saved_tensors
+        if not STATE.enabled and type(g._data) is type(x._data):  # no create_graph: arrays
+            if ctx.approximate == "tanh":
+                return wrap(special.gelu_tanh_backward(g._data, x._data, ctx.inner)), None
+            return wrap(special.gelu_backward(g._data, x._data, *ctx.inner)), None
         if ctx.approximate == "tanh":
             x2 = x * x
             t = (_GELU_K * (x + 0.044715 * x2 * x)).tanh()
