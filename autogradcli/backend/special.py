@@ -17,7 +17,14 @@ import numpy as np
 from .kernels import Kernel
 from .registry import array_module as _module
 
-__all__ = ["erf32", "ndtr32", "gelu_backward", "gelu_forward", "gelu_tanh_backward", "gelu_tanh_forward"]
+__all__ = [
+    "erf32",
+    "gelu_backward",
+    "gelu_forward",
+    "gelu_tanh_backward",
+    "gelu_tanh_forward",
+    "ndtr32",
+]
 
 # erf(x) = x * P(x^2) / Q(x^2) on |x| <= 4 (erf(4) is 1 in float32), a rational least-squares fit
 # made for this file (reweighted toward minimax relative error; 2.8e-8 in float64 arithmetic,
@@ -184,7 +191,9 @@ def gelu_tanh_backward(g: Any, x: Any, s: Any, xp: Any = None) -> Any:
 
 _ERF32 = Kernel("erf32", lambda xp, scratch, x: erf32(x, xp))
 _NDTR32 = Kernel("ndtr32", lambda xp, scratch, x: _ndtr32(xp, x))
-_GELU_BACKWARD = Kernel("gelu_backward", lambda xp, scratch, g, x, c, p: _gelu_backward(xp, g, x, c, p))
+_GELU_BACKWARD = Kernel(
+    "gelu_backward", lambda xp, scratch, g, x, c, p: _gelu_backward(xp, g, x, c, p)
+)
 _GELU_TANH = Kernel("gelu_tanh", lambda xp, scratch, x: gelu_tanh_forward(x, xp))
 _GELU_TANH_BACKWARD = Kernel(
     "gelu_tanh_backward", lambda xp, scratch, g, x, t: gelu_tanh_backward(g, x, t, xp)
