@@ -3,6 +3,7 @@
     python bench/bench_models.py                     # every workload, one thread, 5 rounds
     python bench/bench_models.py gpt_mini --rounds 9 # one workload
     python bench/bench_models.py gpt_mini --profile  # cProfile of our step, top functions
+    python bench/bench_models.py --before /tmp/old   # also an older tree's package, paired
 
 Each workload is a function ``(lib) -> step`` in ``WORKLOADS``: it builds its model through the
 PyTorch API of ``lib`` (``torch`` or ``autogradcli``) and returns a zero-argument training step.
@@ -176,12 +177,26 @@ def _profile(name: str, lib: Any, steps: int) -> None:
     pstats.Stats(prof).sort_stats("tottime").print_stats(25)
 
 
+def _before_package(tree: str) -> Any:
+    """An older tree's ``autogradcli`` imported as ``autogradcli_before`` (relative imports)."""
+    import shutil
+    import tempfile
+
+    tmp = Path(tempfile.mkdtemp())
+    shutil.copytree(Path(tree) / "autogradcli", tmp / "autogradcli_before")
+    sys.path.insert(0, str(tmp))
+    import autogradcli_before
+
+    return autogradcli_before
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("names", nargs="*", default=list(WORKLOADS))
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--profile", action="store_true", help="cProfile our step instead")
+    ap.add_argument("--before", help="an older tree (git archive): its package timed too")
     args = ap.parse_args()
     import torch
     from bench_floors import paired, rotate
@@ -194,6 +209,9 @@ def main() -> None:
     torch.set_num_threads(args.threads)
     autogradcli.set_num_threads(args.threads)
     libs = {"autogradcli": autogradcli, "torch": torch}
+    if args.before:
+        libs["before"] = _before_package(args.before)
+        libs["before"].set_num_threads(args.threads)
     with threadpool_limits(limits=args.threads):
         for name in args.names:
             if args.profile:
@@ -203,11 +221,12 @@ def main() -> None:
             fns = {k: WORKLOADS[name](lib) for k, lib in libs.items()}
             times = rotate(fns, args.rounds, warmup=2)
             med = {k: statistics.median(v) * 1e3 for k, v in times.items()}
-            print(
-                f"{name}: torch {med['torch']:.1f} ms  autogradcli {med['autogradcli']:.1f} ms  "
-                f"paired ours/torch {paired(times, 'autogradcli', 'torch'):.3f}",
-                flush=True,
-            )
+            line = "  ".join(f"{k} {v:.1f} ms" for k, v in med.items())
+            line += f"  | paired ours/torch {paired(times, 'autogradcli', 'torch'):.3f}"
+            if args.before:
+                line += f"  before/torch {paired(times, 'before', 'torch'):.3f}"
+                line += f"  ours/before {paired(times, 'autogradcli', 'before'):.3f}"
+            print(f"{name}: {line}", flush=True)
 
 
 if __name__ == "__main__":

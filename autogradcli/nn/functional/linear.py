@@ -74,7 +74,10 @@ def _backward_arrays(g: Any, x: Any, weight: Any, nx: bool, nw: bool, nb: bool) 
     """Linear's backward without recording (the common case): three array products/sums."""
     g2 = g if g.ndim == 2 else g.reshape(-1, g.shape[-1])
     xp = array_module(g)
-    gx = wrap(xp.matmul(g, weight._data)) if nx else None
+    gx = None
+    if nx:  # one GEMM over the flattened rows (numpy loops a 3-d @ 2-d product per matrix)
+        gx = xp.matmul(g2, weight._data)
+        gx = wrap(gx if g.ndim == 2 else gx.reshape(*g.shape[:-1], gx.shape[-1]))
     gw = gb = None
     if nw:
         xa = x._data
