@@ -120,13 +120,18 @@ def _softmax_input(x: Tensor, dim: Any, dtype: Any, name: str) -> tuple[Tensor, 
     return x, wrap_dim(int(dim), ndim)
 
 
-def _shifted(arr: Any, dim: int) -> tuple[Any, Any]:
-    """(x - max along dim, its exp): the shift keeps exp from overflowing."""
+def _shifted(arr: Any, dim: int, keep_z: bool = True) -> tuple[Any, Any]:
+    """(x - max along dim, its exp): the shift keeps exp from overflowing; without ``keep_z``
+    the exp overwrites the shifted array (one array, not two)."""
     xp = array_module(arr)
     if arr.ndim == 0:
         return arr - arr, xp.ones_like(arr)
+    if arr.size == 0:  # an empty softmax dim has no max: empty results, as torch gives
+        return arr.copy(), arr.copy()
     m = xp.max(arr, axis=dim, keepdims=True)
     z = arr - xp.where(xp.isfinite(m), m, 0.0).astype(arr.dtype)
+    if not keep_z:  # softmax needs only the exp: computed in place
+        return z, xp.exp(z, out=z)
     return z, xp.exp(z)
 
 
@@ -135,15 +140,26 @@ class Softmax(Function):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, dim: int) -> Any:
-        _, e = _shifted(x._data, dim)
+        _, e = _shifted(x._data, dim, keep_z=False)
         ctx.dim = dim if e.ndim else None
-        out = wrap(e / e.sum(axis=ctx.dim, keepdims=True))
+        if e.ndim:
+            e /= e.sum(axis=dim, keepdims=True)  # in place: e is softmax's own fresh array
+        else:
+            e = e / e
+        out = wrap(e)
         ctx.save_for_backward(out)
         return out
 
     @staticmethod
     def backward(ctx: Any, g: Tensor) -> tuple[Any, None]:
         (out,) = ctx.saved_tensors
+        ga, y = g._data, out._data
+        if not STATE.enabled and ga.shape == y.shape and ga.dtype == y.dtype and y.ndim:
+            # no create_graph: y * (g - sum(g * y)) on the arrays, the row sums without a copy
+            gx = ga * y
+            s = gx.sum(axis=ctx.dim, keepdims=True)
+            gx = _sub_mul(ga, s, y)
+            return wrap(gx), None
         gy = g * out
         return gy - out * gy.sum(ctx.dim, keepdim=True), None
 
@@ -163,7 +179,21 @@ class LogSoftmax(Function):
     @staticmethod
     def backward(ctx: Any, g: Tensor) -> tuple[Any, None]:
         (out,) = ctx.saved_tensors
+        ga, y = g._data, out._data
+        if not STATE.enabled and ga.shape == y.shape and ga.dtype == y.dtype and y.ndim:
+            xp = array_module(y)
+            gx = xp.exp(y)  # no create_graph: g - exp(y) * sum(g) on the arrays, in place
+            gx *= ga.sum(axis=ctx.dim, keepdims=True)
+            gx = xp.subtract(ga, gx, out=gx)
+            return wrap(gx), None
         return g - out.exp() * g.sum(ctx.dim, keepdim=True), None
+
+
+def _sub_mul(g: Any, s: Any, y: Any) -> Any:
+    """``(g - s) * y`` as one new array (s broadcast along the softmax dim)."""
+    out = g - s
+    out *= y
+    return out
 
 
 def softmax(x: Tensor, dim: Any = None, dtype: Any = None) -> Tensor:
