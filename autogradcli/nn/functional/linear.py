@@ -9,6 +9,7 @@ from typing import Any
 from ...autograd.function import Function
 from ...autograd.grad_mode import STATE, no_grad
 from ...backend import array_module
+from ...backend.rows import sum_rows_at
 from ...ops._util import scalar_type_name
 from ...tensor.random import generator_for
 from ...tensor.tensor import Tensor, wrap
@@ -159,6 +160,11 @@ class _Embedding(Function):
             counts = xp.bincount(idx.reshape(-1) % ctx.n, minlength=ctx.n)
             freq = (1.0 / counts[idx % ctx.n]).astype(g._data.dtype)
             scale = freq if scale is None else scale * freq
+        if not STATE.enabled:  # no create_graph: the rows summed on the arrays (CPU)
+            ga = g._data if scale is None else g._data * scale[..., None]
+            rows = sum_rows_at(idx, ga, ctx.n)
+            if rows is not None:
+                return wrap(rows), None, None, None
         if scale is not None:
             g = g * wrap(scale[..., None])
         shape = (ctx.n, g.shape[-1])
