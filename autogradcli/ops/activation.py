@@ -259,8 +259,8 @@ class Gelu(Function):
         if approximate == "tanh":
             out, ctx.inner = special.gelu_tanh_forward(arr)  # inner: the tanh, for backward
         else:
-            out, cdf, pdf = special.gelu_forward(arr, erf_any)
-            ctx.inner = (cdf, pdf)  # the normal cdf and density, for backward
+            out, cdf, gauss = special.gelu_forward(arr, erf_any)
+            ctx.inner = (cdf, gauss)  # the normal cdf and exp(-x^2/2), for backward
         return out
 
     @staticmethod
