@@ -32,10 +32,14 @@ class LayerNormFunction(Function):
         n = 1
         for d in dims:
             n *= xa.shape[d]
-        xhat = xa - xa.mean(axis=dims, keepdims=True)
+        lead_shape = (*xa.shape[: xa.ndim - k], *(1,) * k)
+        # row means as a matrix-vector product: numpy's own mean over a short last dim is ~7x
+        # slower (measured 0.047 vs 0.0067 ms on 1024 rows of 128)
+        mean = xp.matmul(xa.reshape(-1, n), xp.full(n, 1.0 / n, dtype=xa.dtype))
+        xhat = xa - mean.reshape(lead_shape)
         rows = xhat.reshape(-1, n)
         var = xp.einsum("ij,ij->i", rows, rows)  # the row sums of squares, no squared copy
-        var = var.reshape(*xa.shape[: xa.ndim - k], *(1,) * k)
+        var = var.reshape(lead_shape)
         var /= n
         var += eps
         rstd = xp.sqrt(var, out=var)
@@ -59,22 +63,24 @@ class LayerNormFunction(Function):
         if STATE.enabled:  # create_graph: the same gradient as Tensor ops, differentiable again
             return (*_backward_tensors(ctx, g, x, weight, nx, nw, nb), None, None)
         ga = g._data
-        xhat, rstd, k = ctx.xhat, ctx.rstd, ctx.k
-        lead = tuple(range(ga.ndim - k))
+        xhat, rstd, k, n = ctx.xhat, ctx.rstd, ctx.k, ctx.n
+        xp = array_module(ga)
+        g2, x2 = ga.reshape(-1, n), xhat.reshape(-1, n)
         gx = gw = gb = None
+        # sums over the rows as products with a ones vector / einsum: no temporaries
         if nw:
-            gw = wrap((ga * xhat).sum(axis=lead))
+            gw = wrap(xp.einsum("ij,ij->j", g2, x2).reshape(xhat.shape[ga.ndim - k :]))
         if nb:
-            gb = wrap(ga.sum(axis=lead))
+            ones = xp.ones(g2.shape[0], dtype=ga.dtype)
+            gb = wrap(xp.matmul(ones, g2).reshape(xhat.shape[ga.ndim - k :]))
         if nx:
-            dims = tuple(range(ga.ndim - k, ga.ndim))
             gh = ga * weight._data if weight is not None else ga.copy()
-            c1 = gh.mean(axis=dims, keepdims=True)
-            t = gh * xhat
-            c2 = t.mean(axis=dims, keepdims=True)
-            gh -= c1
-            t = xhat * c2
-            gh -= t
+            h2 = gh.reshape(-1, n)
+            c1 = xp.matmul(h2, xp.full(n, 1.0 / n, dtype=ga.dtype))
+            c2 = xp.einsum("ij,ij->i", h2, x2)
+            c2 /= n
+            h2 -= c1[:, None]
+            h2 -= x2 * c2[:, None]
             gh *= rstd
             gx = wrap(gh)
         return gx, gw, gb, None, None
