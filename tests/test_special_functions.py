@@ -142,3 +142,61 @@ def test_gelu_op_on_the_strict_device(approximate: str, strict_cuda: Any) -> Non
     c = ag.tensor(x, requires_grad=True)
     F.gelu(c, approximate=approximate).sum().backward()
     np.testing.assert_allclose(a.grad.cpu().numpy(), c.grad.numpy(), rtol=1e-6, atol=1e-7)
+
+
+# ------------------------------------------------------------------ scipy.special-backed ops
+SPECIAL_CASES = {
+    "erfc": np.concatenate([np.linspace(-6, 12, 3001), [np.inf, -np.inf, np.nan, 0.0]]),
+    "erfinv": np.concatenate([np.linspace(-0.999, 0.999, 3001), [1.0, -1.0, 1.5, np.nan]]),
+    "lgamma": np.concatenate([np.linspace(-9.5, 40, 3001), [np.inf, np.nan, 1e-30]]),
+    "digamma": np.concatenate([np.linspace(-9.5, 40, 3001), [np.inf, np.nan, 1e-30]]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SPECIAL_CASES))
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_special_ops_match_torch_in_their_dtype(name: str, dtype: Any) -> None:
+    x = SPECIAL_CASES[name].astype(dtype)
+    got = getattr(ag, name)(ag.tensor(x)).numpy()
+    want = getattr(torch, name)(torch.from_numpy(x)).numpy()
+    assert got.dtype == dtype
+    rtol = 2e-6 if dtype == np.float32 else 1e-12
+    finite = np.isfinite(want) & (np.abs(x) > 1e-6)
+    np.testing.assert_allclose(got[finite], want[finite], rtol=rtol, atol=rtol)
+    assert np.array_equal(np.isnan(got), np.isnan(want))
+    assert np.array_equal(got[np.isinf(want)], want[np.isinf(want)])
+
+
+@pytest.mark.parametrize("name", ["erfc", "erfinv", "lgamma", "digamma"])
+def test_special_ops_gradients(name: str) -> None:
+    x = np.array([0.3, 0.7, -0.4, 0.9]) if name != "lgamma" else np.array([0.3, 2.5, -1.5, 7.0])
+    a = ag.tensor(x, requires_grad=True)
+    fn = getattr(ag, name)
+    assert ag.autograd.gradcheck(fn, (a,))
+    assert ag.autograd.gradgradcheck(fn, (a,))
+    t = torch.tensor(x, requires_grad=True)
+    getattr(torch, name)(t).sum().backward()
+    fn(a).sum().backward()
+    np.testing.assert_allclose(a.grad.numpy(), t.grad.numpy(), rtol=1e-8)  # torch trigamma 5e-10
+
+
+def test_polygamma_and_methods_match_torch() -> None:
+    x = np.linspace(0.2, 6, 9).astype(np.float32)
+    for n in (1, 2, 3):
+        got = ag.tensor(x).polygamma(n).numpy()
+        np.testing.assert_allclose(got, torch.tensor(x).polygamma(n).numpy(), rtol=2e-6)
+        assert got.dtype == np.float32
+    assert ag.tensor(x).lgamma().dtype == ag.float32
+    assert ag.tensor(np.arange(1, 4)).lgamma().dtype == ag.float32  # integers: default float
+    with pytest.raises(RuntimeError, match="negative n"):
+        ag.polygamma(-1, ag.tensor(x))
+
+
+def test_special_ops_on_the_strict_device(strict_cuda: Any) -> None:
+    x = np.linspace(0.1, 0.9, 6).astype(np.float32)
+    for name in ("erfc", "erfinv", "lgamma", "digamma"):
+        a = ag.tensor(x, device="cuda", requires_grad=True)
+        getattr(ag, name)(a).sum().backward()
+        c = ag.tensor(x, requires_grad=True)
+        getattr(ag, name)(c).sum().backward()
+        np.testing.assert_allclose(a.grad.cpu().numpy(), c.grad.numpy(), rtol=1e-6)

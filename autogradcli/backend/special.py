@@ -24,6 +24,7 @@ __all__ = [
     "gelu_tanh_backward",
     "gelu_tanh_forward",
     "ndtr32",
+    "special_module",
 ]
 
 # erf(x) = x * P(x^2) / Q(x^2) on |x| <= 4 (erf(4) is 1 in float32), a rational least-squares fit
@@ -50,6 +51,31 @@ _A_MAX = 10.5 * math.sqrt(2.0)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 _GELU_K = math.sqrt(2.0 / math.pi)
 _GELU_C = 0.044715
+
+
+_SPECIAL: dict[Any, Any] = {}
+
+
+def special_module(xp: Any) -> Any:
+    """The scipy.special of array module ``xp``: ``scipy.special`` for numpy (imported on first
+    use), ``cupyx.scipy.special`` for cupy, a stand-in's own ``_scipy_special`` in tests. Their
+    ufuncs have float32 loops, so float32 stays float32."""
+    mod = _SPECIAL.get(xp)
+    if mod is None:
+        if xp is np:
+            try:
+                import scipy.special as mod
+            except ImportError as err:  # an optional dependency: only these ops need it
+                raise RuntimeError(
+                    "erfc, erfinv, lgamma, digamma and polygamma need scipy: "
+                    "pip install 'autogradcli[special]' (or pip install scipy)"
+                ) from err
+        else:
+            mod = getattr(xp, "_scipy_special", None)
+            if mod is None:
+                import cupyx.scipy.special as mod
+        _SPECIAL[xp] = mod
+    return mod
 
 
 def _horner(t: Any, coefs: tuple[float, ...]) -> Any:
