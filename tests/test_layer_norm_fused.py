@@ -71,6 +71,19 @@ def test_layer_norm_non_contiguous_input() -> None:
     np.testing.assert_allclose(a.grad.numpy(), t.grad.numpy(), rtol=1e-4, atol=1e-5)
 
 
+def test_layer_norm_strided_upstream_gradient() -> None:
+    """An upstream gradient with a transposed layout (batch_first attention) gives the same dx."""
+    x, w, b, _ = _inputs((5, 3, 8), (8,))
+    g = np.random.default_rng(7).standard_normal((3, 5, 8)).astype(np.float32)
+    outs = []
+    for lib in (ag, torch):
+        xt = lib.tensor(x, requires_grad=True)
+        y = lib.nn.functional.layer_norm(xt, (8,), lib.tensor(w), lib.tensor(b))
+        (y.transpose(0, 1) * lib.tensor(g)).sum().backward()
+        outs.append(xt.grad.numpy())
+    np.testing.assert_allclose(outs[0], outs[1], rtol=1e-4, atol=1e-5)
+
+
 def test_layer_norm_float64_gradcheck_and_gradgradcheck() -> None:
     rng = np.random.default_rng(1)
     x = ag.tensor(rng.standard_normal((3, 4, 5)), requires_grad=True)

@@ -74,15 +74,17 @@ class LayerNormFunction(Function):
             ones = xp.ones(g2.shape[0], dtype=ga.dtype)
             gb = wrap(xp.matmul(ones, g2).reshape(xhat.shape[ga.ndim - k :]))
         if nx:
-            gh = ga * weight._data if weight is not None else ga.copy()
-            h2 = gh.reshape(-1, n)
+            # rows of g * w as a fresh C-ordered (rows, n) array: a product keeps a strided g's
+            # layout, and a reshape of that would be a copy the in-place steps below miss
+            h2 = g2 * weight._data.reshape(-1) if weight is not None else g2.copy()
+            h2 = xp.ascontiguousarray(h2)
             c1 = xp.matmul(h2, xp.full(n, 1.0 / n, dtype=ga.dtype))
             c2 = xp.einsum("ij,ij->i", h2, x2)
             c2 /= n
             h2 -= c1[:, None]
             h2 -= x2 * c2[:, None]
-            gh *= rstd
-            gx = wrap(gh)
+            h2 *= rstd.reshape(-1, 1)
+            gx = wrap(h2.reshape(ga.shape))
         return gx, gw, gb, None, None
 
 
