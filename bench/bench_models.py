@@ -177,6 +177,28 @@ def _profile(name: str, lib: Any, steps: int) -> None:
     pstats.Stats(prof).sort_stats("tottime").print_stats(25)
 
 
+def measure(name: str, threads: int = 1, rounds: int = 5) -> dict[str, float]:
+    """One workload's medians (ms) and paired ratio ``ours/torch`` after the loss check, for
+    report.py: ``{"autogradcli": ms, "torch": ms, "ratio": ours/torch}``."""
+    import torch
+    from bench_floors import paired, rotate
+    from bench_nn import tune_malloc
+    from threadpoolctl import threadpool_limits
+
+    import autogradcli
+
+    tune_malloc()
+    torch.set_num_threads(threads)
+    autogradcli.set_num_threads(threads)
+    libs = {"autogradcli": autogradcli, "torch": torch}
+    with threadpool_limits(limits=threads):
+        check(name, libs)
+        times = rotate({k: WORKLOADS[name](lib) for k, lib in libs.items()}, rounds, warmup=2)
+    out = {k: statistics.median(v) * 1e3 for k, v in times.items()}
+    out["ratio"] = paired(times, "autogradcli", "torch")
+    return out
+
+
 def _before_package(tree: str) -> Any:
     """An older tree's ``autogradcli`` imported as ``autogradcli_before`` (relative imports)."""
     import shutil
