@@ -26,6 +26,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
+import scipy.special
 
 IMPLICIT_MSG = (
     "Implicit conversion to a NumPy array is not allowed. Please use `.get()` to construct a "
@@ -442,8 +443,8 @@ class _StrictNamespace(types.ModuleType):
             value = attr  # dtypes, classes (finfo, iinfo), constants pass through
         elif isinstance(attr, types.ModuleType):
             value = _StrictNamespace(f"{self.__name__}.{name}", attr)
-        else:
-            value = _device_function(attr, name)
+        else:  # cupy.where calls its ufunc when fusing, so cupy.fuse takes it
+            value = _device_function(attr, name, elementwise=name == "where")
         setattr(self, name, value)  # cache
         return value
 
@@ -594,6 +595,8 @@ strict_cupy.random.Generator = _Generator  # type: ignore[attr-defined]
 strict_cupy.linalg = _StrictNamespace("strict_cupy.linalg", np.linalg)  # type: ignore[attr-defined]
 strict_cupy.fft = _StrictNamespace("strict_cupy.fft", np.fft)  # type: ignore[attr-defined]
 strict_cupy.lib = _StrictNamespace("strict_cupy.lib", np.lib)  # type: ignore[attr-defined]
+# cupyx.scipy.special's stand-in, found by backend.special.special_module
+strict_cupy._scipy_special = _StrictNamespace("cupyx.scipy.special", scipy.special)  # type: ignore[attr-defined]
 strict_cupy.lib.stride_tricks = _StrictNamespace(  # type: ignore[attr-defined]
     "strict_cupy.lib.stride_tricks", np.lib.stride_tricks
 )

@@ -130,6 +130,7 @@ from .sampling import *  # noqa: E402
 from .scan import *  # noqa: E402
 from .sorting import *  # noqa: E402
 from .sparse_layout import *  # noqa: E402
+from .special import *  # noqa: E402
 from .statistics import *  # noqa: E402
 from .uniqueness import *  # noqa: E402
 
@@ -150,6 +151,7 @@ for _module in (
     scan,
     sorting,
     sparse_layout,
+    special,
     statistics,
     uniqueness,
 ):

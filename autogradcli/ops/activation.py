@@ -12,6 +12,8 @@ import warnings
 from typing import Any
 
 from ..autograd.function import Function
+from ..autograd.grad_mode import STATE
+from ..backend import special
 from ..tensor.tensor import Tensor
 from ._util import array_module, wrap, wrap_dim
 from .unary import _float_operand, where
@@ -77,13 +79,18 @@ def erf_array(arr: Any) -> Any:
     return out.astype(arr.dtype)
 
 
+def erf_any(arr: Any) -> Any:
+    """erf of a float array: float32 in one float32 kernel, other dtypes through float64."""
+    return special.erf32(arr) if arr.dtype == "float32" else erf_array(arr)
+
+
 class Erf(Function):
     _backward_name = "ErfBackward0"
 
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Any:
         ctx.save_for_backward(x)
-        return erf_array(_float_operand(x)[1])
+        return erf_any(_float_operand(x)[1])
 
     @staticmethod
     def backward(ctx: Any, g: Tensor) -> Tensor:
@@ -113,13 +120,18 @@ def _softmax_input(x: Tensor, dim: Any, dtype: Any, name: str) -> tuple[Tensor, 
     return x, wrap_dim(int(dim), ndim)
 
 
-def _shifted(arr: Any, dim: int) -> tuple[Any, Any]:
-    """(x - max along dim, its exp): the shift keeps exp from overflowing."""
+def _shifted(arr: Any, dim: int, keep_z: bool = True) -> tuple[Any, Any]:
+    """(x - max along dim, its exp): the shift keeps exp from overflowing; without ``keep_z``
+    the exp overwrites the shifted array (one array, not two)."""
     xp = array_module(arr)
     if arr.ndim == 0:
         return arr - arr, xp.ones_like(arr)
+    if arr.size == 0:  # an empty softmax dim has no max: empty results, as torch gives
+        return arr.copy(), arr.copy()
     m = xp.max(arr, axis=dim, keepdims=True)
     z = arr - xp.where(xp.isfinite(m), m, 0.0).astype(arr.dtype)
+    if not keep_z:  # softmax needs only the exp: computed in place
+        return z, xp.exp(z, out=z)
     return z, xp.exp(z)
 
 
@@ -128,15 +140,26 @@ class Softmax(Function):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, dim: int) -> Any:
-        _, e = _shifted(x._data, dim)
+        _, e = _shifted(x._data, dim, keep_z=False)
         ctx.dim = dim if e.ndim else None
-        out = wrap(e / e.sum(axis=ctx.dim, keepdims=True))
+        if e.ndim:
+            e /= e.sum(axis=dim, keepdims=True)  # in place: e is softmax's own fresh array
+        else:
+            e = e / e
+        out = wrap(e)
         ctx.save_for_backward(out)
         return out
 
     @staticmethod
     def backward(ctx: Any, g: Tensor) -> tuple[Any, None]:
         (out,) = ctx.saved_tensors
+        ga, y = g._data, out._data
+        if not STATE.enabled and ga.shape == y.shape and ga.dtype == y.dtype and y.ndim:
+            # no create_graph: y * (g - sum(g * y)) on the arrays, the row sums without a copy
+            gx = ga * y
+            s = gx.sum(axis=ctx.dim, keepdims=True)
+            gx = _sub_mul(ga, s, y)
+            return wrap(gx), None
         gy = g * out
         return gy - out * gy.sum(ctx.dim, keepdim=True), None
 
@@ -156,7 +179,21 @@ class LogSoftmax(Function):
     @staticmethod
     def backward(ctx: Any, g: Tensor) -> tuple[Any, None]:
         (out,) = ctx.saved_tensors
+        ga, y = g._data, out._data
+        if not STATE.enabled and ga.shape == y.shape and ga.dtype == y.dtype and y.ndim:
+            xp = array_module(y)
+            gx = xp.exp(y)  # no create_graph: g - exp(y) * sum(g) on the arrays, in place
+            gx *= ga.sum(axis=ctx.dim, keepdims=True)
+            gx = xp.subtract(ga, gx, out=gx)
+            return wrap(gx), None
         return g - out.exp() * g.sum(ctx.dim, keepdim=True), None
+
+
+def _sub_mul(g: Any, s: Any, y: Any) -> Any:
+    """``(g - s) * y`` as one new array (s broadcast along the softmax dim)."""
+    out = g - s
+    out *= y
+    return out
 
 
 def softmax(x: Tensor, dim: Any = None, dtype: Any = None) -> Tensor:
@@ -217,16 +254,22 @@ class Gelu(Function):
     @staticmethod
     def forward(ctx: Any, x: Tensor, approximate: str) -> Any:
         arr = x._data
-        xp = array_module(arr)
         ctx.save_for_backward(x)
         ctx.approximate = approximate
         if approximate == "tanh":
-            return 0.5 * arr * (1.0 + xp.tanh(_GELU_K * (arr + 0.044715 * arr * arr * arr)))
-        return 0.5 * arr * (1.0 + erf_array(arr * _SQRT1_2))
+            out, ctx.inner = special.gelu_tanh_forward(arr)  # inner: the tanh, for backward
+        else:
+            out, cdf, gauss = special.gelu_forward(arr, erf_any)
+            ctx.inner = (cdf, gauss)  # the normal cdf and exp(-x^2/2), for backward
+        return out
 
     @staticmethod
     def backward(ctx: Any, g: Tensor) -> tuple[Any, None]:
         (x,) = ctx.saved_tensors
+        if not STATE.enabled and type(g._data) is type(x._data):  # no create_graph: arrays
+            if ctx.approximate == "tanh":
+                return wrap(special.gelu_tanh_backward(g._data, x._data, ctx.inner)), None
+            return wrap(special.gelu_backward(g._data, x._data, *ctx.inner)), None
         if ctx.approximate == "tanh":
             x2 = x * x
             t = (_GELU_K * (x + 0.044715 * x2 * x)).tanh()

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..autograd.function import Function
+from ..autograd.grad_mode import STATE
 from ..autograd.gradient_ops import sum_to
 from ..tensor.tensor import Tensor, wrap
 from ._util import array_module
@@ -24,17 +25,33 @@ class MaskedFill(Function):
         xp = array_module(x._data)
         v = value._data if isinstance(value, Tensor) else value
         ctx.save_for_backward(mask)
-        ctx.x_shape = x._data.shape
-        out = xp.where(mask._data, v, x._data)
-        return out.astype(x._data.dtype, copy=False)
+        arr, m = x._data, mask._data
+        ctx.x_shape = arr.shape
+        if arr.dtype.kind == "f" and arr.ndim >= m.ndim and _covers(arr.shape, m.shape):
+            out = arr.copy()  # copy + masked store: half of np.where's time (measured)
+            xp.copyto(out, v, where=m)
+            return out
+        out = xp.where(m, v, arr)
+        return out.astype(arr.dtype, copy=False)
 
     @staticmethod
     def backward(ctx: Any, g: Tensor) -> tuple[Any, None, Any]:
         (mask,) = ctx.saved_tensors
         nx, _, nv = ctx.needs_input_grad
+        ga, m = g._data, mask._data
+        if nx and not nv and not STATE.enabled and ga.shape == ctx.x_shape:
+            gx = ga.copy()  # no create_graph: zero the masked entries of a copy
+            array_module(ga).copyto(gx, 0, where=m)
+            return wrap(gx), None, None
         gx = sum_to(where(mask, 0.0, g), ctx.x_shape) if nx else None
         gv = where(mask, g, 0.0).sum() if nv else None
         return gx, None, gv
+
+
+def _covers(shape: tuple[int, ...], mask_shape: tuple[int, ...]) -> bool:
+    """True when ``mask_shape`` broadcasts to ``shape`` without enlarging it."""
+    tail = shape[len(shape) - len(mask_shape) :]
+    return all(m in (1, s) for s, m in zip(tail, mask_shape))
 
 
 def masked_fill(x: Tensor, mask: Tensor, value: Any) -> Tensor:

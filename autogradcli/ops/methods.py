@@ -37,6 +37,7 @@ from . import (
     shape,
     sorting,
     sparse_layout,
+    special,
     statistics,
     unary,
     uniqueness,
@@ -72,6 +73,7 @@ MODULES: tuple[ModuleType, ...] = (
     uniqueness,
     inplace_shape,
     sparse_layout,
+    special,
 )
 
 

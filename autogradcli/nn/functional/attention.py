@@ -18,6 +18,7 @@ from ...tensor.factory import ones, zeros
 from ...tensor.tensor import Tensor
 from .activation import softmax
 from .linear import dropout, linear
+from .sdpa import SDPA
 
 __all__ = ["multi_head_attention_forward", "scaled_dot_product_attention"]
 
@@ -37,6 +38,19 @@ def _safe_softmax(scores: Tensor) -> Tensor:
     if not bool(dead.any()):
         return softmax(scores, -1)
     return softmax(scores.masked_fill(dead, 0.0), -1).masked_fill(dead, 0.0)
+
+
+def _fusable(query: Tensor, key: Tensor, attn_mask: Tensor | None) -> bool:
+    """Whether the one-Function SDPA applies: float inputs of >= 2 dims, and a mask (if any)
+    that broadcasts to the scores' shape without enlarging it and needs no gradient."""
+    if query.ndim < 2 or key.ndim < 2 or query._data.dtype.kind != "f":
+        return False
+    if attn_mask is None:
+        return True
+    scores = (*query.shape[:-1], key.shape[-2])
+    if len(scores) < attn_mask.ndim or attn_mask.requires_grad:
+        return False
+    return all(m in (1, s) for s, m in zip(scores[::-1], attn_mask.shape[::-1]))
 
 
 def _repeat_heads(t: Tensor, times: int) -> Tensor:
@@ -76,6 +90,8 @@ def scaled_dot_product_attention(
         key, value = _repeat_heads(key, times), _repeat_heads(value, times)
     length, source = query.shape[-2], key.shape[-2]
     factor = 1.0 / math.sqrt(query.shape[-1]) if scale is None else float(scale)
+    if _fusable(query, key, attn_mask):
+        return SDPA.apply(query, key, value, attn_mask, bool(is_causal), float(dropout_p), factor)
     scores = matmul(query, key.transpose(-2, -1)) * factor
     masked = False
     if is_causal:

@@ -9,6 +9,7 @@ from typing import Any
 from ...autograd.function import Function
 from ...autograd.grad_mode import STATE, no_grad
 from ...backend import array_module
+from ...backend.rows import sum_rows_at
 from ...ops._util import scalar_type_name
 from ...tensor.random import generator_for
 from ...tensor.tensor import Tensor, wrap
@@ -74,13 +75,16 @@ def _backward_arrays(g: Any, x: Any, weight: Any, nx: bool, nw: bool, nb: bool) 
     """Linear's backward without recording (the common case): three array products/sums."""
     g2 = g if g.ndim == 2 else g.reshape(-1, g.shape[-1])
     xp = array_module(g)
-    gx = wrap(xp.matmul(g, weight._data)) if nx else None
+    gx = None
+    if nx:  # one GEMM over the flattened rows (numpy loops a 3-d @ 2-d product per matrix)
+        gx = xp.matmul(g2, weight._data)
+        gx = wrap(gx if g.ndim == 2 else gx.reshape(*g.shape[:-1], gx.shape[-1]))
     gw = gb = None
     if nw:
         xa = x._data
         gw = wrap(xp.matmul(g2.T, xa if xa.ndim == 2 else xa.reshape(-1, xa.shape[-1])))
-    if nb:
-        gb = wrap(g2.sum(0))
+    if nb:  # the column sums as ones @ g: numpy's sum(0) measured 0.19 ms on 1024 x 128, this 0.007
+        gb = wrap(xp.matmul(xp.ones(g2.shape[0], dtype=g2.dtype), g2))
     return gx, gw, gb
 
 
@@ -156,6 +160,11 @@ class _Embedding(Function):
             counts = xp.bincount(idx.reshape(-1) % ctx.n, minlength=ctx.n)
             freq = (1.0 / counts[idx % ctx.n]).astype(g._data.dtype)
             scale = freq if scale is None else scale * freq
+        if not STATE.enabled:  # no create_graph: the rows summed on the arrays (CPU)
+            ga = g._data if scale is None else g._data * scale[..., None]
+            rows = sum_rows_at(idx, ga, ctx.n)
+            if rows is not None:
+                return wrap(rows), None, None, None
         if scale is not None:
             g = g * wrap(scale[..., None])
         shape = (ctx.n, g.shape[-1])

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from ...tensor.tensor import Tensor
 from .batch_norm_fused import BatchNormEval, BatchNormTrain
 from .group_norm_fused import GroupNormFn
+from .layer_norm import LayerNormFunction
 
 __all__ = ["batch_norm", "group_norm", "instance_norm", "layer_norm"]
 
@@ -95,8 +96,7 @@ def layer_norm(
             f"Given normalized_shape={list(norm)}, expected input with shape "
             f"[*, {', '.join(str(s) for s in norm)}], but got input of size{list(input.shape)}"
         )
-    out, _, _ = _normalize(input, tuple(range(input.ndim - k, input.ndim)), eps)
-    return _affine(out, weight, bias)
+    return LayerNormFunction.apply(input, weight, bias, k, float(eps))
 
 
 def group_norm(
