@@ -17,6 +17,13 @@ REDUCTIONS = ["mean", "sum", "none"]
 RNG = np.random.default_rng(7)
 
 
+@pytest.fixture(autouse=True)
+def _fresh_rng() -> None:
+    """Each test draws the same data whatever ran before it on its worker (pytest-xdist)."""
+    global RNG
+    RNG = np.random.default_rng(7)
+
+
 def _f(m: Any) -> Any:
     return m.nn.functional
 
@@ -336,3 +343,34 @@ def test_float32_stays_float32_and_grad_fn_names() -> None:
     assert F.nll_loss(x, t).grad_fn.name() == "NllLossBackward0"
     assert F.binary_cross_entropy_with_logits(x, x.detach()).dtype == ag.float32
     assert F.mse_loss(x, x.detach() * 2).dtype == ag.float32
+
+
+@pytest.mark.parametrize(
+    "name,kw",
+    [
+        ("cross_entropy", {}),
+        ("cross_entropy", {"label_smoothing": 0.1}),
+        ("cross_entropy", {"weight": True}),
+        ("nll_loss", {}),
+    ],
+    ids=str,
+)
+@pytest.mark.parametrize("target", [[2, 2], 2], ids=["batched", "unbatched"])
+def test_mean_over_only_ignored_targets_is_nan_with_zero_gradient(name, kw, target) -> None:
+    """Every target ignored: torch's mean is 0/0 = nan, and its input gradient is 0, not nan."""
+    torch = pytest.importorskip("torch")
+    import autogradcli
+
+    x0 = np.arange(8.0).reshape(2, 4) / 3 if isinstance(target, list) else np.arange(4.0) / 3
+    outs = []
+    for lib in (torch, autogradcli):
+        x = lib.tensor(x0, requires_grad=True)
+        args = dict(kw)
+        if args.pop("weight", False):
+            args["weight"] = lib.tensor([0.5, 1.0, 2.0, 3.0], dtype=lib.float64)
+        loss = getattr(lib.nn.functional, name)(x, lib.tensor(target), ignore_index=2, **args)
+        loss.backward()
+        outs.append((loss.item(), x.grad.numpy()))
+    (t_loss, t_grad), (a_loss, a_grad) = outs
+    assert np.isnan(t_loss) and np.isnan(a_loss)
+    np.testing.assert_array_equal(a_grad, t_grad)

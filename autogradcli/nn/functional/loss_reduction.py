@@ -76,7 +76,8 @@ def upstream_grad(g: Tensor, reduction: str, denom: Any, cdim: int | None = None
     if reduction == "none":
         return g.unsqueeze(cdim) if cdim is not None else g
     if reduction == "mean":
-        return g / denom
+        # every target ignored: no element has a share of the loss (torch's gradient is 0)
+        return g * 0.0 if denom == 0 else g / denom
     return g
 
 
