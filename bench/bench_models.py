@@ -1,8 +1,9 @@
 """Realistic training steps, the same model code on autogradcli and PyTorch (issue 19).
 
     python bench/bench_models.py                     # every workload, one thread, 5 rounds
-    python bench/bench_models.py gpt_mini --rounds 9 # one workload
-    python bench/bench_models.py gpt_mini --profile  # cProfile of our step, top functions
+    python bench/bench_models.py gpt_mini --rounds 9 # one workload (gpt_mini, lstm_lm, resnet)
+    python bench/bench_models.py resnet --threads 2  # torch, numpy's BLAS and ours on 2 threads
+    python bench/bench_models.py lstm_lm --profile   # cProfile of our step, top functions
     python bench/bench_models.py --before /tmp/old   # also an older tree's package, paired
 
 Each workload is a function ``(lib) -> step`` in ``WORKLOADS``: it builds its model through the
@@ -10,6 +11,8 @@ PyTorch API of ``lib`` (``torch`` or ``autogradcli``) and returns a zero-argumen
 Weights and data come from one numpy generator, so both libraries start identical; ``check``
 runs 3 steps on each and compares the losses before anything is timed. Timing alternates the
 libraries in one process (bench_floors.rotate) and reports medians and the paired ratio.
+A workload in ``FLOORS`` also has its step's matrix products alone on numpy arrays (the GEMM
+floor no numpy engine goes below), timed in the same rotation and reported against torch.
 """
 
 from __future__ import annotations
@@ -35,18 +38,19 @@ def _tensor(lib: Any, arr: np.ndarray) -> Any:
     return lib.tensor(np.ascontiguousarray(arr))
 
 
-def _load_weights(lib: Any, model: Any, seed: int) -> None:
-    """Fill every parameter from one numpy generator (same values on both libraries)."""
+def _load_weights(lib: Any, model: Any, seed: int, scale: float = 0.02) -> None:
+    """Fill every parameter from one numpy generator (same values on both libraries): biases 0,
+    norm scales 1, the rest normal with standard deviation ``scale``."""
     rng = np.random.default_rng(seed)
     with lib.no_grad():
         for name, p in model.named_parameters():
             shape = tuple(p.shape)
             if name.endswith("bias"):
                 arr = np.zeros(shape, np.float32)
-            elif "ln" in name and name.endswith("weight"):
+            elif name.endswith("weight") and ("ln" in name or len(shape) == 1):  # norm scales
                 arr = np.ones(shape, np.float32)
             else:
-                arr = (rng.standard_normal(shape) * 0.02).astype(np.float32)
+                arr = (rng.standard_normal(shape) * scale).astype(np.float32)
             p.copy_(_tensor(lib, arr))
 
 
@@ -145,8 +149,173 @@ def gpt_mini(lib: Any) -> Step:
     return step
 
 
-# Each engineer adds one entry: name -> (lib) -> step.
-WORKLOADS: dict[str, Callable[[Any], Step]] = {"gpt_mini": gpt_mini}
+# --------------------------------------------------------------------------- LSTM LM
+LSTM = {"vocab": 1000, "emb": 64, "hidden": 256, "layers": 2, "seq": 35, "batch": 32}
+
+
+def lstm_model(lib: Any, vocab: int, emb: int, hidden: int, layers: int) -> Any:
+    """The word-language-model example's model on ``lib``: embedding, stacked LSTM, decoder."""
+    nn = lib.nn
+
+    class LM(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.emb = nn.Embedding(vocab, emb)
+            self.rnn = nn.LSTM(emb, hidden, layers)
+            self.dec = nn.Linear(hidden, vocab)
+
+        def forward(self, x: Any) -> Any:
+            out, _ = self.rnn(self.emb(x))
+            return self.dec(out)
+
+    return LM()
+
+
+def lstm_lm(lib: Any) -> Step:
+    """LSTM LM training step: Embedding 64, LSTM 2x256, vocab 1000, 35x32 tokens, cross-entropy,
+    SGD (lr 0.1), clip_grad_norm_(0.25)."""
+    c = LSTM
+    model = lstm_model(lib, c["vocab"], c["emb"], c["hidden"], c["layers"])
+    # at 0.02 the loss sits at ln(vocab) and moves 1e-4 a step (clip 0.25): too little to check
+    _load_weights(lib, model, seed=0, scale=0.1)
+    rng = np.random.default_rng(1)
+    tokens = rng.integers(0, c["vocab"], (c["seq"] + 1, c["batch"])).astype(np.int64)
+    x, y = _tensor(lib, tokens[:-1]), _tensor(lib, tokens[1:].reshape(-1))
+    opt = lib.optim.SGD(model.parameters(), lr=0.1)
+    F = lib.nn.functional
+
+    def step() -> float:
+        opt.zero_grad()
+        loss = F.cross_entropy(model(x).reshape(-1, c["vocab"]), y)
+        loss.backward()
+        lib.nn.utils.clip_grad_norm_(model.parameters(), 0.25)
+        opt.step()
+        return float(loss.item())
+
+    return step
+
+
+def lstm_floor() -> Callable[[], None]:
+    """The LSTM step's matrix products alone, on numpy float32 arrays: per layer the input
+    projection, the 35 hidden products forward and backward, dx, dW_ih and dW_hh; the decoder's
+    three."""
+    c = LSTM
+    rng = np.random.default_rng(0)
+    rows, gates, hidden, batch = c["seq"] * c["batch"], 4 * c["hidden"], c["hidden"], c["batch"]
+
+    def mk(*shape: int) -> np.ndarray:
+        return rng.standard_normal(shape).astype(np.float32)
+
+    pairs = []
+    for inp in (c["emb"], hidden):
+        w_ih, w_hh, x, d = mk(gates, inp), mk(gates, hidden), mk(rows, inp), mk(rows, gates)
+        h, dg = mk(hidden, batch), mk(gates, batch)  # feature-major, as ops/recurrent_cells.py
+        pairs += [(x, w_ih.T), (d, w_ih), (d.T, x), (d.T, mk(rows, hidden))]
+        pairs += [(w_hh, h), (w_hh.T, dg)] * c["seq"]
+    hid, w, dy = mk(rows, hidden), mk(c["vocab"], hidden), mk(rows, c["vocab"])
+    pairs += [(hid, w.T), (dy, w), (dy.T, hid)]
+
+    def run() -> None:
+        for a, b in pairs:
+            np.matmul(a, b)
+
+    return run
+
+
+# --------------------------------------------------------------------------- ResNet-ish
+RESNET = {"width": 32, "size": 16, "batch": 64, "classes": 10, "blocks": 3}
+
+
+def resnet_model(lib: Any, width: int, classes: int, blocks: int) -> Any:
+    """Stem conv3x3(3->width)-BN-ReLU, residual blocks (conv3x3-BN-ReLU-conv3x3-BN, + identity,
+    ReLU), global average pool, Linear(width->classes), on ``lib``."""
+    nn = lib.nn
+
+    class Block(nn.Module):
+        def __init__(self, c: int) -> None:
+            super().__init__()
+            self.conv1 = nn.Conv2d(c, c, 3, padding=1, bias=False)
+            self.bn1 = nn.BatchNorm2d(c)
+            self.conv2 = nn.Conv2d(c, c, 3, padding=1, bias=False)
+            self.bn2 = nn.BatchNorm2d(c)
+
+        def forward(self, x: Any) -> Any:
+            out = self.bn1(self.conv1(x)).relu()
+            out = self.bn2(self.conv2(out))
+            return (out + x).relu()
+
+    class Net(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.stem = nn.Conv2d(3, width, 3, padding=1, bias=False)
+            self.bn = nn.BatchNorm2d(width)
+            self.blocks = nn.Sequential(*[Block(width) for _ in range(blocks)])
+            self.head = nn.Linear(width, classes)
+
+        def forward(self, x: Any) -> Any:
+            x = self.bn(self.stem(x)).relu()
+            x = self.blocks(x)
+            return self.head(x.mean((2, 3)))
+
+    return Net()
+
+
+def resnet(lib: Any) -> Step:
+    """ResNet-ish training step: stem + 3 residual blocks, 32 channels, 16x16, batch 64,
+    cross-entropy, SGD momentum 0.9."""
+    c = RESNET
+    model = resnet_model(lib, c["width"], c["classes"], c["blocks"])
+    _load_weights(lib, model, seed=0)
+    rng = np.random.default_rng(1)
+    xs = rng.standard_normal((c["batch"], 3, c["size"], c["size"])).astype(np.float32)
+    x, y = _tensor(lib, xs), _tensor(lib, rng.integers(0, c["classes"], c["batch"]))
+    opt = lib.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
+    ce = lib.nn.functional.cross_entropy
+
+    def step() -> float:
+        opt.zero_grad()
+        loss = ce(model(x), y)
+        loss.backward()
+        opt.step()
+        return float(loss.item())
+
+    return step
+
+
+def resnet_floor() -> Callable[[], None]:
+    """The ResNet step's convolution matrix products alone (im2col shapes) on numpy float32
+    arrays: forward, weight gradient and input gradient of each conv, the stem's input gradient
+    excepted."""
+    c = RESNET
+    rng = np.random.default_rng(0)
+    cols_n, width = c["batch"] * c["size"] * c["size"], c["width"]
+    arrays = []
+    for k, needs_x in [(3 * 9, False)] + [(width * 9, True)] * (2 * c["blocks"]):
+        w = rng.standard_normal((width, k)).astype(np.float32)
+        cols = rng.standard_normal((k, cols_n)).astype(np.float32)
+        g = rng.standard_normal((width, cols_n)).astype(np.float32)
+        arrays.append((w, cols, g, needs_x))
+
+    def run() -> None:
+        for w, cols, g, needs_x in arrays:
+            np.matmul(w, cols)
+            np.matmul(g, cols.T)
+            if needs_x:
+                np.matmul(w.T, g)
+
+    return run
+
+
+# One entry per workload: name -> (lib) -> step; and its GEMM floor where it has one.
+WORKLOADS: dict[str, Callable[[Any], Step]] = {
+    "gpt_mini": gpt_mini,
+    "lstm_lm": lstm_lm,
+    "resnet": resnet,
+}
+FLOORS: dict[str, Callable[[], Callable[[], None]]] = {
+    "lstm_lm": lstm_floor,
+    "resnet": resnet_floor,
+}
 
 
 def check(name: str, libs: dict[str, Any], steps: int = 3, rtol: float = 2e-4) -> None:
@@ -157,46 +326,91 @@ def check(name: str, libs: dict[str, Any], steps: int = 3, rtol: float = 2e-4) -
         losses[k] = [step() for _ in range(steps)]
     ref = losses["torch"]
     for k, got in losses.items():
-        if not np.allclose(got, ref, rtol=rtol, atol=1e-5):
+        # the losses, and each step's change of the loss (the gradient's effect, which is small
+        # beside the loss itself), must agree
+        same = np.allclose(got, ref, rtol=rtol, atol=1e-5)
+        if not same or not np.allclose(np.diff(got), np.diff(ref), rtol=0.02, atol=2e-5):
             raise AssertionError(f"{name}: {k} losses {got} != torch {ref}")
     print(f"{name}: losses after {steps} steps agree: {ref}", flush=True)
 
 
 def _profile(name: str, lib: Any, steps: int) -> None:
+    """cProfile of ``steps`` of our step: the top functions by own time, then a table of each
+    Function's forward/backward and the optimizer's calls, cumulative ms per step and share."""
     import cProfile
     import pstats
+    import time
 
     step = WORKLOADS[name](lib)
     for _ in range(2):
         step()
     prof = cProfile.Profile()
+    t0 = time.perf_counter()
     prof.enable()
     for _ in range(steps):
         step()
     prof.disable()
-    pstats.Stats(prof).sort_stats("tottime").print_stats(25)
+    total = (time.perf_counter() - t0) / steps
+    stats = pstats.Stats(prof)
+    stats.sort_stats("tottime").print_stats(25)
+    names = ("forward", "backward", "_backward_arrays", "clip_grad_norm_", "step", "zero_grad")
+    rows = []
+    for (path, line, func), (_, _, _, cum, _) in stats.stats.items():  # type: ignore[attr-defined]
+        if "autogradcli" in path and func in names and "autograd/" not in path:
+            rows.append((cum / steps, f"{path.split('autogradcli/')[-1]}:{line} {func}"))
+    print(f"| {name} step: {total * 1e3:.1f} ms (under cProfile) | ms/step | share |")
+    print("|---|---|---|")
+    for ms, where in sorted(rows, reverse=True)[:16]:
+        print(f"| `{where}` | {ms * 1e3:.1f} | {ms / total:.0%} |")
+
+
+def _time(name: str, libs: dict[str, Any], rounds: int) -> dict[str, list[float]]:
+    """The loss check, then each library's step (and the workload's GEMM floor, as "floor")
+    timed in one rotation: seconds per round by name."""
+    check(name, libs)
+    cands: dict[str, Callable[[], Any]] = {k: WORKLOADS[name](lib) for k, lib in libs.items()}
+    if name in FLOORS:
+        cands["floor"] = FLOORS[name]()
+    from bench_floors import rotate
+
+    return rotate(cands, rounds, warmup=2)
+
+
+def _summary(name: str, times: dict[str, list[float]]) -> dict[str, float]:
+    """Medians (ms) by name and the paired ratios: "ratio" ours/torch, and where the workload
+    has a floor "floor" (floor/torch) and "ours_floor" (ours/floor); one line printed."""
+    from bench_floors import paired
+
+    out = {k: statistics.median(v) * 1e3 for k, v in times.items()}
+    out["ratio"] = paired(times, "autogradcli", "torch")
+    line = "  ".join(f"{k} {v:.1f} ms" for k, v in out.items() if k != "ratio")
+    line += f"  | paired ours/torch {out['ratio']:.3f}"
+    if "floor" in times:
+        out["floor_ratio"] = paired(times, "floor", "torch")
+        out["ours_floor"] = paired(times, "autogradcli", "floor")
+        line += f"  floor/torch {out['floor_ratio']:.3f}  ours/floor {out['ours_floor']:.3f}"
+    if "before" in times:
+        line += f"  before/torch {paired(times, 'before', 'torch'):.3f}"
+        line += f"  ours/before {paired(times, 'autogradcli', 'before'):.3f}"
+    print(f"{name}: {line}", flush=True)
+    return out
 
 
 def measure(name: str, threads: int = 1, rounds: int = 5) -> dict[str, float]:
-    """One workload's medians (ms) and paired ratio ``ours/torch`` after the loss check, for
-    report.py: ``{"autogradcli": ms, "torch": ms, "ratio": ours/torch}``."""
+    """One workload's medians (ms) and paired ratios after the loss check, for report.py:
+    ``{"autogradcli": ms, "torch": ms, "ratio": ours/torch}``, plus ``"floor"`` (ms),
+    ``"floor_ratio"`` (floor/torch) and ``"ours_floor"`` where the workload has a GEMM floor."""
     import torch
-    from bench_floors import paired, rotate
+    from bench_floors import thread_count
     from bench_nn import tune_malloc
-    from threadpoolctl import threadpool_limits
 
     import autogradcli
 
-    tune_malloc()
-    torch.set_num_threads(threads)
-    autogradcli.set_num_threads(threads)
-    libs = {"autogradcli": autogradcli, "torch": torch}
-    with threadpool_limits(limits=threads):
-        check(name, libs)
-        times = rotate({k: WORKLOADS[name](lib) for k, lib in libs.items()}, rounds, warmup=2)
-    out = {k: statistics.median(v) * 1e3 for k, v in times.items()}
-    out["ratio"] = paired(times, "autogradcli", "torch")
-    return out
+    tune_malloc()  # freed big blocks stay in the heap, as bench_nn's steps run
+    with thread_count(threads) as note:
+        print(f"{name} ({note}; {rounds} rounds)", flush=True)
+        times = _time(name, {"autogradcli": autogradcli, "torch": torch}, rounds)
+    return _summary(name, times)
 
 
 def _before_package(tree: str) -> Any:
@@ -214,41 +428,33 @@ def _before_package(tree: str) -> Any:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("names", nargs="*", default=list(WORKLOADS))
-    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("names", nargs="*", default=list(WORKLOADS), help=", ".join(WORKLOADS))
+    ap.add_argument("--rounds", type=int, default=5, help="timed rounds (profile: steps)")
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--profile", action="store_true", help="cProfile our step instead")
     ap.add_argument("--before", help="an older tree (git archive): its package timed too")
     args = ap.parse_args()
+    unknown = [n for n in args.names if n not in WORKLOADS]
+    if unknown:
+        ap.error(f"unknown workload(s) {unknown}; choose from {list(WORKLOADS)}")
     import torch
-    from bench_floors import paired, rotate
+    from bench_floors import thread_count
     from bench_nn import tune_malloc
-    from threadpoolctl import threadpool_limits
 
     import autogradcli
 
     tune_malloc()  # freed big blocks stay in the heap, as bench_nn's steps run
-    torch.set_num_threads(args.threads)
-    autogradcli.set_num_threads(args.threads)
     libs = {"autogradcli": autogradcli, "torch": torch}
     if args.before:
         libs["before"] = _before_package(args.before)
         libs["before"].set_num_threads(args.threads)
-    with threadpool_limits(limits=args.threads):
+    with thread_count(args.threads) as note:
+        print(note, flush=True)
         for name in args.names:
             if args.profile:
                 _profile(name, autogradcli, args.rounds)
-                continue
-            check(name, libs)
-            fns = {k: WORKLOADS[name](lib) for k, lib in libs.items()}
-            times = rotate(fns, args.rounds, warmup=2)
-            med = {k: statistics.median(v) * 1e3 for k, v in times.items()}
-            line = "  ".join(f"{k} {v:.1f} ms" for k, v in med.items())
-            line += f"  | paired ours/torch {paired(times, 'autogradcli', 'torch'):.3f}"
-            if args.before:
-                line += f"  before/torch {paired(times, 'before', 'torch'):.3f}"
-                line += f"  ours/before {paired(times, 'autogradcli', 'before'):.3f}"
-            print(f"{name}: {line}", flush=True)
+            else:
+                _summary(name, _time(name, libs, args.rounds))
 
 
 if __name__ == "__main__":

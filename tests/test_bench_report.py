@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 
 import pytest
 
@@ -64,7 +65,8 @@ def test_rows_never_measured_read_dash(report):
     block = report.table(runs, "Measured:", "no threads here")
     assert "no threads here" in block
     two = [line for line in block if "`--threads 2`" in line]
-    assert len(two) == 2 and all(line.count("| - ") == len(report.COLUMNS) for line in two)
+    assert len(two) == sum(row.threads != 1 for row in report.WORKLOADS) >= 5
+    assert all(line.split(" | ")[1 : 1 + len(report.COLUMNS)] == ["-"] * 4 for line in two)
 
 
 def test_replace_block_touches_only_the_block(report):
@@ -93,6 +95,53 @@ def test_readme_table_is_the_generated_one(report):
         line.rsplit(" | ", 1)[1] for line in expected
     ], "the targets column"
     assert speed[heads[0]] == expected[heads[0]] and speed[heads[1]] == expected[heads[1]]
+    # every number cell is one the script writes: a range or "-" (a row not measured yet)
+    cell = re.compile(r"^(-|\d+(\.\d+)?(-\d+(\.\d+)?)?( ?[a-zA-Z]+)?)$")
+    for line, want in zip(speed, expected):
+        cells, want_cells = line.split(" | "), want.split(" | ")
+        assert len(cells) == len(want_cells), line
+        if line not in (speed[heads[0]], speed[heads[1]]):
+            assert all(cell.match(c) for c in cells[1:-1]), line
+
+
+def test_readme_has_issue_19_rows(report):
+    """The realistic steps are in the table with issue 19's targets, at 1 and 2 threads."""
+    with open(os.path.join(REPO, "README.md"), encoding="utf-8") as f:
+        block = _block(f.read(), report)
+    models = [row for row in report.WORKLOADS if row.section == "models"]
+    assert {(r.kind, r.threads) for r in models} == {
+        (k, t) for k in ("gpt_mini", "lstm_lm", "resnet") for t in (1, 2)
+    }
+    targets = {r.kind: r.target for r in models if r.threads == 1}
+    assert targets == {"gpt_mini": "<= 1.0x torch", "lstm_lm": "<= 1.0x torch",
+                       "resnet": "<= 1.2x torch"}  # fmt: skip
+    for row in models:
+        assert any(line.startswith(f"| {row.workload} |") and line.endswith(f"| {row.target} |")
+                   for line in block), row.key  # fmt: skip
+
+
+def test_only_keeps_the_other_sections_rows(report):
+    """An ``--only models`` run replaces the models rows and its own note, nothing else."""
+    old = report.table(_runs(report), "Lower is better; full run:")
+    old.insert(2, f"{report.ONLY_NOTE}memory`: an earlier one.")
+    old.insert(3, f"{report.ONLY_NOTE}models`: the previous one.")
+    runs = [{r.key: {"ours": 3.0} for r in report.WORKLOADS if r.section == "models"}]
+    new = report.table(runs, f"{report.ONLY_NOTE}models`: this one.")
+    merged = report.keep_unmeasured(new, old, ["models"])
+    assert merged[:4] == [
+        report.BEGIN,
+        "Lower is better; full run:",
+        f"{report.ONLY_NOTE}memory`: an earlier one.",
+        f"{report.ONLY_NOTE}models`: this one.",
+    ]
+    assert merged[4] == "" and merged[-1] == report.END
+    rows = {line.split(" | ")[0][2:]: line for line in merged if line.startswith("| ")}
+    for row in report.WORKLOADS:
+        line = rows[row.workload]
+        assert ("| 3.00x |" in line) == (row.section == "models"), line
+        assert ("1.00-1.25x" in line) == (row.section != "models"), line
+    assert "10.0-11.0 MiB" in rows[report.MEMORY[0][1]]
+    assert report.keep_unmeasured(new, [], ["models"])[1] == new[1]  # no README block yet
 
 
 def test_measured_rows_are_the_table_rows(report, monkeypatch):
@@ -113,14 +162,35 @@ def test_measured_rows_are_the_table_rows(report, monkeypatch):
         def measure(steps=200):
             return {key: (1.0, 2.0) for key, *_ in report.MEMORY}
 
+    class Models:
+        @staticmethod
+        def measure(name, threads=1, rounds=5):
+            calls.append((name, threads))
+            out = {"autogradcli": 2.0, "torch": 1.0, "ratio": 2.0}
+            return out | ({"floor_ratio": 1.5, "ours_floor": 1.3} if name != "gpt_mini" else {})
+
     monkeypatch.setitem(sys.modules, "bench_floors", Floors)
+    monkeypatch.setitem(sys.modules, "bench_models", Models)
     monkeypatch.setitem(sys.modules, "bench_memory", Memory)
     with_threads = report.measure_once(True, threads_ok=True)
     assert calls == [(row.kind, row.threads) for row in report.WORKLOADS]
     assert set(with_threads) == {r.key for r in report.WORKLOADS} | {
         f"mem_{k}" for k, *_ in report.MEMORY
     }
+    assert with_threads["resnet"] == {"ours": 2.0, "gemm": 1.5}
+    assert with_threads["gpt_mini_t2"] == {"ours": 2.0}  # no floor: its column reads "-"
     calls.clear()
     without = report.measure_once(True, threads_ok=False)
     assert calls == [(row.kind, 1) for row in report.WORKLOADS if row.threads == 1]
     assert {r.key for r in report.WORKLOADS if r.threads != 1}.isdisjoint(without)
+    calls.clear()
+    only = report.measure_once(True, threads_ok=True, sections=["models"])
+    assert calls == [(r.kind, r.threads) for r in report.WORKLOADS if r.section == "models"]
+    assert set(only) == {r.key for r in report.WORKLOADS if r.section == "models"}
+
+
+def test_blas_info_names_the_kernels(report, monkeypatch):
+    monkeypatch.setenv("OPENBLAS_CORETYPE", "Haswell")
+    monkeypatch.delenv("OPENBLAS_L2_SIZE", raising=False)
+    info = report.blas_info()
+    assert info.startswith("BLAS ") and info.endswith(", OPENBLAS_CORETYPE=Haswell set")
