@@ -271,3 +271,17 @@ def test_penguins_with_an_island_embedding_train_and_predict_raw_rows(capsys, tm
         np.testing.assert_allclose([float(p) for p in pred[3:]], want, rtol=1e-4, atol=1e-6)
         assert pred[2] == state["target"]["classes"][int(np.argmax(want))]
     assert math.isclose(sum(float(p) for p in got[1][3:]), 1.0, rel_tol=1e-5)
+
+
+def test_readme_excerpt_is_the_shipped_embedding_config():
+    """The Tables section's second yaml block: lines of configs/penguins_embedding.yaml, in
+    order (the excerpt leaves the run settings out)."""
+    with open(os.path.join(REPO, "README.md"), encoding="utf-8") as fh:
+        readme = fh.read()
+    section = readme[readme.index("### Tables: `dataset: table`") :]
+    second = section.index("```yaml\n", section.index("```yaml\n") + 1) + 8
+    block = section[second : section.index("```\n", second)].splitlines()
+    with open(os.path.join(REPO, "configs", "penguins_embedding.yaml"), encoding="utf-8") as fh:
+        lines = iter(fh.read().splitlines())
+    assert "TableEmbeddings" in "\n".join(block)
+    assert all(any(line == shipped for shipped in lines) for line in block)
