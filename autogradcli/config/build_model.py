@@ -71,7 +71,7 @@ class DataSizes:
     """The sizes a data kind knows (``classes``, ``vocab``), the kind's name for messages, and
     whether the layer being built is the model's last (its output)."""
 
-    def __init__(self, sizes: dict[str, int], kind: str) -> None:
+    def __init__(self, sizes: dict[str, Any], kind: str) -> None:
         self.sizes, self.kind, self.last = dict(sizes), kind, False
 
     def resolve(self, b: Builder, key: str, path: Path) -> int | None:
@@ -88,6 +88,16 @@ class DataSizes:
             )
             return None
         return int(self.sizes[what])
+
+    def layout(self, b: Builder, target: Any, what: str, path: Path) -> Any:
+        """The part of the data layer ``target`` is built from (its ``data_layout`` key of the
+        sizes: ``embeddings``, a table's embedding slots), or None after reporting, at the
+        layer, that the data has none."""
+        key = target.data_layout
+        if key not in self.sizes:
+            b.error(path, f"{what}: dataset {self.kind!r} has no {target.data_layout_needs}")
+            return None
+        return self.sizes[key]
 
 
 def _layer(
@@ -116,7 +126,14 @@ def _layer(
                 params[pname] = [int(x.shape[-1]) if d == "auto" else d for d in dims]
             module = FunctionLayer(target, params, kwargs.get("init"), kwargs.get("args", ()))
         else:
+            if getattr(target, "data_layout", None) is not None:
+                layout = sizes.layout(b, target, what, path)
+                if layout is None:
+                    return None, None
+                kwargs["layout"] = layout
             for key, value in kwargs.items():
+                if value == "auto" and registry.own_auto(target, key):
+                    continue
                 if value == "auto" and key in registry.DATA_SIZE_KEYS:
                     size = sizes.resolve(b, key, path + (key,))
                     if size is None:
@@ -193,6 +210,8 @@ def _expects(module: Module) -> str:
     """The module's repr line, plus what input it expects where its sizes say so:
     ``Linear(in_features=64, ...) expects inputs of shape (*, 64); it``."""
     text = repr(module).splitlines()[0]
+    if text.endswith("("):  # a layer with sublayers: its repr's first line is an open bracket
+        text = type(module).__name__
     for attr, fmt in (
         ("in_features", "expects inputs of shape (*, {})"),
         ("in_channels", "expects {} input channels (dim 1)"),

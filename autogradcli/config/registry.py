@@ -25,7 +25,7 @@ from ..trainer.metrics import (  # noqa: F401  (the names a config reads, define
     mode_problem,
     resolve_mode,
 )
-from . import blocks, sequence_layers
+from . import blocks, sequence_layers, table_layers
 
 # The config's own versions of these (``sequence_layers``): one tensor out, causal attention.
 _SEQUENCE_LAYERS = ("RNN", "LSTM", "GRU", "TransformerEncoderLayer", "PositionalEmbedding")
@@ -84,7 +84,14 @@ def layer_types() -> dict[str, type]:
     }
     out.update({"Add": blocks.Add, "Concat": blocks.Concat, "Mul": blocks.Mul})
     out.update({name: getattr(sequence_layers, name) for name in _SEQUENCE_LAYERS})
+    out["TableEmbeddings"] = table_layers.TableEmbeddings
     return out
+
+
+def own_auto(target: Any, key: str) -> bool:
+    """Whether layer class ``target`` resolves ``key: auto`` itself (its ``auto_settings``:
+    ``TableEmbeddings``' ``embedding_dim``), so neither the input nor the data sizes it."""
+    return key in getattr(target, "auto_settings", ())
 
 
 @functools.cache

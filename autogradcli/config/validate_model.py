@@ -151,7 +151,12 @@ def _layer(v: Validator, value: Any, path: Path, in_graph: bool) -> dict[str, An
         return spec
     what = f"{kind if not is_import_path(kind) else target.__name__}"
     for key, x in rest.items():
-        if x == "auto" and key not in registry.AUTO_KEYS and key not in registry.DATA_SIZE_KEYS:
+        if (
+            x == "auto"
+            and key not in registry.AUTO_KEYS
+            and key not in registry.DATA_SIZE_KEYS
+            and not registry.own_auto(target, key)
+        ):
             names = [*registry.AUTO_KEYS, *registry.DATA_SIZE_KEYS]
             v.error(path + (key,), f"'auto' works only for {', '.join(names)}")
     v.kwargs(rest, path, target, what)

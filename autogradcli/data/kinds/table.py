@@ -158,10 +158,23 @@ class TableKind(DataKind):
         assert isinstance(source, TableSource)
         return [str(r) for r in source.raw.rows]
 
-    def sizes(self, state: dict[str, Any]) -> dict[str, int]:
-        """``classes``, the class count of a class target (none for a numeric one)."""
+    def sizes(self, state: dict[str, Any]) -> dict[str, Any]:
+        """``classes``, the class count of a class target (none for a numeric one), and, when
+        a column has ``encode: embedding``, ``embeddings``: the input ``width`` and each such
+        column's ``name``, index ``slot`` and ``num_embeddings`` (its vocabulary and the
+        unknown slot 0), what the config's ``TableEmbeddings`` layer is built from."""
         target = state["target"]
-        return {"classes": len(target["classes"])} if target["type"] == "category" else {}
+        out: dict[str, Any] = {}
+        if target["type"] == "category":
+            out["classes"] = len(target["classes"])
+        columns = [
+            {"name": c["name"], "slot": c["start"], "num_embeddings": len(c["vocab"]) + 1}
+            for c in state["features"]
+            if c["type"] == "category" and c["encode"] == "embedding"
+        ]
+        if columns:
+            out["embeddings"] = {"width": state["width"], "columns": columns}
+        return out
 
     def class_names(self, state: dict[str, Any]) -> list[str] | None:
         """The target's class names in index order; None for a numeric target."""
