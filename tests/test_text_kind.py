@@ -58,7 +58,9 @@ def test_samples_are_views_of_one_array(tmp_path):
     train = kind.samples(src, state, [0, 3, 5], train=True)
     val = kind.samples(src, state, [1, 2])
     ids = src.ids(state["vocab"])
-    assert ids.dtype == np.int64 and ids.shape == (len(text),)
+    # 29 distinct chars + <unk>: uint8 ids, memory-mapped from a file
+    assert ids.dtype == np.uint8 and ids.shape == (len(text),)
+    assert isinstance(ids, np.memmap)
     for ds in (train, val):
         for k in range(len(ds)):
             x, y = ds[k]
@@ -419,3 +421,222 @@ def test_classify_trains_from_the_config_and_predicts_class_names(capsys, tmp_pa
     assert code == 0, err
     doc = json.loads(out)
     assert doc["samples"] == 40 and doc["test_acc"] >= 0.95
+
+
+# ------------------------------------------------------------ streaming and memory-mapped ids
+def _small_chunks(monkeypatch, chunk_bytes: int, step_tokens: int = 3) -> None:
+    """Read texts ``chunk_bytes`` at a time and pass over ids ``step_tokens`` at a time, so
+    every boundary case of a small text is crossed."""
+    from autogradcli.data.text import files, stream
+
+    monkeypatch.setattr(files, "CHUNK_BYTES", chunk_bytes)
+    monkeypatch.setattr(stream, "STEP_TOKENS", step_tokens)
+
+
+@pytest.mark.parametrize("chunk", [1, 2, 3, 5, 64])
+def test_characters_split_between_reads_are_joined(tmp_path, monkeypatch, chunk):
+    # 1-, 2-, 3- and 4-byte characters and a BOM; the oracle is Python's whole-file decode
+    raw = "\ufeffaé€𝄞\nΣx é".encode()
+    _small_chunks(monkeypatch, chunk)
+    src = _kind(_write(tmp_path / "t.txt", raw), block_size=1).read()
+    assert src.pieces == raw.decode("utf-8-sig")
+
+
+@pytest.mark.parametrize("chunk", [1, 2, 3, 4, 7, 1 << 20])
+@pytest.mark.parametrize(
+    ("raw", "where"),
+    [
+        (b"ab\ncd\xffe\n", "line 2, byte offset 5: byte 0xff"),
+        (b"\xef\xbb\xbfa\n\xe9\n", "line 2, byte offset 5: byte 0xe9"),  # BOM bytes counted
+        (b"ok\n\xc3", "line 2, byte offset 3: byte 0xc3"),  # cut inside the last character
+        (b"a\xe2\x82x\n", "line 1, byte offset 1: byte 0xe2"),  # a 3-byte start, then 'x'
+    ],
+)
+def test_bad_bytes_are_located_whatever_the_reads(tmp_path, monkeypatch, chunk, raw, where):
+    _small_chunks(monkeypatch, chunk)
+    path = _write(tmp_path / "bad.txt", raw)
+    with pytest.raises(DataError) as err:
+        _kind(path, block_size=1).read()
+    assert str(err.value).startswith(f"{path}: {where} is not UTF-8 text")
+
+
+TRICKY = "ΟΔΟΣ ΟΔΟΣ. Naïve  café—ok!\nIt's fine_2 go\n\nÉTÉ 𝄞x"
+
+
+@pytest.mark.parametrize("chunk", [1, 2, 3, 5, 8])
+@pytest.mark.parametrize("tokens", ["char", "word"])
+@pytest.mark.parametrize("lowercase", [False, True])
+def test_tokens_across_reads_are_those_of_the_whole_text(
+    tmp_path, monkeypatch, chunk, tokens, lowercase
+):
+    # the oracle: the tokenizer run on the whole text at once (a final Greek sigma included)
+    _small_chunks(monkeypatch, chunk)
+    path = _write(tmp_path / "t.txt", TRICKY)
+    src = _kind(path, tokens=tokens, lowercase=lowercase, block_size=1).read()
+    whole = tokenize(TRICKY, tokens, lowercase)
+    assert list(src.pieces) == list(whole)
+    if lowercase:
+        assert "οδος" in "".join(src.pieces)  # a final sigma, lowercased as one
+
+
+def test_folder_files_joined_across_reads(tmp_path, monkeypatch):
+    _small_chunks(monkeypatch, 2)
+    _write(tmp_path / "a.txt", "un é")  # no newline at its end: one is put between files
+    _write(tmp_path / "b.txt", "")
+    _write(tmp_path / "c.txt", "deux\n")
+    _write(tmp_path / "d.txt", "trois")
+    src = _kind(tmp_path, tokens="word", block_size=1).read()
+    # "un é" "\n" "" "deux\n" "trois": one newline where a file does not end with one
+    assert src.pieces == ["un", "é", "\n", "deux", "\n", "trois"]
+
+
+def test_vocabulary_is_the_training_blocks_only_when_read_in_chunks(tmp_path, monkeypatch):
+    # block_size 3: blocks "aéb!" "ccdc" "bé€q"; € and q are only in the validation block
+    _small_chunks(monkeypatch, 1, step_tokens=5)
+    kind = _kind(_write(tmp_path / "t.txt", "aéb!ccdcbé€q"), block_size=3)
+    src = kind.read()
+    state = kind.fit(src, [0, 1])
+    # counts a:1 é:1 b:1 !:1 c:3 d:1, by falling count then code point
+    assert state["vocab"] == ["<unk>", "c", "!", "a", "b", "d", "é"]
+    x, y = kind.samples(src, state, [2])[0]
+    assert x.tolist() == [4, 6, 0] and y.tolist() == [6, 0, 0]
+
+
+@pytest.mark.parametrize(("words", "dtype"), [(255, np.uint8), (256, np.uint16)])
+def test_ids_take_the_smallest_dtype_of_the_vocabulary(tmp_path, words, dtype):
+    # <unk> and `words` distinct words: 256 ids fit uint8, 257 need uint16
+    text = " ".join(f"w{i}" for i in range(words))
+    kind = _kind(_write(tmp_path / "t.txt", text), tokens="word", block_size=words - 1)
+    src = kind.read()
+    state = kind.fit(src, [0])
+    ids = src.ids(state["vocab"])
+    assert ids.dtype == dtype and len(state["vocab"]) == words + 1
+    assert [state["vocab"][i] for i in ids] == text.split()
+
+
+def test_compact_dtype_limits():
+    from autogradcli.data.text.idfile import compact_dtype
+
+    assert [compact_dtype(n) for n in (1, 256, 257, 65536, 65537, 2**32)] == [
+        np.uint8,
+        np.uint8,
+        np.uint16,
+        np.uint16,
+        np.uint32,
+        np.uint32,
+    ]
+    with pytest.raises(ValueError, match="does not fit in uint32"):
+        compact_dtype(2**32 + 1)
+
+
+def test_batches_are_int64_copies_of_the_views(tmp_path):
+    from autogradcli.data import DataLoader
+
+    text = "the quick brown fox jumps over the lazy dog\n" * 20
+    kind = _kind(_write(tmp_path / "t.txt", text), block_size=8)
+    src = kind.read()
+    state = kind.fit(src, range(len(src)))
+    ds = kind.samples(src, state, [7, 0, 3, 5, 2], train=True)
+    batches = list(DataLoader(ds, batch_size=2))
+    assert [tuple(x.shape) for x, _ in batches] == [(2, 8), (2, 8), (1, 8)]
+    xs = np.concatenate([x.numpy() for x, _ in batches])
+    ys = np.concatenate([y.numpy() for _, y in batches])
+    assert xs.dtype == ys.dtype == np.int64
+    vocab = state["vocab"]
+    for k, block in enumerate([7, 0, 3, 5, 2]):
+        i = block * 9
+        assert "".join(vocab[t] for t in xs[k]) == text[i : i + 8]
+        assert "".join(vocab[t] for t in ys[k]) == text[i + 1 : i + 9]
+
+
+def test_ids_live_in_an_unlinked_temporary_file(tmp_path, monkeypatch):
+    import tempfile
+
+    spool = tmp_path / "spool"
+    spool.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(spool))
+    kind = _kind(_write(tmp_path / "t.txt", "abcabcabcd"), block_size=4)
+    src = kind.read()
+    ids = src.ids(kind.fit(src, [0])["vocab"])  # blocks "abcab" "cabcd"
+    assert isinstance(ids, np.memmap) and not ids.flags.writeable
+    assert ids.tolist() == [1, 2, 3, 1, 2, 3, 1, 2, 3, 0]  # d: in no training block
+    assert os.listdir(spool) == []  # unlinked at once
+    assert sorted(os.listdir(tmp_path)) == ["spool", "t.txt"]  # nothing beside the data
+
+
+_RSS_PROGRAM = """
+import sys
+from autogradcli.data import DataLoader
+from autogradcli.data.kinds import KINDS
+
+kind = KINDS["text"](path=sys.argv[1], block_size=64)
+source = kind.read()
+rows = range(len(source) * 9 // 10)
+state = kind.fit(source, rows)
+loader = DataLoader(kind.samples(source, state, rows, train=True), batch_size=64)
+for k, (x, y) in zip(range(5), loader):
+    assert str(x.dtype) == "autogradcli.int64" and tuple(x.shape) == (64, 64)
+with open("/proc/self/status") as f:
+    print([line.split()[1] for line in f if line.startswith("VmHWM")][0])
+"""
+
+
+def _big_text(path, mib: int) -> str:
+    """``mib`` MiB of UTF-8 text: lines of common and accented words (some 30 distinct chars)."""
+    rng = np.random.default_rng(mib)
+    words = [
+        "the",
+        "a",
+        "of",
+        "and",
+        "to",
+        "in",
+        "that",
+        "it",
+        "was",
+        "he",
+        "she",
+        "said",
+        "café",
+        "naïve",
+        "über",
+        "ΟΔΟΣ",
+        "déjà",
+        "ça",
+    ]
+    encoded = [w.encode("utf-8") for w in words]
+    with open(path, "wb") as fh:
+        left = mib << 20
+        while left > 0:
+            line = b" ".join(encoded[i] for i in rng.integers(0, len(words), 20000)) + b".\n"
+            fh.write(line)
+            left -= len(line)
+    return str(path)
+
+
+def _peak_rss_kib(path: str) -> int:
+    import subprocess
+    import sys
+
+    repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, PYTHONPATH=repo)
+    out = subprocess.run(
+        [sys.executable, "-c", _RSS_PROGRAM, path],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    ).stdout
+    return int(out.strip())
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="reads VmHWM from /proc")
+def test_peak_memory_does_not_grow_with_the_text(tmp_path):
+    """10 and 50 MiB of text read, fitted, encoded and batched: holding the 40 MiB more as a
+    string alone would add 40 MiB (and as int64 ids 320 MiB more); the peak may grow by far
+    less."""
+    small = _peak_rss_kib(_big_text(tmp_path / "small.txt", 10))
+    large = _peak_rss_kib(_big_text(tmp_path / "large.txt", 50))
+    held = 40 << 10
+    print(f"peak RSS: {small} KiB for 10 MiB of text, {large} KiB for 50 MiB (held: +{held} KiB)")
+    assert large - small < held // 4

@@ -5,8 +5,9 @@ column, as tokens (``char`` or ``word``) with a vocabulary fitted on the trainin
 of ``block_size + 1`` tokens, and a block is the unit the run's splitter shuffles, so no training
 window shares a token with a validation or test window. Block ``r`` gives the sample
 ``x = ids[i:i+T]``, ``y = ids[i+1:i+T+1]`` (``i = r * (T + 1)``): every position is a target,
-and both are views of one int64 array encoded once. A trailing part shorter than a block is not
-used.
+and both are views of one memory-mapped array of ids encoded once, in the smallest unsigned
+dtype the vocabulary fits (int64 per batch). The text is read in bounded chunks and never held
+whole (see ``text.stream``). A trailing part shorter than a block is not used.
 
 ``task: classify``: one text per row of a table with a label column; the input is the text's
 token ids cut to their first ``length`` or padded in front (``<pad>``, id 0) up to it, the
@@ -18,13 +19,15 @@ from __future__ import annotations
 import copy
 import os
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
 
 from ..text.datasets import BlockWindows, PaddedTexts
-from ..text.files import TEXT_SUFFIXES, read_utf8, text_files
+from ..text.files import TEXT_SUFFIXES, iter_utf8, read_utf8, text_files
+from ..text.idfile import IdFile
+from ..text.stream import block_counts, read_ids, recode
 from ..text.table import MAX_PROBLEMS, read_table
 from ..text.tokens import PAD, UNK, build_vocab, encode, tokenize
 from .base import DataError, DataKind, Problem, Source
@@ -37,34 +40,54 @@ _TABLES = (".csv", ".tsv")
 
 
 class TextSource(Source):
-    """What ``TextKind.read`` found: for ``next_token`` the whole token sequence (``pieces``)
-    cut into blocks; for ``classify`` each row's tokens, label (None without a label column)
-    and line in ``file``."""
+    """What ``TextKind.read`` found: for ``next_token`` the token sequence as memory-mapped
+    seen-ids (``seen_ids``, tokens ``seen``: see ``text.stream``) cut into blocks; for
+    ``classify`` each row's tokens, label (None without a label column) and line in ``file``."""
 
     def __init__(
         self,
         file: str,
         tokens: str,
-        pieces: Sequence[str] | None = None,
+        seen_ids: IdFile | None = None,
+        seen: list[str] | None = None,
         block_size: int = 0,
         rows: list[Sequence[str]] | None = None,
         labels: list[str] | None = None,
         lines: list[int] | None = None,
     ) -> None:
-        self.file, self.tokens, self.pieces, self.block_size = file, tokens, pieces, block_size
+        self.file, self.tokens, self.block_size = file, tokens, block_size
+        self.seen_ids, self.seen = seen_ids, seen
         self.rows, self.labels, self.lines = rows, labels, lines
-        self._encoded: tuple[tuple[str, ...], np.ndarray] | None = None
+        self._encoded: dict[str, Any] = {}  # shared by reblocked copies: the same ids
 
     def __len__(self) -> int:
-        if self.pieces is not None:
-            return len(self.pieces) // (self.block_size + 1)
+        if self.seen_ids is not None:
+            return self.seen_ids.count // (self.block_size + 1)
         return len(self.rows or ())
+
+    def _tokens(self, ids: np.ndarray) -> Sequence[str]:
+        """Seen-ids back to tokens: a string of chars, or a list of words."""
+        assert self.seen is not None
+        pieces = [self.seen[int(i)] for i in ids]
+        return "".join(pieces) if self.tokens == "char" else pieces
+
+    @property
+    def pieces(self) -> Sequence[str] | None:
+        """Every token of a next_token text (the whole text in memory: for small texts and
+        tests); None for classify."""
+        return None if self.seen_ids is None else self._tokens(self.seen_ids.array)
 
     def block(self, r: int) -> Sequence[str]:
         """The ``block_size + 1`` tokens of block ``r``."""
-        assert self.pieces is not None
+        assert self.seen_ids is not None
         size = self.block_size + 1
-        return self.pieces[r * size : (r + 1) * size]
+        return self._tokens(self.seen_ids.array[r * size : (r + 1) * size])
+
+    def counts(self, blocks: Sequence[int]) -> Counter:
+        """How often each token occurs in the blocks ``blocks``."""
+        assert self.seen_ids is not None and self.seen is not None
+        counts = block_counts(self.seen_ids, self.block_size + 1, blocks, len(self.seen))
+        return Counter({self.seen[i]: int(counts[i]) for i in np.flatnonzero(counts)})
 
     def reblocked(self, block_size: int) -> TextSource:
         """This text cut into blocks of ``block_size + 1`` tokens (the same tokens and ids)."""
@@ -75,13 +98,13 @@ class TextSource(Source):
         return other
 
     def ids(self, vocab: Sequence[str]) -> np.ndarray:
-        """The whole token sequence as one int64 array of ids in ``vocab``, encoded once per
-        vocabulary (every sample is a view of it)."""
-        assert self.pieces is not None
+        """The whole token sequence as ids in ``vocab``, memory-mapped in the smallest unsigned
+        dtype that holds them, encoded once per vocabulary (every sample is a view of it)."""
+        assert self.seen_ids is not None and self.seen is not None
         key = tuple(vocab)
-        if self._encoded is None or self._encoded[0] != key:
-            self._encoded = (key, encode(self.pieces, vocab))
-        return self._encoded[1]
+        if self._encoded.get("vocab") != key:
+            self._encoded.update(vocab=key, ids=recode(self.seen_ids, self.seen, vocab))
+        return self._encoded["ids"].array
 
 
 class TextKind(DataKind):
@@ -124,20 +147,24 @@ class TextKind(DataKind):
         where = os.fspath(path) if path is not None else self.path
         if self.task == "classify":
             return self._read_rows(where, need_labels=path is None)
-        text = self._read_text(where)
-        pieces = tokenize(text, self.tokens, self.lowercase)
-        if len(pieces) < self.block_size + 1:
+        problems: list[Problem] = []
+        seen_ids, seen = read_ids(self._texts(where, problems), self.tokens, self.lowercase)
+        if problems:
+            raise DataError(problems[:MAX_PROBLEMS], max(0, len(problems) - MAX_PROBLEMS))
+        count = seen_ids.count
+        if count < self.block_size + 1:
             why = (
-                f"the text has {len(pieces)} {self.tokens} tokens, fewer than block_size + 1 = "
+                f"the text has {count} {self.tokens} tokens, fewer than block_size + 1 = "
                 f"{self.block_size + 1} (a sample is block_size inputs and their next tokens): "
                 f"lower block_size or give more text"
             )
             raise DataError([Problem(where, why)])
-        return TextSource(where, self.tokens, pieces=pieces, block_size=self.block_size)
+        return TextSource(where, self.tokens, seen_ids, seen, block_size=self.block_size)
 
-    def _read_text(self, where: str) -> str:
-        """All the text at ``where``: a file, a folder's text files in path order (a newline
-        between files), or a table's text column (one row per line)."""
+    def _texts(self, where: str, problems: list[Problem]) -> Iterator[str]:
+        """All the text at ``where``, in bounded pieces: a file, a folder's text files in path
+        order (a newline between files), or a table's text column (one row per line). A file's
+        problems are added to ``problems`` and the next file read; no text at all is an error."""
         if os.path.isdir(where):
             files = text_files(where)
             if not files:
@@ -147,26 +174,26 @@ class TextKind(DataKind):
             files = [where]
         else:
             raise DataError([Problem(where, "no such file or folder")])
-        parts, problems = [], []
+        wrote, ends_line = False, None  # ends_line: None before the first file
         for file in files:
+            last = ""
             try:
                 if file.lower().endswith(_TABLES):
-                    part = "\n".join(read_table(file, self.text_column, "", False).texts)
+                    table = "\n".join(read_table(file, self.text_column, "", False).texts)
+                    parts: Iterable[str] = [table] if table else []
                 else:
-                    part = read_utf8(file)
+                    parts = iter_utf8(file)
+                for part in parts:
+                    if not last and ends_line is False:
+                        yield "\n"
+                    yield part
+                    wrote, last = True, part
             except DataError as err:
                 problems.extend(err.problems)
-                continue
-            if part and parts and not parts[-1].endswith("\n"):
-                parts.append("\n")
-            parts.append(part)
-        if problems:
-            raise DataError(problems[:MAX_PROBLEMS], max(0, len(problems) - MAX_PROBLEMS))
-        text = "".join(parts)
-        if not text:
+            ends_line = last.endswith("\n")
+        if not wrote and not problems:
             what = "the file is empty" if len(files) == 1 else "every text file in it is empty"
             raise DataError([Problem(where, what)])
-        return text
 
     def _read_rows(self, where: str, need_labels: bool) -> TextSource:
         """One row per text of the table ``where`` (or per line of a ``.txt`` file, unlabelled)."""
@@ -194,8 +221,7 @@ class TextKind(DataKind):
         state: dict[str, Any] = {"task": self.task, "tokens": self.tokens}
         state["lowercase"] = self.lowercase
         if self.task == "next_token":
-            for r in train:
-                counts.update(source.block(int(r)))
+            counts = source.counts(train)
             state["block_size"] = self.block_size
             state["vocab"] = build_vocab(counts, [UNK], self.max_vocab)
             return state
