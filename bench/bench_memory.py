@@ -135,9 +135,9 @@ sys.path[:0] = [BENCH, REPO]
 import numpy as np
 if SIDE == "torch":
     import torch as lib
-    lib.set_num_threads(1)
 else:
     import autogradcli as lib
+lib.set_num_threads(THREADS)
 after_import = status("VmRSS")
 np.random.default_rng(0)  # numpy's first SeedSequence imports secrets, hashlib, OpenSSL
 import bench_models, bench_nn
@@ -163,12 +163,17 @@ print(json.dumps({"after_import": after_import, "before_build": before_build,
 SETTLE = 2  # steps before the steady-state window (its VmHWM reset through clear_refs)
 
 
-def model_child(name: str, side: str, steps: int, warmup: int, mallopt: bool) -> dict:
-    """One workload of bench_models on ``side`` ("ours" or "torch") in a fresh process, alone."""
+def model_child(
+    name: str, side: str, steps: int, warmup: int, mallopt: bool, threads: int = 1
+) -> dict:
+    """One workload of bench_models on ``side`` ("ours" or "torch") in a fresh process, alone,
+    on ``threads`` threads (the library's intra-op threads and numpy's BLAS)."""
     if warmup + steps <= SETTLE:
         raise ValueError(f"--warmup + --steps must be over {SETTLE}")
-    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
+    n = str(threads)
+    env = dict(os.environ, OMP_NUM_THREADS=n, OPENBLAS_NUM_THREADS=n, MKL_NUM_THREADS=n)
     preamble = (
+        f"THREADS = {threads}\n"
         f"NAME, SIDE, STEPS, WARMUP, MALLOPT = {name!r}, {side!r}, {steps}, {warmup}, {mallopt}\n"
         f"SETTLE = {SETTLE}\n"
         f"BENCH, REPO = {str(HERE)!r}, {str(HERE.parent)!r}\n"
@@ -185,7 +190,11 @@ def model_child(name: str, side: str, steps: int, warmup: int, mallopt: bool) ->
 
 
 def measure_models(
-    names: list[str] | None = None, steps: int = 20, warmup: int = 0, mallopt: bool = True
+    names: list[str] | None = None,
+    steps: int = 20,
+    warmup: int = 0,
+    mallopt: bool = True,
+    threads: int = 1,
 ) -> dict[str, dict[str, tuple]]:
     """Print and return, by workload, (autogradcli, torch) by key: "import", "built", "peak",
     "loop", "steady" (MiB: RSS after the imports, after the build, VmHWM, VmHWM minus the RSS
@@ -195,10 +204,12 @@ def measure_models(
     from bench_models import WORKLOADS
 
     out = {}
-    print(f"Peak memory of the realistic steps ({warmup} + {steps} steps, one thread, "
+    print(f"Peak memory of the realistic steps ({warmup} + {steps} steps, {threads} thread(s), "
           f"fresh process per library; mallopt {mallopt}):")  # fmt: skip
     for name in names or list(WORKLOADS):
-        ours, ref = (model_child(name, side, steps, warmup, mallopt) for side in ("ours", "torch"))
+        ours, ref = (
+            model_child(name, side, steps, warmup, mallopt, threads) for side in ("ours", "torch")
+        )
         if not np.allclose(ours["losses"], ref["losses"], rtol=2e-4, atol=1e-5):
             raise AssertionError(f"{name}: losses {ours['losses']} != torch {ref['losses']}")
         rows = {
@@ -231,6 +242,7 @@ def main() -> None:
     ap.add_argument("--steps", type=int, help="default 200 (MLP), 20 (--models)")
     ap.add_argument("--warmup", type=int, help="default 20 (MLP), 0 (--models)")
     ap.add_argument("--no-mallopt", action="store_true")
+    ap.add_argument("--threads", type=int, default=1, help="--models only: threads per side")
     ap.add_argument(
         "--models", nargs="*", help="issue 19's workloads against torch instead (default: all)"
     )
@@ -239,7 +251,7 @@ def main() -> None:
     steps = args.steps if args.steps is not None else (20 if models else 200)
     warmup = args.warmup if args.warmup is not None else (0 if models else 20)
     if models:
-        measure_models(args.models, steps, warmup, not args.no_mallopt)
+        measure_models(args.models, steps, warmup, not args.no_mallopt, args.threads)
     else:
         measure(steps, warmup, not args.no_mallopt)
 
