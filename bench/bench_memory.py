@@ -11,6 +11,19 @@ the peak above the RSS before the model is built (what the step loop itself hold
 after numpy's first seeded generator, whose SeedSequence imports ``secrets`` and with it hashlib
 and OpenSSL, 3.6 MiB, in both) and the minor page faults per step after the warm-up. bench_nn's mallopt (big freed blocks stay in the heap) is applied in
 both, as in the timed benchmarks.
+
+    python bench/bench_memory.py --models [gpt_mini lstm_lm resnet] [--steps 20] [--warmup 0]
+
+measures instead issue 19's realistic steps (bench_models.WORKLOADS) against torch: one fresh
+process per workload and library, only that library imported (bench_models fills the weights
+from numpy, so neither side loads the other; the child checks), one thread. Reported per side:
+the RSS after the imports, after the model, data and optimizer are built, the peak (VmHWM) over
+``--warmup`` + ``--steps`` steps, and the step loop's own peak (VmHWM minus the RSS just before
+the first step) and the steady step's own (after 2 steps, VmHWM reset through
+/proc/self/clear_refs: the peak of the later steps above the RSS after step 2, i.e. the pages
+the later steps touch beyond what stayed resident; it depends on the allocator keeping freed
+blocks, so no ratio); ratios autogradcli / torch of the peak and the loop's own. The first 3
+losses of both sides are compared (the same model on both).
 """
 
 from __future__ import annotations
@@ -113,13 +126,134 @@ def measure(steps: int = 200, warmup: int = 20, mallopt: bool = True) -> dict[st
     return rows
 
 
+MODEL_CHILD = """
+import json, sys
+def status(field):
+    with open("/proc/self/status") as f:
+        return next(int(l.split()[1]) * 1024 for l in f if l.startswith(field + ":"))
+sys.path[:0] = [BENCH, REPO]
+import numpy as np
+if SIDE == "torch":
+    import torch as lib
+else:
+    import autogradcli as lib
+lib.set_num_threads(THREADS)
+after_import = status("VmRSS")
+np.random.default_rng(0)  # numpy's first SeedSequence imports secrets, hashlib, OpenSSL
+import bench_models, bench_nn
+tuned = bench_nn.tune_malloc() if MALLOPT else False
+before_build = status("VmRSS")
+step = bench_models.WORKLOADS[NAME](lib)
+before_loop = status("VmRSS")
+losses = [step() for _ in range(SETTLE)]  # gradients, optimizer state, lazy one-time setup
+first_peak = status("VmHWM")
+with open("/proc/self/clear_refs", "w") as f:  # VmHWM := VmRSS (Linux >= 4.0)
+    f.write("5")
+settled = status("VmRSS")
+losses += [step() for _ in range(WARMUP + STEPS - SETTLE)]
+steady_peak = status("VmHWM")
+other = "autogradcli" if SIDE == "torch" else "torch"
+print(json.dumps({"after_import": after_import, "before_build": before_build,
+    "before_loop": before_loop, "peak": max(first_peak, steady_peak), "settled": settled,
+    "steady_peak": steady_peak, "rss_end": status("VmRSS"),
+    "mallopt": tuned, "losses": losses[:3], "loaded": other in sys.modules}))
+"""
+
+
+SETTLE = 2  # steps before the steady-state window (its VmHWM reset through clear_refs)
+
+
+def model_child(
+    name: str, side: str, steps: int, warmup: int, mallopt: bool, threads: int = 1
+) -> dict:
+    """One workload of bench_models on ``side`` ("ours" or "torch") in a fresh process, alone,
+    on ``threads`` threads (the library's intra-op threads and numpy's BLAS)."""
+    if warmup + steps <= SETTLE:
+        raise ValueError(f"--warmup + --steps must be over {SETTLE}")
+    n = str(threads)
+    env = dict(os.environ, OMP_NUM_THREADS=n, OPENBLAS_NUM_THREADS=n, MKL_NUM_THREADS=n)
+    preamble = (
+        f"THREADS = {threads}\n"
+        f"NAME, SIDE, STEPS, WARMUP, MALLOPT = {name!r}, {side!r}, {steps}, {warmup}, {mallopt}\n"
+        f"SETTLE = {SETTLE}\n"
+        f"BENCH, REPO = {str(HERE)!r}, {str(HERE.parent)!r}\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", preamble + MODEL_CHILD], env=env, capture_output=True, text=True
+    )
+    if out.returncode:
+        raise RuntimeError(f"the {name} {side} memory child failed:\n{out.stderr}")
+    result = json.loads(out.stdout.strip().splitlines()[-1])
+    if result["loaded"]:
+        raise RuntimeError(f"the {name} {side} child loaded the other library: not comparable")
+    return result
+
+
+def measure_models(
+    names: list[str] | None = None,
+    steps: int = 20,
+    warmup: int = 0,
+    mallopt: bool = True,
+    threads: int = 1,
+) -> dict[str, dict[str, tuple]]:
+    """Print and return, by workload, (autogradcli, torch) by key: "import", "built", "peak",
+    "loop", "steady" (MiB: RSS after the imports, after the build, VmHWM, VmHWM minus the RSS
+    before the first step, and the peak above the RSS after ``SETTLE`` steps over the steps after
+    them) and "ratio" (the peak and loop ratios ours/torch)."""
+    import numpy as np
+    from bench_models import WORKLOADS
+
+    out = {}
+    print(f"Peak memory of the realistic steps ({warmup} + {steps} steps, {threads} thread(s), "
+          f"fresh process per library; mallopt {mallopt}):")  # fmt: skip
+    for name in names or list(WORKLOADS):
+        ours, ref = (
+            model_child(name, side, steps, warmup, mallopt, threads) for side in ("ours", "torch")
+        )
+        if not np.allclose(ours["losses"], ref["losses"], rtol=2e-4, atol=1e-5):
+            raise AssertionError(f"{name}: losses {ours['losses']} != torch {ref['losses']}")
+        rows = {
+            "import": (ours["after_import"] / MIB, ref["after_import"] / MIB),
+            "built": (ours["before_loop"] / MIB, ref["before_loop"] / MIB),
+            "peak": (ours["peak"] / MIB, ref["peak"] / MIB),
+            "loop": ((ours["peak"] - ours["before_loop"]) / MIB,
+                     (ref["peak"] - ref["before_loop"]) / MIB),
+            "steady": ((ours["steady_peak"] - ours["settled"]) / MIB,
+                       (ref["steady_peak"] - ref["settled"]) / MIB),
+        }  # fmt: skip
+        rows["ratio"] = tuple(rows[k][0] / rows[k][1] for k in ("peak", "loop"))
+        out[name] = rows
+        print(f"  {name}:")
+        for key, label in (("import", "RSS after imports"), ("built", "RSS after build")):
+            a, b = rows[key]
+            print(f"    {label:19s} autogradcli {a:7.1f} MiB   torch {b:7.1f} MiB")
+        for i, (key, label) in enumerate((("peak", "peak RSS"), ("loop", "step loop's own"))):
+            a, b = rows[key]
+            print(f"    {label:19s} autogradcli {a:7.1f} MiB   torch {b:7.1f} MiB   "
+                  f"ratio {rows['ratio'][i]:.2f}x")  # fmt: skip
+        a, b = rows["steady"]  # what stays resident between steps decides it: no ratio
+        print(f"    {'growth after step ' + str(SETTLE):19s} autogradcli {a:7.1f} MiB   "
+              f"torch {b:7.1f} MiB")  # fmt: skip
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--steps", type=int, default=200)
-    ap.add_argument("--warmup", type=int, default=20)
+    ap.add_argument("--steps", type=int, help="default 200 (MLP), 20 (--models)")
+    ap.add_argument("--warmup", type=int, help="default 20 (MLP), 0 (--models)")
     ap.add_argument("--no-mallopt", action="store_true")
+    ap.add_argument("--threads", type=int, default=1, help="--models only: threads per side")
+    ap.add_argument(
+        "--models", nargs="*", help="issue 19's workloads against torch instead (default: all)"
+    )
     args = ap.parse_args()
-    measure(args.steps, args.warmup, not args.no_mallopt)
+    models = args.models is not None
+    steps = args.steps if args.steps is not None else (20 if models else 200)
+    warmup = args.warmup if args.warmup is not None else (0 if models else 20)
+    if models:
+        measure_models(args.models, steps, warmup, not args.no_mallopt, args.threads)
+    else:
+        measure(steps, warmup, not args.no_mallopt)
 
 
 if __name__ == "__main__":
