@@ -5,10 +5,11 @@ For each config it runs the real training in-process through the entry ``agrad t
 temporary directory) with timers put around the Trainer's methods (class attributes patched in
 this process only, no library change):
 
-- **step**: the training step proper: ``optimizer.zero_grad()``, ``Trainer.forward_backward``
-  (forward, loss, its ``.item()``, backward), ``Trainer._clip_or_measure`` and
-  ``optimizer.step()`` (and a per-step ``scheduler.step()`` inside it); callbacks that run
-  inside it (``on_before_backward``: the non-finite guard) are taken out and counted as theirs;
+- **step**: ``Trainer.train_step`` (``optimizer.zero_grad()``, forward, loss and its
+  ``.item()``, backward, clipping, ``optimizer.step()``, a per-step ``scheduler.step()``, and
+  the graph's release when the step's output goes) less what it calls that is not the step:
+  ``Trainer._unpack``, the callbacks' events (the non-finite guard's ``on_before_backward``...)
+  and the metric sums (``EpochSums.add``), each counted as its own item below;
 - **validation**: ``Trainer.validate`` (reported apart: the issue's list -- data loading,
   metrics, progress, checkpoints -- does not name it, so both readings are printed);
 - the rest, itemised: ``setup`` (config load, ``build_experiment``: reading and preparing the
@@ -81,7 +82,6 @@ now = time.perf_counter
 class Timers:
     def __init__(self) -> None:
         self.t: dict[str, float] = defaultdict(float)
-        self.in_step = 0  # > 0 while inside the training step
         self.in_train_step = False
 
     def add(self, key: str, dt: float) -> None:
@@ -98,25 +98,22 @@ def _install() -> None:
 
     Trainer = trainer_mod.Trainer
 
-    def timed(cls, name, key, step=False):
+    def timed(cls, name, key):
         orig = getattr(cls, name)
 
         def wrapper(*args, **kwargs):
-            if step:
-                T.in_step += 1
             t0 = now()
             try:
                 return orig(*args, **kwargs)
             finally:
-                T.add(key, now() - t0)
-                if step:
-                    T.in_step -= 1
+                dt = now() - t0
+                T.add(key, dt)
+                if T.in_train_step:
+                    T.add("_inside", dt)
 
         wrapper.__wrapped__ = orig
         setattr(cls, name, wrapper)
 
-    timed(Trainer, "forward_backward", "step", step=True)
-    timed(Trainer, "_clip_or_measure", "step", step=True)
     timed(Trainer, "validate", "validation")
     timed(Trainer, "_unpack", "unpack")
     timed(EpochSums, "add", "metrics")
@@ -125,22 +122,6 @@ def _install() -> None:
     orig_fit = Trainer.fit
 
     def fit(self, *args, **kwargs):
-        opt = self.optimizer
-        for name in ("zero_grad", "step"):
-            meth = getattr(opt, name)
-
-            def wrap(*a, _m=meth, **k):
-                if not T.in_train_step:
-                    return _m(*a, **k)
-                T.in_step += 1
-                t0 = now()
-                try:
-                    return _m(*a, **k)
-                finally:
-                    T.add("step", now() - t0)
-                    T.in_step -= 1
-
-            setattr(opt, name, wrap)
         t0 = now()
         try:
             return orig_fit(self, *args, **kwargs)
@@ -152,11 +133,19 @@ def _install() -> None:
     orig_train_step = Trainer.train_step
 
     def train_step(self, batch):
+        # the step: train_step whole (zero_grad, forward, loss and its .item(), backward,
+        # clipping, optimizer.step, a per-step scheduler.step, the graph's release when the
+        # output goes), less what it calls that is not the step: _unpack, the callbacks'
+        # events, the metric sums
         T.in_train_step = True
+        inside = T.t.get("_inside", 0.0)
+        t0 = now()
         try:
             return orig_train_step(self, batch)
         finally:
+            dt = now() - t0
             T.in_train_step = False
+            T.add("step", dt - (T.t.get("_inside", 0.0) - inside))
 
     Trainer.train_step = train_step
 
@@ -187,8 +176,8 @@ def _install() -> None:
             dt = now() - t0
             owner = type(getattr(fn, "__self__", fn)).__name__
             T.add(f"cb:{owner}", dt)
-            if T.in_step:
-                T.add("step", -dt)  # a callback inside the step is not the step
+            if T.in_train_step:
+                T.add("_inside", dt)
 
     Trainer._emit = _emit
 
@@ -206,10 +195,12 @@ def _image_root(tmp: str) -> str:
     return root
 
 
+EXTRA_SETS: list[str] = []
+
+
 def _overrides(name: str, tmp: str) -> list[str]:
-    if name == "image_folder":
-        return [f"data.root={_image_root(tmp)}"]
-    return []
+    sets = [f"data.root={_image_root(tmp)}"] if name == "image_folder" else []
+    return sets + EXTRA_SETS
 
 
 def _reporter(mode: str):
@@ -292,7 +283,16 @@ def main() -> None:
     p.add_argument("--threads", type=int, default=None, help="as agrad train --threads")
     p.add_argument("--cli", action="store_true", help="also time the agrad train process")
     p.add_argument("--profile", default="", help="a config: cProfile its run (progress none)")
+    p.add_argument("--set", action="append", default=[], help="a config override, as agrad's")
+    p.add_argument(
+        "--no-fsync",
+        action="store_true",
+        help="what-if: os.fsync a no-op in this process (the run folder's durability off)",
+    )
     args = p.parse_args()
+    EXTRA_SETS.extend(args.set)
+    if args.no_fsync:
+        os.fsync = lambda fd: None
 
     from autogradcli.cli.train_cmd import set_threads
 
@@ -303,6 +303,8 @@ def main() -> None:
     with open("/proc/loadavg") as f:
         load = f.read().split()[:3]
     print(f"threads {n}; load average before: {' '.join(load)}; repeats {args.repeats} (median)")
+    if args.no_fsync or args.set:
+        print(f"what-if: no fsync {args.no_fsync}, --set {args.set}")
     hdr = "| config | kind | progress | epochs | steps | run s | step s | outside % | val % |"
     print(hdr + " top outside items (s) |")
     print("|---" * 10 + "|")
