@@ -83,6 +83,7 @@ class Timers:
     def __init__(self) -> None:
         self.t: dict[str, float] = defaultdict(float)
         self.in_train_step = False
+        self.in_validation = False
 
     def add(self, key: str, dt: float) -> None:
         self.t[key] += dt
@@ -102,11 +103,15 @@ def _install() -> None:
         orig = getattr(cls, name)
 
         def wrapper(*args, **kwargs):
+            if T.in_validation:  # validation's own metric sums are validation's time
+                return orig(*args, **kwargs)
+            T.in_validation = key == "validation"
             t0 = now()
             try:
                 return orig(*args, **kwargs)
             finally:
                 dt = now() - t0
+                T.in_validation = False
                 T.add(key, dt)
                 if T.in_train_step:
                     T.add("_inside", dt)
