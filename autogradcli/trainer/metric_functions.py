@@ -208,9 +208,13 @@ def add_perplexity(sums: dict[str, Any], out: Any, y: Any, loss_fn: Any) -> None
     if isinstance(ignore, int):
         keep &= t != ignore
     top = scores.max(-1, keepdims=True)
-    log_z = top[..., 0] + xp.log(xp.exp(scores - top).sum(-1))
     index = xp.where(keep, t, 0).astype(xp.int64)[..., None]
     picked = xp.take_along_axis(scores, index, -1)[..., 0]
+    # shift and exp in place on the float64 copy (astype copies): the same values without two
+    # fresh (N, T, C) buffers a batch, whose page faults cost more than the arithmetic
+    scores -= top
+    xp.exp(scores, out=scores)
+    log_z = top[..., 0] + xp.log(scores.sum(-1))
     sums["nll_sum"] = sums.get("nll_sum", 0.0) + float(xp.where(keep, log_z - picked, 0.0).sum())
     sums["nll_n"] = sums.get("nll_n", 0) + int(keep.sum())
 
