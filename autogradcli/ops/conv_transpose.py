@@ -11,7 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..tensor.tensor import Tensor
-from .convolution import Col2Im, _check_batched, _one, _pair
+from .convolution import _check_batched, _one, _pair
+from .im2col import Col2Im
 from .linalg import matmul
 from .padding import pad as _pad
 

@@ -39,6 +39,7 @@ from typing import Any
 
 from .._utils.atomic import atomic_write_text as _atomic_write_text
 from .._utils.atomic import fsync_directory
+from .data_state import sample_problem
 
 __all__ = [
     "CHECKPOINTS",
@@ -151,45 +152,6 @@ def _overwrite(path: str, text: str) -> bool:
     except OSError:
         return False
     return True
-
-
-# The build batch a data_state.json may describe: at most this many numbers (a batch of 8
-# 3x1024x1024 images is 25 million), so a damaged file cannot ask for gigabytes of zeros.
-_MAX_SAMPLE_NUMBERS = 1 << 26
-
-
-def _sample_problem(sample: Any) -> str | None:
-    """What is wrong with a data state's ``sample`` entry (None when it is absent or usable):
-    ``x`` and ``y``, each a shape (non-negative ints) and a numeric dtype name."""
-    if sample is None:
-        return None
-    if not isinstance(sample, dict) or set(sample) != {"x", "y"}:
-        return "its 'sample' must hold 'x' and 'y'"
-    for key, entry in sample.items():
-        shape = entry.get("shape") if isinstance(entry, dict) else None
-        dtype = entry.get("dtype") if isinstance(entry, dict) else None
-        if not isinstance(shape, list) or not all(
-            isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in shape
-        ):
-            return f"sample.{key}.shape must be a list of sizes, got {json.dumps(shape)[:40]}"
-        if math.prod(shape) > _MAX_SAMPLE_NUMBERS:
-            return f"sample.{key}.shape {shape} is too large for a build batch"
-        if dtype not in _SAMPLE_DTYPES:
-            return f"sample.{key}.dtype {json.dumps(dtype)[:40]} is not a numeric dtype"
-    return None
-
-
-_SAMPLE_DTYPES = (
-    "bool",
-    "uint8",
-    "int8",
-    "int16",
-    "int32",
-    "int64",
-    "float16",
-    "float32",
-    "float64",
-)
 
 
 def _safe_name(name: str) -> str:
@@ -348,7 +310,7 @@ class RunDir:
             raise RunFolderError(f"cannot read {path}: {err}") from None
         if not isinstance(doc, dict) or not isinstance(doc.get("state", {}), dict):
             raise RunFolderError(f"{path}: not a data state (expected a JSON object)")
-        problem = _sample_problem(doc.get("sample"))
+        problem = sample_problem(doc.get("sample"))
         if problem:
             raise RunFolderError(f"{path}: {problem}")
         return doc

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...ops.convolution import Col2Im, Im2Col, _out_size, _pair, conv1d, conv2d
+from ...ops.convolution import _pair, conv1d, conv2d
+from ...ops.im2col import Col2Im, Im2Col, _out_size
 from ...tensor.tensor import Tensor
 
 __all__ = ["conv1d", "conv2d", "fold", "unfold"]

@@ -1,0 +1,229 @@
+"""im2col and col2im: an (N, C, H, W) image as the columns (C*kh*kw, N*Ho*Wo) a convolution
+multiplies, and back, channel-major (C, N, H, W) throughout.
+
+``Im2Col`` turns the input into columns through strided views and copies; ``Col2Im`` is its
+adjoint (a loop over the kh*kw kernel offsets, each a strided slab add, never over batch or
+pixels). Each is the other's backward, so a convolution built from them has grad-of-grad.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..autograd.function import Function
+from ..backend import as_strided
+from ..tensor.tensor import Tensor
+from ._util import array_module
+
+Pair = tuple[int, int]
+Pad = tuple[int, int, int, int]  # top, bottom, left, right
+
+__all__ = ["Col2Im", "Im2Col", "channel_major", "col2im", "im2col"]
+
+
+def _out_size(size: int, k: int, s: int, lo: int, hi: int, d: int) -> int:
+    return (size + lo + hi - d * (k - 1) - 1) // s + 1
+
+
+def channel_major(arr: Any) -> Any:
+    """``arr`` (N, C, ...) viewed as (C, N, ...), the layout the kernels work in (no copy)."""
+    return arr.swapaxes(0, 1)
+
+
+def _row_span(i: int, d: int, p: int, rows_out: int, rows_in: int) -> tuple[int, int, int]:
+    """Kernel row ``i``'s offset ``di`` into the input and the output rows [y0, y1) it reaches."""
+    di = i * d - p
+    return di, max(0, -di), min(rows_out, rows_in - di)
+
+
+def _lines(arr: Any, c: int, n: int, h: int, w: int) -> Any:
+    """Channel-major (C, N, H, W) ``arr`` as (C, N*H*W) lines when that is a view, else None."""
+    item = arr.itemsize
+    if arr.strides[1:] == (h * w * item, w * item, item):
+        return arr.reshape(c, n * h * w)
+    return None
+
+
+def _im2col_shifted(xp: Any, src: Any, kernel: Pair, pad: Pad, dilation: Pair, ho: int) -> Any:
+    """Stride-1 columns when Wo == W: each kernel offset is a shift of the flattened images
+    (long contiguous copies), then the rows and columns it does not reach are zeroed."""
+    c, n, h, w = src.shape
+    (kh, kw), (dh, dw) = kernel, dilation
+    lines = _lines(src, c, n, h, w) if ho == h else None
+    planes = src.reshape(c, n, h * w) if lines is None else None
+    out = xp.empty((c, kh, kw, n, ho * w), dtype=src.dtype)
+    size = n * h * w
+    for i in range(kh):
+        di, y0, y1 = _row_span(i, dh, pad[0], ho, h)
+        for j in range(kw):
+            dj = j * dw - pad[2]
+            dst = out[:, i, j]
+            if y1 <= y0 or abs(dj) >= w:
+                dst[...] = 0
+                continue
+            shift = di * w + dj
+            if lines is not None:  # one copy over all images; what crosses images is zeroed
+                a, b = max(0, -shift), min(size, size - shift)
+                dst.reshape(c, size)[:, a:b] = lines[:, a + shift : b + shift]
+            else:
+                a, b = y0 * w + max(0, -dj), y1 * w - max(0, dj)
+                dst[:, :, a:b] = planes[:, :, a + shift : b + shift]
+            grid = dst.reshape(c, n, ho, w)
+            if y0:
+                grid[:, :, :y0] = 0
+            if y1 < ho:
+                grid[:, :, y1:] = 0
+            if dj > 0:
+                grid[:, :, y0:y1, w - dj :] = 0
+            elif dj < 0:
+                grid[:, :, y0:y1, :-dj] = 0
+    return out.reshape(c * kh * kw, n * ho * w)
+
+
+def _col2im_shifted(
+    xp: Any, arr: Any, shape: tuple[int, ...], kernel: Pair, pad: Pad, dilation: Pair, ho: int
+) -> Any:
+    """The adjoint of _im2col_shifted: per kernel row, one shifted add of all kernel columns'
+    planes, then per kernel column one shifted add of the row sums (unreached columns zeroed)."""
+    n, c, h, w = shape
+    (kh, kw), (dh, dw) = kernel, dilation
+    rows = xp.zeros((c, kw, n, h * w), dtype=arr.dtype)
+    if ho == h:  # whole-batch lines: rows a shift carries across images are put back after
+        size = n * h * w
+        c5 = arr.reshape(c, kh, kw, size)
+        lines = rows.reshape(c, kw, size)
+        grid = rows.reshape(c, kw, n, h, w)
+        for i in range(kh):
+            di = i * dh - pad[0]
+            if abs(di) >= h:
+                continue
+            keep = slice(0, di) if di > 0 else slice(h + di, h)
+            saved = grid[:, :, :, keep].copy() if di else None
+            a, b = max(0, di * w), min(size, size + di * w)
+            lines[:, :, a:b] += c5[:, i, :, a - di * w : b - di * w]
+            if saved is not None:
+                grid[:, :, :, keep] = saved
+    else:
+        c5 = arr.reshape(c, kh, kw, n, ho * w)
+        for i in range(kh):
+            di, y0, y1 = _row_span(i, dh, pad[0], ho, h)
+            if y1 > y0:
+                rows[:, :, :, (y0 + di) * w : (y1 + di) * w] += c5[:, i, :, :, y0 * w : y1 * w]
+    out = None
+    order = sorted(range(kw), key=lambda j: j * dw != pad[2])  # the unshifted column first
+    rows = rows.reshape(c, kw, n * h * w)
+    total = n * h * w
+    for j in order:
+        dj = j * dw - pad[2]
+        sj = rows[:, j]
+        if dj == 0 and out is None:
+            out = sj
+            continue
+        if out is None:
+            out = xp.zeros((c, total), dtype=arr.dtype)
+        if abs(dj) >= w:
+            continue
+        grid = sj.reshape(c, n, h, w)
+        if dj > 0:  # output column x + dj gets column x; the last dj would wrap: zeroed
+            grid[:, :, :, w - dj :] = 0
+            out[:, dj:] += sj[:, : total - dj]
+        else:
+            grid[:, :, :, :-dj] = 0
+            out[:, : total + dj] += sj[:, -dj:]
+    return out.reshape(c, n, h, w)
+
+
+def _shifts_apply(w: int, wo: int, stride: Pair) -> bool:
+    return stride == (1, 1) and wo == w
+
+
+def im2col(arr: Any, kernel: Pair, stride: Pair, pad: Pad, dilation: Pair) -> Any:
+    """The columns (C*kh*kw, N*Ho*Wo) of (N, C, H, W) ``arr``: one strided view, one copy."""
+    xp = array_module(arr)
+    n, c, h, w = arr.shape
+    (kh, kw), (sh, sw), (dh, dw) = kernel, stride, dilation
+    pt, pb, pl, pr = pad
+    ho = _out_size(h, kh, sh, pt, pb, dh)
+    wo = _out_size(w, kw, sw, pl, pr, dw)
+    src = channel_major(arr)
+    if _shifts_apply(w, wo, stride):
+        return _im2col_shifted(xp, src, kernel, pad, dilation, ho)
+    if pt or pb or pl or pr:
+        buf = xp.zeros((c, n, h + pt + pb, w + pl + pr), dtype=arr.dtype)
+        buf[:, :, pt : pt + h, pl : pl + w] = src
+        src = buf
+    s_c, s_n, s_h, s_w = src.strides
+    view = as_strided(
+        xp, src, (c, kh, kw, n, ho, wo), (s_c, s_h * dh, s_w * dw, s_n, s_h * sh, s_w * sw)
+    )
+    return view.reshape(c * kh * kw, n * ho * wo)
+
+
+def col2im(
+    arr: Any, shape: tuple[int, ...], kernel: Pair, stride: Pair, pad: Pad, dilation: Pair
+) -> Any:
+    """The adjoint of im2col: columns (C*kh*kw, N*Ho*Wo) summed into channel-major (C, N, H, W)
+    (an (N, C, H, W) view of it is returned)."""
+    xp = array_module(arr)
+    n, c, h, w = shape
+    (kh, kw), (sh, sw), (dh, dw) = kernel, stride, dilation
+    pt, pb, pl, pr = pad
+    ho = _out_size(h, kh, sh, pt, pb, dh)
+    wo = _out_size(w, kw, sw, pl, pr, dw)
+    if _shifts_apply(w, wo, stride):
+        return channel_major(_col2im_shifted(xp, arr, shape, kernel, pad, dilation, ho))
+    c6 = arr.reshape(c, kh, kw, n, ho, wo)
+    # disjoint windows along both dims: every target slab is written once, no accumulation
+    disjoint = sh >= dh * (kh - 1) + 1 and sw >= dw * (kw - 1) + 1
+    buf = xp.zeros((c, n, h + pt + pb, w + pl + pr), dtype=arr.dtype)
+    for i in range(kh):
+        for j in range(kw):
+            target = buf[
+                :,
+                :,
+                i * dh : i * dh + sh * (ho - 1) + 1 : sh,
+                j * dw : j * dw + sw * (wo - 1) + 1 : sw,
+            ]
+            if disjoint:
+                target[...] = c6[:, i, j]
+            else:
+                target += c6[:, i, j]
+    return channel_major(buf[:, :, pt : pt + h, pl : pl + w])
+
+
+class Im2Col(Function):
+    """(N, C, H, W) -> columns (C*kh*kw, N*Ho*Wo), rows ordered (c, i, j), columns (n, oh, ow)."""
+
+    _backward_name = "Im2ColBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, x: Tensor, kernel: Pair, stride: Pair, pad: Pad, dilation: Pair) -> Any:
+        ctx.geometry = (x._data.shape, kernel, stride, pad, dilation)
+        return im2col(x._data, kernel, stride, pad, dilation)
+
+    @staticmethod
+    def backward(ctx: Any, g: Tensor) -> tuple[Any, None, None, None, None]:
+        return Col2Im.apply(g, *ctx.geometry), None, None, None, None
+
+
+class Col2Im(Function):
+    """The adjoint of Im2Col: columns summed back into an (N, C, H, W) image."""
+
+    _backward_name = "Col2ImBackward0"
+
+    @staticmethod
+    def forward(
+        ctx: Any,
+        cols: Tensor,
+        shape: tuple[int, ...],
+        kernel: Pair,
+        stride: Pair,
+        pad: Pad,
+        dilation: Pair,
+    ) -> Any:
+        ctx.geometry = (kernel, stride, pad, dilation)
+        return col2im(cols._data, shape, kernel, stride, pad, dilation)
+
+    @staticmethod
+    def backward(ctx: Any, g: Tensor) -> tuple[Any, ...]:
+        return (Im2Col.apply(g, *ctx.geometry), None, None, None, None, None)
