@@ -5,12 +5,11 @@ named by path, prediction inputs, and memory that does not grow with the number 
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 import textwrap
 
 import numpy as np
 import pytest
+from peak_rss import peak_rss_kib
 
 import autogradcli as ag
 from autogradcli.data import DataLoader
@@ -468,8 +467,6 @@ _RSS_PROGRAM = textwrap.dedent(
     state = kind.fit(source, rows)
     for x, y in DataLoader(kind.samples(source, state, rows, train=True), batch_size=64):
         pass
-    with open("/proc/self/status") as f:
-        print([line.split()[1] for line in f if line.startswith("VmHWM")][0])
     """
 )
 
@@ -485,24 +482,12 @@ def _many_images(folder, n: int) -> str:
     return str(folder)
 
 
-def _peak_rss_kib(root: str) -> int:
-    env = dict(os.environ, PYTHONPATH=REPO)
-    out = subprocess.run(
-        [sys.executable, "-c", _RSS_PROGRAM, root],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=True,
-    ).stdout
-    return int(out.strip())
-
-
 @pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="reads VmHWM from /proc")
 def test_peak_memory_does_not_grow_with_the_number_of_images(tmp_path):
     """500 and 4000 48x48 RGB images: holding the 3500 more as float32 would cost 92 MiB; the
     peak RSS of a read, an auto-normalize fit and an epoch may grow by far less."""
-    small = _peak_rss_kib(_many_images(tmp_path / "small", 500))
-    large = _peak_rss_kib(_many_images(tmp_path / "large", 4000))
+    small = peak_rss_kib(_RSS_PROGRAM, _many_images(tmp_path / "small", 500))
+    large = peak_rss_kib(_RSS_PROGRAM, _many_images(tmp_path / "large", 4000))
     held = 3500 * 48 * 48 * 3 * 4 // 1024
     print(f"peak RSS: {small} KiB for 500 images, {large} KiB for 4000 (holding: +{held} KiB)")
     assert large - small < held // 10

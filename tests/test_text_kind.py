@@ -9,6 +9,7 @@ import os
 
 import numpy as np
 import pytest
+from peak_rss import peak_rss_kib
 
 from autogradcli.data.kinds import KINDS, DataError
 from autogradcli.data.kinds.text import TextKind
@@ -576,8 +577,6 @@ state = kind.fit(source, rows)
 loader = DataLoader(kind.samples(source, state, rows, train=True), batch_size=64)
 for k, (x, y) in zip(range(5), loader):
     assert str(x.dtype) == "autogradcli.int64" and tuple(x.shape) == (64, 64)
-with open("/proc/self/status") as f:
-    print([line.split()[1] for line in f if line.startswith("VmHWM")][0])
 """
 
 
@@ -614,29 +613,13 @@ def _big_text(path, mib: int) -> str:
     return str(path)
 
 
-def _peak_rss_kib(path: str) -> int:
-    import subprocess
-    import sys
-
-    repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    env = dict(os.environ, PYTHONPATH=repo)
-    out = subprocess.run(
-        [sys.executable, "-c", _RSS_PROGRAM, path],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=True,
-    ).stdout
-    return int(out.strip())
-
-
 @pytest.mark.skipif(not os.path.exists("/proc/self/status"), reason="reads VmHWM from /proc")
 def test_peak_memory_does_not_grow_with_the_text(tmp_path):
     """10 and 50 MiB of text read, fitted, encoded and batched: holding the 40 MiB more as a
     string alone would add 40 MiB (and as int64 ids 320 MiB more); the peak may grow by far
     less."""
-    small = _peak_rss_kib(_big_text(tmp_path / "small.txt", 10))
-    large = _peak_rss_kib(_big_text(tmp_path / "large.txt", 50))
+    small = peak_rss_kib(_RSS_PROGRAM, _big_text(tmp_path / "small.txt", 10))
+    large = peak_rss_kib(_RSS_PROGRAM, _big_text(tmp_path / "large.txt", 50))
     held = 40 << 10
     print(f"peak RSS: {small} KiB for 10 MiB of text, {large} KiB for 50 MiB (held: +{held} KiB)")
     assert large - small < held // 4
