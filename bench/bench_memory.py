@@ -83,19 +83,26 @@ print(json.dumps({"after_import": after_import, "before_loop": before_loop, "pea
 
 def child(side: str, steps: int, warmup: int, mallopt: bool) -> dict:
     """Run the step loop of ``side`` ("ours" or "numpy") in a fresh process; its measurements."""
-    env = dict(os.environ, OMP_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1", MKL_NUM_THREADS="1")
-    preamble = (
-        f"SIDE, STEPS, WARMUP, MALLOPT = {side!r}, {steps}, {warmup}, {mallopt}\n"
-        f"BENCH, REPO = {str(HERE)!r}, {str(HERE.parent)!r}\n"
-    )
+    preamble = f"SIDE, STEPS, WARMUP, MALLOPT = {side!r}, {steps}, {warmup}, {mallopt}\n"
+    return _run_child(preamble, CHILD, 1, f"the {side}")
+
+
+def _run_child(preamble: str, program: str, threads: int, what: str) -> dict:
+    """Run ``program`` (after ``preamble`` and the bench/repo paths) in a fresh interpreter on
+    ``threads`` threads; the JSON of its last line, refused if it loaded the other library."""
+    n = str(threads)
+    env = dict(os.environ, OMP_NUM_THREADS=n, OPENBLAS_NUM_THREADS=n, MKL_NUM_THREADS=n)
+    preamble += f"BENCH, REPO = {str(HERE)!r}, {str(HERE.parent)!r}\n"
     out = subprocess.run(
-        [sys.executable, "-c", preamble + CHILD], env=env, capture_output=True, text=True
+        [sys.executable, "-c", preamble + program], env=env, capture_output=True, text=True
     )
     if out.returncode:
-        raise RuntimeError(f"the {side} memory child failed:\n{out.stderr}")
+        raise RuntimeError(f"{what} memory child failed:\n{out.stderr}")
     result = json.loads(out.stdout.strip().splitlines()[-1])
     if result["loaded"]:
-        raise RuntimeError(f"the {side} child loaded {result['loaded']}: its RSS is not comparable")
+        raise RuntimeError(
+            f"{what} child loaded another library ({result['loaded']}): not comparable"
+        )
     return result
 
 
@@ -170,23 +177,12 @@ def model_child(
     on ``threads`` threads (the library's intra-op threads and numpy's BLAS)."""
     if warmup + steps <= SETTLE:
         raise ValueError(f"--warmup + --steps must be over {SETTLE}")
-    n = str(threads)
-    env = dict(os.environ, OMP_NUM_THREADS=n, OPENBLAS_NUM_THREADS=n, MKL_NUM_THREADS=n)
     preamble = (
         f"THREADS = {threads}\n"
         f"NAME, SIDE, STEPS, WARMUP, MALLOPT = {name!r}, {side!r}, {steps}, {warmup}, {mallopt}\n"
         f"SETTLE = {SETTLE}\n"
-        f"BENCH, REPO = {str(HERE)!r}, {str(HERE.parent)!r}\n"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", preamble + MODEL_CHILD], env=env, capture_output=True, text=True
-    )
-    if out.returncode:
-        raise RuntimeError(f"the {name} {side} memory child failed:\n{out.stderr}")
-    result = json.loads(out.stdout.strip().splitlines()[-1])
-    if result["loaded"]:
-        raise RuntimeError(f"the {name} {side} child loaded the other library: not comparable")
-    return result
+    return _run_child(preamble, MODEL_CHILD, threads, f"the {name} {side}")
 
 
 def measure_models(
