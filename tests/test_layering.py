@@ -33,6 +33,7 @@ LAYERS = {
     "data": 4,
     "serialization": 4,
     "distributed": 4,
+    "onnx": 4,  # torch.onnx's export: traces the ops, converters per op family
     "utils": 4,  # PyTorch's public torch.utils namespace (utils.data over autogradcli.data)
     "config": 5,
     "trainer": 5,

@@ -82,6 +82,8 @@ def unary_apply(cls: type[Function]) -> Callable[[Any], Any]:
             finally:
                 state.enabled = True
         else:
+            if state.trace is not None:  # an export is tracing (onnx/trace.py)
+                return state.trace(ctx, forward, (a,))
             ctx.needs_input_grad = _F1
             raw = forward(ctx, a)
         if type(raw) is _ndarray and not ctx._dirty:
@@ -172,6 +174,8 @@ def binary_apply(
             finally:
                 state.enabled = True
         else:
+            if state.trace is not None:  # an export is tracing (onnx/trace.py)
+                return state.trace(ctx, forward, (a, b))
             ctx.needs_input_grad = _FF
             raw = forward(ctx, a, b)
         if type(raw) is _ndarray and not ctx._dirty:

@@ -32,7 +32,7 @@ def _cast_error(result: str, dtype: Any) -> RuntimeError:
 
 def _needs_graph(self: Tensor, *others: Any) -> bool:
     if not STATE.enabled:
-        return False
+        return STATE.trace is not None  # an ONNX export sees the out-of-place op (_record)
     return self._requires_grad or any(isinstance(o, Tensor) and o._requires_grad for o in others)
 
 
@@ -51,8 +51,13 @@ def _record(self: Tensor, name: str, op: Callable[[Tensor], Tensor]) -> Tensor:
     _check_dirty(_InplaceCtx(name), self, True)  # type: ignore[arg-type]
     snapshot = wrap(self._data.copy(), self._requires_grad)
     snapshot._grad_fn, snapshot._output_nr = self._grad_fn, self._output_nr
+    trace = STATE.trace  # an ONNX export: the snapshot, then self, hold the new value
+    if trace is not None:
+        trace.alias(snapshot, self)
     result = op(snapshot)
     _write(self, result._data, name)
+    if trace is not None:
+        trace.alias(self, result)
     self._grad_fn, self._output_nr = result._grad_fn, result._output_nr
     self._requires_grad = result._requires_grad
     self._bump_version()

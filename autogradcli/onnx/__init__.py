@@ -1,0 +1,19 @@
+"""ONNX export (``torch.onnx``'s common path): ``export(model, args, f, ...)`` traces one forward
+pass through the engine's own op recording and writes the graph with the ``onnx`` package
+(``pip install 'autogradcli[onnx]'``), imported only when an export runs."""
+
+from .errors import OnnxExporterError, UnsupportedOperatorError
+from .export import TrainingMode, export
+from .graph import GraphContext, Value
+from .registry import converter, register_converter
+
+__all__ = [
+    "GraphContext",
+    "OnnxExporterError",
+    "TrainingMode",
+    "UnsupportedOperatorError",
+    "Value",
+    "converter",
+    "export",
+    "register_converter",
+]

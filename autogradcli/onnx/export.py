@@ -1,0 +1,273 @@
+"""``export``: ``torch.onnx.export``'s common path, built with the ``onnx`` package."""
+
+from __future__ import annotations
+
+import enum
+import os
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from ..tensor.tensor import Tensor, wrap
+from .convert import Converter
+from .errors import OnnxExporterError
+from .graph import GraphContext
+from .trace import Tracer
+
+__all__ = ["DEFAULT_OPSET", "MIN_OPSET", "TrainingMode", "export"]
+
+DEFAULT_OPSET = 17  # torch.onnx's default for the TorchScript exporter
+MIN_OPSET = 17  # LayerNormalization's opset
+
+
+class TrainingMode(enum.IntEnum):
+    """Which mode the model is exported in, as ``torch.onnx.TrainingMode``."""
+
+    EVAL = 0
+    PRESERVE = 1
+    TRAINING = 2
+
+
+def _require_onnx() -> Any:
+    try:
+        import onnx
+    except ImportError as err:
+        raise ImportError(
+            "exporting to ONNX needs the onnx package: pip install 'autogradcli[onnx]'"
+        ) from err
+    return onnx
+
+
+def export(
+    model: Any,
+    args: Any = (),
+    f: Any = None,
+    *,
+    kwargs: dict[str, Any] | None = None,
+    export_params: bool = True,
+    verbose: bool | None = None,
+    training: TrainingMode = TrainingMode.EVAL,
+    input_names: Sequence[str] | None = None,
+    output_names: Sequence[str] | None = None,
+    opset_version: int | None = None,
+    dynamic_axes: Mapping[str, Mapping[int, str] | Sequence[int]] | None = None,
+    do_constant_folding: bool = True,
+    keep_initializers_as_inputs: bool = False,
+    **ignored: Any,
+) -> None:
+    """Trace ``model(*args)`` once and write it as an ONNX model to ``f`` (a path or a binary
+    file object), as ``torch.onnx.export``; parameters and buffers become initializers named
+    by their state_dict keys, and the axes ``dynamic_axes`` names stay dynamic."""
+    onnx = _require_onnx()
+    opset = DEFAULT_OPSET if opset_version is None else int(opset_version)
+    if not MIN_OPSET <= opset <= onnx.defs.onnx_opset_version():
+        raise ValueError(
+            f"opset_version {opset} is not supported: autogradcli exports opsets "
+            f"{MIN_OPSET} to {onnx.defs.onnx_opset_version()}"
+        )
+    if f is None:
+        raise ValueError("f (the path or file object to write the model to) is required")
+    call_args, call_kwargs = _split_args(args, kwargs)
+    inputs = [a for a in call_args if isinstance(a, Tensor)]
+    in_names = _names(input_names, len(inputs), "input")
+    axes = _dynamic_axes(dynamic_axes, in_names, output_names)
+    restore = _set_mode(model, training)
+    try:
+        trace = Tracer()
+        out = trace.run(lambda *a: model(*a, **call_kwargs), *call_args)
+        trace2 = out2 = None
+        inputs2: list[Tensor] = []
+        if any(axes.get(n) for n in in_names):
+            args2 = _grown(call_args, in_names, axes)
+            inputs2 = [a for a in args2 if isinstance(a, Tensor)]
+            trace2 = Tracer()
+            out2 = trace2.run(lambda *a: model(*a, **call_kwargs), *args2)
+            if len(trace2.ops) != len(trace.ops):
+                raise OnnxExporterError(
+                    "the forward pass ran a different number of ops for the two batch sizes "
+                    "traced: its control flow depends on the batch; export without dynamic_axes"
+                )
+    finally:
+        restore()
+    model_proto = _build(
+        onnx,
+        model,
+        trace,
+        trace2,
+        inputs,
+        inputs2,
+        in_names,
+        out,
+        out2,
+        output_names,
+        axes,
+        opset,
+        export_params,
+    )
+    onnx.checker.check_model(model_proto)
+    if verbose:
+        print(onnx.helper.printable_graph(model_proto.graph))
+    data = model_proto.SerializeToString()
+    if isinstance(f, (str, os.PathLike)):
+        with open(f, "wb") as fh:
+            fh.write(data)
+    else:
+        f.write(data)
+
+
+def _build(
+    onnx: Any,
+    model: Any,
+    trace: Tracer,
+    trace2: Tracer | None,
+    inputs: list[Tensor],
+    inputs2: list[Tensor],
+    in_names: list[str],
+    out: Any,
+    out2: Any,
+    output_names: Sequence[str] | None,
+    axes: dict[str, dict[int, str]],
+    opset: int,
+    export_params: bool,
+) -> Any:
+    """The ModelProto of the traced ops."""
+    from onnx import helper
+
+    g = GraphContext(opset)
+    params = _param_names(model)
+    conv = Converter(g, params, type(model).__name__)
+    graph_inputs = []
+    for i, (t, name) in enumerate(zip(inputs, in_names)):
+        dims = axes.get(name, {})
+        value = conv.bind(t, name, inputs2[i] if inputs2 else None)
+        for axis in dims:
+            if inputs2:
+                g.dynamic_inputs.append((value, axis, t.shape[axis], inputs2[i].shape[axis]))
+        shape = [dims.get(d, s) for d, s in enumerate(t.shape)]
+        graph_inputs.append(helper.make_tensor_value_info(name, _elem(t), shape))
+    ops2 = trace2.ops if trace2 is not None else [None] * len(trace.ops)
+    for op, op2 in zip(trace.ops, ops2):
+        conv.convert(op, op2)
+    outs = _flatten(out)
+    outs2 = _flatten(out2) if out2 is not None else [None] * len(outs)
+    out_names = _names(output_names, len(outs), "output")
+    graph_outputs = []
+    for t, t2, name in zip(outs, outs2, out_names):
+        value = conv.value(t, t2)
+        g.nodes.append(helper.make_node("Identity", [value], [name], name=f"{name}/Identity"))
+        dims = axes.get(name, {})
+        dynamic = {d: f"{name}_dim_{d}" for d in getattr(value, "dynamic", ())}
+        shape = [dims.get(d, dynamic.get(d, s)) for d, s in enumerate(t.shape)]
+        graph_outputs.append(helper.make_tensor_value_info(name, _elem(t), shape))
+    initializers = g.initializers
+    if not export_params:
+        names = set(params.values())
+        extra = [i for i in initializers if i.name in names]
+        graph_inputs += [helper.make_tensor_value_info(i.name, i.data_type, i.dims) for i in extra]
+        initializers = [i for i in initializers if i.name not in names]
+    graph = helper.make_graph(
+        g.nodes, type(model).__name__, graph_inputs, graph_outputs, initializers
+    )
+    from .._version import __version__
+
+    return helper.make_model(
+        graph,
+        opset_imports=[helper.make_opsetid("", opset)],
+        producer_name="autogradcli",
+        producer_version=__version__,
+    )
+
+
+def _elem(t: Tensor) -> int:
+    from onnx import helper
+
+    return helper.np_dtype_to_tensor_dtype(t._data.dtype)
+
+
+def _split_args(args: Any, kwargs: dict[str, Any] | None) -> tuple[tuple[Any, ...], dict]:
+    """``args`` as a tuple (a last dict: keyword arguments, as torch.onnx takes them)."""
+    call_kwargs = dict(kwargs or {})
+    if not isinstance(args, tuple):
+        args = (args,)
+    if args and isinstance(args[-1], dict):
+        call_kwargs.update(args[-1])
+        args = args[:-1]
+    return args, call_kwargs
+
+
+def _names(given: Sequence[str] | None, n: int, base: str) -> list[str]:
+    names = list(given or [])
+    if len(names) > n:
+        raise ValueError(f"{len(names)} {base} names given for {n} {base}s")
+    default = [base] if n == 1 else [f"{base}_{i}" for i in range(n)]
+    return names + default[len(names) :]
+
+
+def _dynamic_axes(axes: Any, in_names: list[str], out_names: Any) -> dict[str, dict[int, str]]:
+    """``dynamic_axes`` as {name: {axis: symbol}} (a list of axes gets generated symbols)."""
+    known = set(in_names) | set(out_names or [])
+    result: dict[str, dict[int, str]] = {}
+    for name, dims in (axes or {}).items():
+        if name not in known and out_names is not None:
+            raise ValueError(f"dynamic_axes names {name!r}, which is no input or output name")
+        if isinstance(dims, Mapping):
+            result[name] = {int(k): str(v) for k, v in dims.items()}
+        else:
+            result[name] = {int(k): f"{name}_dynamic_axes_{i + 1}" for i, k in enumerate(dims)}
+    return result
+
+
+def _grown(args: tuple[Any, ...], in_names: list[str], axes: dict) -> tuple[Any, ...]:
+    """``args`` with each dynamic axis one longer (its first slice repeated): the second trace."""
+    out, k = [], 0
+    for a in args:
+        if isinstance(a, Tensor):
+            arr = np.asarray(a._data)
+            for axis in axes.get(in_names[k], {}):
+                arr = np.concatenate([arr, arr.take([0], axis=axis)], axis=axis)
+            a, k = wrap(arr), k + 1
+        out.append(a)
+    return tuple(out)
+
+
+def _flatten(out: Any) -> list[Tensor]:
+    if isinstance(out, Tensor):
+        return [out]
+    if isinstance(out, (tuple, list)):
+        return [t for o in out for t in _flatten(o)]
+    if isinstance(out, Mapping):
+        return [t for o in out.values() for t in _flatten(o)]
+    raise OnnxExporterError(f"the model returned {type(out).__name__}, not tensors")
+
+
+def _param_names(model: Any) -> dict[int, str]:
+    """id(parameter or buffer) -> its state_dict key (the first, for shared ones)."""
+    names: dict[int, str] = {}
+    state = getattr(model, "state_dict", None)
+    if state is None:
+        return names
+    for key, t in state(keep_vars=True).items():
+        if isinstance(t, Tensor):
+            names.setdefault(id(t), key)
+    for key, t in (
+        model.named_parameters(remove_duplicate=False) if hasattr(model, "named_parameters") else ()
+    ):
+        names.setdefault(id(t), key)
+    return names
+
+
+def _set_mode(model: Any, training: TrainingMode) -> Any:
+    """Put ``model`` in the export's mode; returns the function that restores each module's."""
+    modules = list(model.modules()) if hasattr(model, "modules") else []
+    before = [m.training for m in modules]
+    if training == TrainingMode.EVAL and modules:
+        model.eval()
+    elif training == TrainingMode.TRAINING and modules:
+        model.train()
+
+    def restore() -> None:
+        for m, mode in zip(modules, before):
+            m.training = mode
+
+    return restore
