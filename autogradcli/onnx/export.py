@@ -107,7 +107,7 @@ def export(
     )
     onnx.checker.check_model(model_proto)
     if verbose:
-        print(onnx.helper.printable_graph(model_proto.graph))
+        print(onnx.printer.to_text(model_proto.graph))
     data = model_proto.SerializeToString()
     if isinstance(f, (str, os.PathLike)):
         with open(f, "wb") as fh:

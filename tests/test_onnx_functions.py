@@ -1,0 +1,193 @@
+"""The export's API around the op table: user autograd.Functions (inlined, refused, or through
+``symbolic``), files and file objects, names, modes, options and errors."""
+
+from __future__ import annotations
+
+import io
+import sys
+
+import numpy as np
+import pytest
+from onnx_runtime import check_export, randn
+
+import autogradcli as ag
+from autogradcli import nn
+from autogradcli.autograd.grad_mode import STATE
+
+
+class NumpyRelu(ag.autograd.Function):  # computes on raw arrays: no traceable form
+    @staticmethod
+    def forward(ctx, x):
+        return ag.from_numpy(np.maximum(x.numpy(), 0))
+
+    @staticmethod
+    def backward(ctx, g):
+        return g
+
+
+class SymbolicLeaky(ag.autograd.Function):  # the same, with PyTorch's symbolic
+    @staticmethod
+    def forward(ctx, x):
+        arr = x.numpy()
+        return ag.from_numpy(np.where(arr > 0, arr, arr * np.float32(0.1)))
+
+    @staticmethod
+    def backward(ctx, g):
+        return g
+
+    @staticmethod
+    def symbolic(g, x):
+        return g.op("LeakyRelu", x, alpha_f=0.1)
+
+
+class _Apply(nn.Module):
+    def __init__(self, fn):
+        super().__init__()
+        self.fc = nn.Linear(3, 4)
+        self.fn = fn
+
+    def forward(self, x):
+        return self.fn.apply(self.fc(x))
+
+
+def _export(model, *args, **kw):
+    pytest.importorskip("onnx")
+    from autogradcli.onnx import export
+
+    buf = io.BytesIO()
+    export(model, args, buf, **kw)
+    return buf.getvalue()
+
+
+def test_function_without_onnx_form_is_refused_naming_it():
+    from autogradcli.onnx import UnsupportedOperatorError
+
+    line = _line_of("class NumpyRelu")
+    with pytest.raises(UnsupportedOperatorError) as err:
+        _export(_Apply(NumpyRelu), randn(2, 3))
+    message = str(err.value)
+    assert "NumpyRelu" in message and f"{__file__}:{line}" in message
+    assert "symbolic(g, *inputs)" in message
+    assert STATE.trace is None  # the hook is removed after a failed export
+
+
+def _line_of(text: str) -> int:
+    with open(__file__, encoding="utf-8") as f:
+        return next(i for i, line in enumerate(f, 1) if line.startswith(text))
+
+
+def test_symbolic_function_exports_as_pytorch_does():
+    proto = check_export(_Apply(SymbolicLeaky), lambda n: (randn(n, 3),))
+    assert [n.op_type for n in proto.graph.node].count("LeakyRelu") == 1
+
+
+def test_function_made_of_ops_is_inlined():
+    class Cube(ag.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x * x * x
+
+        @staticmethod
+        def backward(ctx, g):
+            (x,) = ctx.saved_tensors
+            return 3 * g * x * x
+
+    proto = check_export(_Apply(Cube), lambda n: (randn(n, 3),))
+    assert [n.op_type for n in proto.graph.node].count("Mul") == 2
+
+
+def test_path_and_file_object_give_the_same_model(tmp_path):
+    """The call ``agrad export`` makes, to a path and to an open file."""
+    onnx = pytest.importorskip("onnx")
+    from autogradcli.onnx import export
+
+    model = nn.Sequential(nn.Linear(3, 4), nn.ReLU(), nn.Linear(4, 2))
+    call = dict(
+        input_names=["input"], output_names=["output"],
+        dynamic_axes={"input": {0: "batch"}, "output": {0: "batch"}},
+    )  # fmt: skip
+    export(model, (randn(2, 3),), str(tmp_path / "a.onnx"), **call)
+    with open(tmp_path / "b.onnx", "wb") as f:
+        export(model, (randn(2, 3),), f, **call)
+    a, b = (onnx.load(str(tmp_path / n)) for n in ("a.onnx", "b.onnx"))
+    assert a.SerializeToString() == b.SerializeToString()
+    (inp,), (out,) = a.graph.input, a.graph.output
+    assert inp.name == "input" and out.name == "output"
+    assert inp.type.tensor_type.shape.dim[0].dim_param == "batch"
+    assert out.type.tensor_type.shape.dim[0].dim_param == "batch"
+    assert sorted(i.name for i in a.graph.initializer) == sorted(model.state_dict())
+
+
+def test_static_shapes_without_dynamic_axes():
+    onnx = pytest.importorskip("onnx")
+    proto = onnx.load_from_string(_export(nn.Linear(3, 2), randn(4, 3)))
+    dims = [d.dim_value for d in proto.graph.input[0].type.tensor_type.shape.dim]
+    assert dims == [4, 3]
+
+
+def test_export_params_false_makes_weights_inputs():
+    onnx = pytest.importorskip("onnx")
+    model = nn.Sequential(nn.Linear(3, 2))
+    proto = onnx.load_from_string(_export(model, randn(4, 3), export_params=False))
+    assert [i.name for i in proto.graph.input] == ["input", "0.weight", "0.bias"]
+    assert not proto.graph.initializer
+
+
+def test_eval_mode_for_the_export_and_the_mode_restored():
+    onnx = pytest.importorskip("onnx")
+    model = nn.Sequential(nn.Linear(3, 3), nn.Dropout(0.5), nn.BatchNorm1d(3))
+    model.train()
+    proto = onnx.load_from_string(_export(model, randn(4, 3)))
+    kinds = {n.op_type for n in proto.graph.node}
+    assert "Dropout" not in kinds and "BatchNormalization" in kinds
+    assert model.training and model[1].training and model[2].training
+    assert int(model[2].num_batches_tracked.item()) == 0  # no training step ran
+
+
+def test_a_size_that_follows_the_batch_in_python_is_refused():
+    from autogradcli.onnx import OnnxExporterError
+
+    class Scale(nn.Module):
+        def forward(self, x):
+            return x * float(x.shape[0])  # a Python number computed from the batch
+
+    with pytest.raises(OnnxExporterError, match="changes with the dynamic axes"):
+        _export(Scale(), randn(4, 3), dynamic_axes={"input": {0: "batch"}})
+    _export(Scale(), randn(4, 3))  # a fixed batch: fine
+
+
+def test_opset_range_and_opset_18():
+    with pytest.raises(ValueError, match="opset_version 11"):
+        _export(nn.Linear(3, 2), randn(2, 3), opset_version=11)
+    onnx = pytest.importorskip("onnx")
+    proto = onnx.load_from_string(
+        _export(nn.AdaptiveAvgPool2d(1), randn(2, 3, 4, 4), opset_version=18)
+    )
+    assert proto.opset_import[0].version == 18
+
+
+def test_missing_onnx_package_names_the_extra(monkeypatch):
+    from autogradcli.onnx import export
+
+    monkeypatch.setitem(sys.modules, "onnx", None)
+    with pytest.raises(ImportError, match=r"pip install 'autogradcli\[onnx\]'"):
+        export(nn.Linear(3, 2), randn(2, 3), io.BytesIO())
+
+
+def test_verbose_prints_the_graph(capsys):
+    _export(nn.Linear(3, 2), randn(2, 3), verbose=True)
+    assert "Gemm" in capsys.readouterr().out
+
+
+def test_keyword_arguments_as_a_trailing_dict():
+    ort = pytest.importorskip("onnxruntime")
+
+    class Shift(nn.Module):
+        def forward(self, x, shift=0.0):
+            return x + shift
+
+    x = randn(2, 3)
+    data = _export(Shift(), x, {"shift": 1.5})
+    (got,) = ort.InferenceSession(data).run(None, {"input": x.numpy()})
+    np.testing.assert_allclose(got, x.numpy() + 1.5, rtol=1e-6)
