@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from ..backend.registry import to_numpy
 from ..tensor.tensor import Tensor
 from .errors import OnnxExporterError
 from .graph import GraphContext, Value
@@ -72,18 +73,18 @@ class Converter:
         if found is not None:
             return found
         key = self.params.get(id(t))
-        arr = np.asarray(t._data)
+        arr = to_numpy(t._data)
         if key is not None:
             return self.bind(t, self.g.initializer(key, arr), None)
         if t2 is None or t2._data.shape == arr.shape:
-            if t2 is not None and not np.array_equal(np.asarray(t2._data), arr, equal_nan=True):
+            if t2 is not None and not np.array_equal(to_numpy(t2._data), arr, equal_nan=True):
                 raise OnnxExporterError(
                     f"a tensor of shape {tuple(arr.shape)} reaches the graph without coming from "
                     "an op, and its values change with the inputs: compute it with "
                     "autogradcli ops"
                 )
             return self.bind(t, self.g.initializer(self.g.unique("const"), arr), None)
-        flat, flat2 = arr.reshape(-1), np.asarray(t2._data).reshape(-1)
+        flat, flat2 = arr.reshape(-1), to_numpy(t2._data).reshape(-1)
         if flat.size == 0 or (flat != flat[0]).any() or (flat2 != flat[0]).any():
             raise OnnxExporterError(
                 f"a tensor created in forward has shape {tuple(arr.shape)} that follows the batch "

@@ -7,9 +7,7 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import numpy as np
-
-from ..tensor.tensor import Tensor, wrap
+from ..tensor.tensor import Tensor
 from .convert import Converter
 from .errors import OnnxExporterError
 from .graph import GraphContext
@@ -220,13 +218,14 @@ def _dynamic_axes(axes: Any, in_names: list[str], out_names: Any) -> dict[str, d
 
 def _grown(args: tuple[Any, ...], in_names: list[str], axes: dict) -> tuple[Any, ...]:
     """``args`` with each dynamic axis one longer (its first slice repeated): the second trace."""
+    from ..ops import cat
+
     out, k = [], 0
     for a in args:
         if isinstance(a, Tensor):
-            arr = np.asarray(a._data)
             for axis in axes.get(in_names[k], {}):
-                arr = np.concatenate([arr, arr.take([0], axis=axis)], axis=axis)
-            a, k = wrap(arr), k + 1
+                a = cat([a, a.narrow(axis, 0, 1)], axis)
+            k += 1
         out.append(a)
     return tuple(out)
 

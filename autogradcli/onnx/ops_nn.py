@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from ..backend.registry import to_numpy
 from ..nn.functional.batch_norm_fused import BatchNormEval
 from ..nn.functional.layer_norm import LayerNormFunction
 from ..nn.functional.linear import Linear, _Embedding
@@ -91,7 +92,9 @@ def _avg_pool(g: GraphContext, node: Node) -> Any:
         "Conv", x, ones, kernel_shape=list(geo.kernel), strides=list(geo.stride),
         pads=[top, left, bottom, right], dilations=list(geo.dilation), group=int(c),
     )  # fmt: skip
-    return g.op("Div", sums, g.const(np.asarray(divisor), x.dtype))
+    return g.op(
+        "Div", sums, g.const(to_numpy(divisor) if hasattr(divisor, "dtype") else divisor, x.dtype)
+    )
 
 
 @converter(Col2Im, dynamic_args=(1,))

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from ..autograd.gradient_ops import Expand, SumTo
+from ..backend.registry import to_numpy
 from ..ops import indexing as ix
 from ..ops import join, linalg, minmax, reduction, reorder, shape
 from ..ops.padding import ConstantPad
@@ -134,7 +135,7 @@ def _gather(g: GraphContext, x: Any, parts: tuple[Any, ...]) -> Any:
         raise OnnxExporterError("only indexing with one integer index array is exported")
     at = arrays[0]
     axis = at if Ellipsis not in parts[:at] else x.dim() - (len(parts) - at)
-    return g.op("Gather", x, g.const(np.asarray(parts[at]), np.int64), axis=axis)
+    return g.op("Gather", x, g.const(to_numpy(parts[at]), np.int64), axis=axis)
 
 
 _REDUCE = {
