@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import io
+import os
 import sys
 
 import numpy as np
@@ -208,3 +209,16 @@ def test_a_model_on_cuda_exports_through_the_array_seam(strict_cuda):
         i.name: numpy_helper.to_array(i) for i in onnx.load_from_string(data).graph.initializer
     }
     np.testing.assert_array_equal(weights["0.weight"], model[0].weight.detach().cpu().numpy())
+
+
+def test_readme_example_runs(tmp_path, monkeypatch):
+    pytest.importorskip("onnxruntime")
+    readme = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "README.md")
+    with open(readme, encoding="utf-8") as f:
+        text = f.read()
+    section = text[text.index("## Exporting to ONNX") :]
+    start = section.index("```python\n") + len("```python\n")
+    code = section[start : section.index("```\n", start)]
+    monkeypatch.chdir(tmp_path)
+    exec(compile(code, "README.md", "exec"), {"__name__": "readme"})
+    assert (tmp_path / "model.onnx").stat().st_size > 0
