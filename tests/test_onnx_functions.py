@@ -222,3 +222,19 @@ def test_readme_example_runs(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     exec(compile(code, "README.md", "exec"), {"__name__": "readme"})
     assert (tmp_path / "model.onnx").stat().st_size > 0
+
+
+def test_ops_recorded_under_enable_grad_are_refused_not_frozen():
+    from autogradcli.onnx import OnnxExporterError
+
+    class Grad(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(3, 2)
+
+        def forward(self, x):
+            with ag.enable_grad():
+                return self.fc(x) * 2
+
+    with pytest.raises(OnnxExporterError, match="enable_grad"):
+        _export(Grad(), randn(2, 3))

@@ -3,6 +3,8 @@ the outputs equal autogradcli's within float32 tolerance (tests/onnx_runtime.py)
 
 from __future__ import annotations
 
+import io
+
 import pytest
 from onnx_runtime import check_export, randn
 
@@ -141,3 +143,31 @@ def test_causal_transformer_encoder_layer():
 def test_transformer_encoder_layer_post_norm_gelu():
     layer = nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, activation="gelu").eval()
     check_export(layer, lambda n: (randn(5, n, 8),), batch_axis=1)
+
+
+def test_group_norm_resampling_and_padding_layers():
+    model = nn.Sequential(
+        nn.ReflectionPad2d(1), nn.Conv2d(2, 4, 3), nn.GroupNorm(2, 4), nn.ReplicationPad2d(1),
+        nn.Upsample(scale_factor=2, mode="bilinear"), nn.PixelShuffle(2), nn.InstanceNorm2d(1),
+        nn.Upsample(scale_factor=2), nn.ZeroPad2d((1, 0, 2, 0)),
+    )  # fmt: skip
+    check_export(model, lambda n: (randn(n, 2, 4, 4),))
+
+
+def test_statistics_norms_einsum_and_integer_division():
+    def fn(x):
+        stats = [x.var(-1, keepdim=True), x.std(1, keepdim=True, correction=0)]
+        stats += [x.norm(dim=-1, keepdim=True), x.norm(p=1, dim=1, keepdim=True)]
+        stats += [x.logsumexp(-1, keepdim=True), ag.div(x, 0.3, rounding_mode="floor"), x % 0.5]
+        gram = ag.einsum("bi,bj->bij", x, x).flatten(1)
+        return ag.cat([*stats, gram], -1)
+
+    check_export(_Fn(fn), lambda n: (randn(n, 4),))
+
+
+def test_a_statistic_over_the_dynamic_batch_is_refused():
+    pytest.importorskip("onnx")
+    from autogradcli.onnx import OnnxExporterError, export
+
+    with pytest.raises(OnnxExporterError, match="var/std over a dynamic axis"):
+        export(_Fn(lambda x: x.std(0)), (randn(3, 4),), io.BytesIO(), dynamic_axes={"input": [0]})

@@ -76,6 +76,12 @@ class Converter:
         arr = to_numpy(t._data)
         if key is not None:
             return self.bind(t, self.g.initializer(key, arr), None)
+        if t._grad_fn is not None:
+            raise OnnxExporterError(
+                f"a tensor of shape {tuple(arr.shape)} was computed by {t._grad_fn.name()} with "
+                "gradient recording on (enable_grad inside forward), which the export cannot "
+                "see: compute it without enable_grad"
+            )
         if t2 is None or t2._data.shape == arr.shape:
             if t2 is not None and not np.array_equal(to_numpy(t2._data), arr, equal_nan=True):
                 raise OnnxExporterError(

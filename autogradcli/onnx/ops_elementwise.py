@@ -208,3 +208,24 @@ def _gelu(g: GraphContext, node: Node) -> Any:
     else:
         t = g.op("Erf", g.op("Mul", x, g.const(1.0 / math.sqrt(2.0), x.dtype)))
     return g.op("Mul", g.op("Mul", x, half), g.op("Add", t, one))
+
+
+@converter(cmp.FloorDivide)
+def _floor_divide(g: GraphContext, node: Node) -> Any:
+    """floor(a / b), computed in floating point (float64 for integers: exact below 2**53)."""
+    a, b = node.args
+    dt = _out_dtype(node)
+    work = dt if dt.kind == "f" else np.dtype(np.float64)
+    out = g.op("Floor", g.op("Div", g.cast(a, work), g.cast(b, work)))
+    return g.cast(out, dt)
+
+
+@converter(cmp.Remainder)
+def _remainder(g: GraphContext, node: Node) -> Any:
+    """Python's modulo (the divisor's sign): ONNX Mod for integers, a - b floor(a / b) else."""
+    a, b = node.args
+    dt = _out_dtype(node)
+    a, b = g.cast(a, dt), g.cast(b, dt)
+    if dt.kind != "f":
+        return g.op("Mod", a, b, fmod=0)
+    return g.op("Sub", a, g.op("Mul", b, g.op("Floor", g.op("Div", a, b))))

@@ -9,6 +9,7 @@ import numpy as np
 
 from ..backend.registry import to_numpy
 from ..nn.functional.batch_norm_fused import BatchNormEval
+from ..nn.functional.group_norm_fused import GroupNormFn
 from ..nn.functional.layer_norm import LayerNormFunction
 from ..nn.functional.linear import Linear, _Embedding
 from ..nn.functional.sdpa import SDPA
@@ -43,6 +44,22 @@ def _layer_norm(g: GraphContext, node: Node) -> Any:
     if weight is None:
         weight = g.const(np.ones(shape), x.dtype)
     return g.op("LayerNormalization", x, weight, bias, axis=-int(k), epsilon=float(eps))
+
+
+@converter(GroupNormFn)
+def _group_norm(g: GraphContext, node: Node) -> Any:
+    x, weight, bias, groups, eps = node.args
+    rows = g.op("Reshape", x, g.ints([0, groups, -1]))  # (N, G, rest)
+    dev = g.op("Sub", rows, g.reduce("ReduceMean", rows, [2], True))
+    var = g.reduce("ReduceMean", g.op("Mul", dev, dev), [2], True)
+    y = g.op("Div", dev, g.op("Sqrt", g.op("Add", var, g.const(eps, x.dtype))))
+    y = g.op("Reshape", y, g.op("Shape", x))
+    per_channel = [x.shape[1]] + [1] * (x.dim() - 2)
+    if weight is not None:
+        y = g.op("Mul", y, g.op("Reshape", weight, g.ints(per_channel)))
+    if bias is not None:
+        y = g.op("Add", y, g.op("Reshape", bias, g.ints(per_channel)))
+    return y
 
 
 @converter(BatchNormEval)

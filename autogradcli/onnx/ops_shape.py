@@ -1,4 +1,4 @@
-"""ONNX converters of shape, indexing, joining and reduction ops. Sizes computed in Python from a
+"""ONNX converters of shape, indexing and joining ops. Sizes computed in Python from a
 dynamic axis (``x.view(x.size(0), -1)``) are rebuilt from the graph (``Node.size_list``)."""
 
 from __future__ import annotations
@@ -10,7 +10,9 @@ import numpy as np
 from ..autograd.gradient_ops import Expand, SumTo
 from ..backend.registry import to_numpy
 from ..ops import indexing as ix
-from ..ops import join, linalg, minmax, reduction, reorder, shape
+from ..ops import join, linalg, reorder, shape
+from ..ops.einstein import Einsum
+from ..ops.gather_scatter import IndexSelect
 from ..ops.padding import ConstantPad
 from .convert import Node
 from .errors import OnnxExporterError
@@ -138,43 +140,16 @@ def _gather(g: GraphContext, x: Any, parts: tuple[Any, ...]) -> Any:
     return g.op("Gather", x, g.const(to_numpy(parts[at]), np.int64), axis=axis)
 
 
-_REDUCE = {
-    reduction.Sum: "ReduceSum",
-    reduction.Mean: "ReduceMean",
-    reduction.MeanAll: "ReduceMean",
-}
+@converter(IndexSelect)
+def _index_select(g: GraphContext, node: Node) -> Any:
+    x, _dim, key = node.args
+    return _gather(g, x, key if isinstance(key, tuple) else (key,))
 
 
-@converter(*_REDUCE)
-def _reduce(g: GraphContext, node: Node) -> Any:
-    x, dims, keepdim = node.args
-    dt = node.outputs[0].dtype  # type: ignore[union-attr]
-    axes = None if dims is None else [d % max(x.dim(), 1) for d in dims]
-    return g.reduce(_REDUCE[node.op.cls], g.cast(x, dt), axes, bool(keepdim))
-
-
-@converter(reduction.SumAll)
-def _sum_all(g: GraphContext, node: Node) -> Any:
-    x = node.args[0]
-    keepdim = bool(node.args[1]) if len(node.args) > 1 else False
-    return g.reduce("ReduceSum", g.cast(x, node.outputs[0].dtype), None, keepdim)  # type: ignore[union-attr]
-
-
-@converter(minmax.Amax, minmax.Amin, minmax.MaxAll, minmax.MinAll)
-def _amax(g: GraphContext, node: Node) -> Any:
-    x, dims, keepdim, largest = node.args[:4]
-    if isinstance(dims, int):
-        dims = (dims,)
-    axes = None if dims is None or dims == () else [d % max(x.dim(), 1) for d in dims]
-    return g.reduce("ReduceMax" if largest else "ReduceMin", x, axes, bool(keepdim))
-
-
-@converter(minmax.MaxDim, minmax.MinDim)
-def _max_dim(g: GraphContext, node: Node) -> Any:
-    x, dim, keepdim, largest = node.args[:4]
-    values = g.reduce("ReduceMax" if largest else "ReduceMin", x, [dim % x.dim()], bool(keepdim))
-    arg = "ArgMax" if largest else "ArgMin"
-    return values, g.op(arg, x, axis=dim % x.dim(), keepdims=int(keepdim), select_last_index=0)
+@converter(Einsum)
+def _einsum(g: GraphContext, node: Node) -> Any:
+    (subs, out), *operands = node.args
+    return g.op("Einsum", *operands, equation=",".join(subs) + "->" + out)
 
 
 @converter(linalg.MatMul, linalg.MatVec, linalg.Dot, linalg.BatchedMatMul)

@@ -41,7 +41,7 @@ def _load_builtin() -> None:
     global _loaded
     if not _loaded:
         _loaded = True
-        from . import ops_elementwise, ops_nn, ops_recurrent, ops_shape  # noqa: F401
+        from . import ops_elementwise, ops_nn, ops_recurrent, ops_reduction, ops_shape  # noqa: F401
 
 
 def find_converter(cls: type) -> Callable[..., Any] | None:

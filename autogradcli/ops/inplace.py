@@ -48,7 +48,7 @@ class _InplaceCtx:
 
 def _record(self: Tensor, name: str, op: Callable[[Tensor], Tensor]) -> Tensor:
     """Apply out-of-place ``op`` to a snapshot of ``self`` and make the result ``self``'s value and history."""
-    _check_dirty(_InplaceCtx(name), self, True)  # type: ignore[arg-type]
+    _check_dirty(_InplaceCtx(name), self, STATE.enabled)  # type: ignore[arg-type]
     snapshot = wrap(self._data.copy(), self._requires_grad)
     snapshot._grad_fn, snapshot._output_nr = self._grad_fn, self._output_nr
     trace = STATE.trace  # an ONNX export: the snapshot, then self, hold the new value
