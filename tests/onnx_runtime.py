@@ -37,7 +37,7 @@ def check_export(
     from autogradcli.onnx import export
 
     example = make_inputs(TRACED)
-    names = [f"input_{i}" for i, a in enumerate(example) if isinstance(a, ag.Tensor)]
+    names = [f"input_{i}" for i in range(len(_flat(example)))]  # nested tuples too
     buf = io.BytesIO()
     export(
         model, example, buf, input_names=names,
@@ -52,7 +52,7 @@ def check_export(
         inputs = make_inputs(n)
         with ag.no_grad():
             want = _flat(model(*inputs))
-        feed = {name: t.numpy() for name, t in zip(names, inputs)}
+        feed = dict(zip(names, _flat(inputs)))
         got = session.run(None, feed)
         assert len(got) == len(want)
         for g, w in zip(got, want):

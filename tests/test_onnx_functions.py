@@ -238,3 +238,19 @@ def test_ops_recorded_under_enable_grad_are_refused_not_frozen():
 
     with pytest.raises(OnnxExporterError, match="enable_grad"):
         _export(Grad(), randn(2, 3))
+
+
+def test_is_in_onnx_export_and_dynamic_axes_checked():
+    from autogradcli.onnx import is_in_onnx_export
+
+    seen = []
+
+    class Probe(nn.Module):
+        def forward(self, x):
+            seen.append(is_in_onnx_export())
+            return x * 2
+
+    _export(Probe(), randn(2, 3))
+    assert seen == [True] and not is_in_onnx_export()
+    with pytest.raises(ValueError, match=r"'input' has 2 dims .*no axis 2"):
+        _export(Probe(), randn(2, 3), dynamic_axes={"input": {2: "x"}})

@@ -120,6 +120,15 @@ def test_recurrent_layers_and_final_states(layer, batch_first):
     check_export(layer, inputs, batch_axis=0 if batch_first else 1)
 
 
+def test_lstm_with_initial_states_as_graph_inputs():
+    """torch.onnx's rule: the tensors of nested tuples in ``args`` are graph inputs too."""
+    lstm = nn.LSTM(4, 5, num_layers=2)
+    check_export(
+        lstm, lambda n: (randn(6, n, 4), (randn(2, n, 5, seed=1), randn(2, n, 5, seed=2))),
+        batch_axis=1,
+    )  # fmt: skip
+
+
 def test_multihead_attention_and_causal_sdpa():
     mha = nn.MultiheadAttention(8, 2, batch_first=True)
 

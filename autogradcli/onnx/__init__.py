@@ -6,6 +6,7 @@ from .errors import OnnxExporterError, UnsupportedOperatorError
 from .export import TrainingMode, export
 from .graph import GraphContext, Value
 from .registry import converter, register_converter
+from .trace import is_in_onnx_export
 
 __all__ = [
     "GraphContext",
@@ -15,5 +16,6 @@ __all__ = [
     "Value",
     "converter",
     "export",
+    "is_in_onnx_export",
     "register_converter",
 ]

@@ -67,9 +67,16 @@ def export(
     if f is None:
         raise ValueError("f (the path or file object to write the model to) is required")
     call_args, call_kwargs = _split_args(args, kwargs)
-    inputs = [a for a in call_args if isinstance(a, Tensor)]
+    inputs = _arg_tensors((call_args, call_kwargs))
     in_names = _names(input_names, len(inputs), "input")
     axes = _dynamic_axes(dynamic_axes, in_names, output_names)
+    for t, name in zip(inputs, in_names):
+        for axis in axes.get(name, {}):
+            if not 0 <= axis < t.dim():
+                raise ValueError(
+                    f"dynamic_axes: {name!r} has {t.dim()} dims (shape {tuple(t.shape)}), no "
+                    f"axis {axis}"
+                )
     restore = _set_mode(model, training)
     try:
         trace = Tracer()
@@ -77,10 +84,10 @@ def export(
         trace2 = out2 = None
         inputs2: list[Tensor] = []
         if any(axes.get(n) for n in in_names):
-            args2 = _grown(call_args, in_names, axes)
-            inputs2 = [a for a in args2 if isinstance(a, Tensor)]
+            args2, kwargs2 = _grown((call_args, call_kwargs), in_names, axes)
+            inputs2 = _arg_tensors((args2, kwargs2))
             trace2 = Tracer()
-            out2 = trace2.run(lambda *a: model(*a, **call_kwargs), *args2)
+            out2 = trace2.run(lambda *a: model(*a, **kwargs2), *args2)
             if len(trace2.ops) != len(trace.ops):
                 raise OnnxExporterError(
                     "the forward pass ran a different number of ops for the two batch sizes "
@@ -216,18 +223,36 @@ def _dynamic_axes(axes: Any, in_names: list[str], out_names: Any) -> dict[str, d
     return result
 
 
-def _grown(args: tuple[Any, ...], in_names: list[str], axes: dict) -> tuple[Any, ...]:
+def _arg_tensors(args: Any) -> list[Tensor]:
+    """The tensors in ``args`` (nested tuples, lists and dicts), in order: the graph's inputs."""
+    if isinstance(args, Tensor):
+        return [args]
+    if isinstance(args, (tuple, list)):
+        return [t for a in args for t in _arg_tensors(a)]
+    if isinstance(args, Mapping):
+        return [t for a in args.values() for t in _arg_tensors(a)]
+    return []
+
+
+def _grown(args: Any, in_names: list[str], axes: dict) -> Any:
     """``args`` with each dynamic axis one longer (its first slice repeated): the second trace."""
     from ..ops import cat
 
-    out, k = [], 0
-    for a in args:
+    count = iter(range(len(in_names)))
+
+    def grow(a: Any) -> Any:
         if isinstance(a, Tensor):
-            for axis in axes.get(in_names[k], {}):
+            for axis in axes.get(in_names[next(count)], {}):
                 a = cat([a, a.narrow(axis, 0, 1)], axis)
-            k += 1
-        out.append(a)
-    return tuple(out)
+            return a
+        if isinstance(a, (tuple, list)):
+            items = [grow(x) for x in a]
+            return type(a)(*items) if hasattr(a, "_fields") else type(a)(items)
+        if isinstance(a, Mapping):
+            return {k: grow(v) for k, v in a.items()}
+        return a
+
+    return grow(args)
 
 
 def _flatten(out: Any) -> list[Tensor]:

@@ -18,7 +18,7 @@ from ..tensor.tensor import Tensor
 from .errors import UnsupportedOperatorError, where_defined
 from .registry import has_onnx_form
 
-__all__ = ["Alias", "TracedOp", "Tracer", "function_class"]
+__all__ = ["Alias", "TracedOp", "Tracer", "function_class", "is_in_onnx_export"]
 
 
 @dataclass
@@ -33,6 +33,11 @@ class TracedOp:
 
 class Alias:
     """The op ``Tracer.alias`` records: its output is its input's value (no node)."""
+
+
+def is_in_onnx_export() -> bool:
+    """Whether an ONNX export is tracing now (``torch.onnx.is_in_onnx_export``)."""
+    return STATE.trace is not None
 
 
 def function_class(ctx: Any) -> type:
