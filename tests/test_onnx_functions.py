@@ -97,6 +97,10 @@ def test_function_made_of_ops_is_inlined():
 
     proto = check_export(_Apply(Swish), lambda n: (randn(n, 3),))
     assert [n.op_type for n in proto.graph.node][-3:] == ["Sigmoid", "Mul", "Identity"]
+    from autogradcli.onnx import UnsupportedOperatorError
+
+    with pytest.raises(UnsupportedOperatorError, match=r"Swish .*autograd_inlining=False"):
+        _export(_Apply(Swish), randn(2, 3), autograd_inlining=False)
 
 
 def test_path_and_file_object_give_the_same_model(tmp_path):

@@ -52,11 +52,10 @@ class Node:
 class Converter:
     """Walks the ops of one (or two aligned) traces, filling ``g`` with nodes."""
 
-    def __init__(self, g: GraphContext, params: dict[int, str], model_name: str) -> None:
+    def __init__(self, g: GraphContext, params: dict[int, str]) -> None:
         self.g = g
         self.params = params  # id(parameter or buffer) -> state_dict key
         self.values: dict[int, Value] = {}  # id(tensor) -> value (and id(array) -> value)
-        self.model_name = model_name
 
     def bind(self, t: Tensor, name: str, t2: Tensor | None) -> Value:
         """Record that tensor ``t`` (``t2`` in the second trace) is the value ``name``."""

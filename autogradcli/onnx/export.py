@@ -5,6 +5,7 @@ from __future__ import annotations
 import enum
 import os
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from ..tensor.tensor import Tensor
@@ -52,11 +53,28 @@ def export(
     dynamic_axes: Mapping[str, Mapping[int, str] | Sequence[int]] | None = None,
     do_constant_folding: bool = True,
     keep_initializers_as_inputs: bool = False,
-    **ignored: Any,
+    autograd_inlining: bool = True,
+    dynamic_shapes: Any = None,
+    dynamo: bool = True,
+    external_data: bool = True,
+    operator_export_type: Any = None,
+    custom_opsets: Mapping[str, int] | None = None,
+    export_modules_as_functions: bool = False,
+    optimize: bool = True,
+    report: bool = False,
+    verify: bool = False,
 ) -> None:
-    """Trace ``model(*args)`` once and write it as an ONNX model to ``f`` (a path or a binary
-    file object), as ``torch.onnx.export``; parameters and buffers become initializers named
-    by their state_dict keys, and the axes ``dynamic_axes`` names stay dynamic."""
+    """Trace ``model(*args)`` and write it as an ONNX model to ``f`` (a path or a binary file
+    object), as ``torch.onnx.export``; parameters and buffers become initializers named by their
+    state_dict keys, and the axes ``dynamic_axes`` names stay dynamic.
+
+    Accepted for PyTorch's signature, with no effect: ``do_constant_folding`` (ONNX Runtime folds
+    when it loads the file), ``keep_initializers_as_inputs``, ``dynamo``, ``external_data``,
+    ``operator_export_type``, ``custom_opsets``, ``export_modules_as_functions``, ``optimize``,
+    ``report``, ``verify``. ``autograd_inlining=False`` refuses a user's Function that has no
+    ``symbolic`` instead of tracing the ops its forward calls."""
+    if dynamic_shapes is not None:
+        raise ValueError("dynamic_shapes is torch.export's form: give dynamic_axes instead")
     onnx = _require_onnx()
     opset = DEFAULT_OPSET if opset_version is None else int(opset_version)
     if not MIN_OPSET <= opset <= onnx.defs.onnx_opset_version():
@@ -79,37 +97,19 @@ def export(
                 )
     restore = _set_mode(model, training)
     try:
-        trace = Tracer()
-        out = trace.run(lambda *a: model(*a, **call_kwargs), *call_args)
-        trace2 = out2 = None
-        inputs2: list[Tensor] = []
+        first = _Traced.of(model, call_args, call_kwargs, autograd_inlining)
+        second = None
         if any(axes.get(n) for n in in_names):
             args2, kwargs2 = _grown((call_args, call_kwargs), in_names, axes)
-            inputs2 = _arg_tensors((args2, kwargs2))
-            trace2 = Tracer()
-            out2 = trace2.run(lambda *a: model(*a, **kwargs2), *args2)
-            if len(trace2.ops) != len(trace.ops):
+            second = _Traced.of(model, args2, kwargs2, autograd_inlining)
+            if len(second.tracer.ops) != len(first.tracer.ops):
                 raise OnnxExporterError(
                     "the forward pass ran a different number of ops for the two batch sizes "
                     "traced: its control flow depends on the batch; export without dynamic_axes"
                 )
     finally:
         restore()
-    model_proto = _build(
-        onnx,
-        model,
-        trace,
-        trace2,
-        inputs,
-        inputs2,
-        in_names,
-        out,
-        out2,
-        output_names,
-        axes,
-        opset,
-        export_params,
-    )
+    model_proto = _build(model, first, second, in_names, output_names, axes, opset, export_params)
     onnx.checker.check_model(model_proto)
     if verbose:
         print(onnx.printer.to_text(model_proto.graph))
@@ -121,41 +121,52 @@ def export(
         f.write(data)
 
 
+@dataclass
+class _Traced:
+    """One traced forward pass: its ops, its input tensors (flattened) and its output."""
+
+    tracer: Tracer
+    inputs: list[Tensor]
+    out: Any
+
+    @classmethod
+    def of(cls, model: Any, args: tuple[Any, ...], kwargs: dict, inline: bool) -> _Traced:
+        tracer = Tracer(inline)
+        out = tracer.run(lambda *a: model(*a, **kwargs), *args)
+        return cls(tracer, _arg_tensors((args, kwargs)), out)
+
+
 def _build(
-    onnx: Any,
     model: Any,
-    trace: Tracer,
-    trace2: Tracer | None,
-    inputs: list[Tensor],
-    inputs2: list[Tensor],
+    first: _Traced,
+    second: _Traced | None,
     in_names: list[str],
-    out: Any,
-    out2: Any,
     output_names: Sequence[str] | None,
     axes: dict[str, dict[int, str]],
     opset: int,
     export_params: bool,
 ) -> Any:
-    """The ModelProto of the traced ops."""
+    """The ModelProto of the traced ops (``second``: the trace with the dynamic axes grown)."""
     from onnx import helper
 
     g = GraphContext(opset)
     params = _param_names(model)
-    conv = Converter(g, params, type(model).__name__)
+    conv = Converter(g, params)
     graph_inputs = []
-    for i, (t, name) in enumerate(zip(inputs, in_names)):
+    inputs2 = second.inputs if second is not None else [None] * len(first.inputs)
+    for t, t2, name in zip(first.inputs, inputs2, in_names):
         dims = axes.get(name, {})
-        value = conv.bind(t, name, inputs2[i] if inputs2 else None)
+        value = conv.bind(t, name, t2)
         for axis in dims:
-            if inputs2:
-                g.dynamic_inputs.append((value, axis, t.shape[axis], inputs2[i].shape[axis]))
+            if t2 is not None:
+                g.dynamic_inputs.append((value, axis, t.shape[axis], t2.shape[axis]))
         shape = [dims.get(d, s) for d, s in enumerate(t.shape)]
         graph_inputs.append(helper.make_tensor_value_info(name, _elem(t), shape))
-    ops2 = trace2.ops if trace2 is not None else [None] * len(trace.ops)
-    for op, op2 in zip(trace.ops, ops2):
+    ops2 = second.tracer.ops if second is not None else [None] * len(first.tracer.ops)
+    for op, op2 in zip(first.tracer.ops, ops2):
         conv.convert(op, op2)
-    outs = _flatten(out)
-    outs2 = _flatten(out2) if out2 is not None else [None] * len(outs)
+    outs = _flatten(first.out)
+    outs2 = _flatten(second.out) if second is not None else [None] * len(outs)
     out_names = _names(output_names, len(outs), "output")
     graph_outputs = []
     for t, t2, name in zip(outs, outs2, out_names):

@@ -48,7 +48,8 @@ def function_class(ctx: Any) -> type:
 class Tracer:
     """Collects the ops of one forward pass; use ``run(fn, *args)``."""
 
-    def __init__(self) -> None:
+    def __init__(self, inline: bool = True) -> None:
+        self.inline = inline  # trace into a user's Function without an ONNX form
         self.ops: list[TracedOp] = []
         self._made: set[int] = set()  # ids of the tensors the kept ops produced
         self._keep: list[Any] = []  # everything whose id is used, kept alive for the trace
@@ -69,6 +70,8 @@ class Tracer:
         cls = function_class(ctx)
         ctx.needs_input_grad = (False,) * len(args)
         if not has_onnx_form(cls):
+            if not self.inline and not cls.__module__.startswith("autogradcli."):
+                raise unsupported(cls, "autograd_inlining=False keeps its forward's ops out")
             return self._inline(cls, ctx, forward, args)
         STATE.trace = None
         try:
@@ -104,8 +107,11 @@ class Tracer:
         return out
 
 
-def unsupported(cls: type) -> UnsupportedOperatorError:
-    """The error for a Function that has no ONNX form and computes on raw arrays."""
+def unsupported(
+    cls: type,
+    why: str = "its forward computes on arrays outside autogradcli's ops, so it cannot be traced",
+) -> UnsupportedOperatorError:
+    """The error for a Function that has no ONNX form (``why``: for a user's Function)."""
     where = where_defined(cls)
     if cls.__module__.startswith("autogradcli."):
         return UnsupportedOperatorError(
@@ -114,7 +120,6 @@ def unsupported(cls: type) -> UnsupportedOperatorError:
         )
     return UnsupportedOperatorError(
         f"Exporting the autograd.Function {cls.__qualname__} ({where}) to ONNX is not "
-        "supported: its forward computes on arrays outside autogradcli's ops, so it cannot be "
-        "traced. Give it a static method `symbolic(g, *inputs)` returning "
+        f"supported: {why}. Give it a static method `symbolic(g, *inputs)` returning "
         'g.op("OnnxOp", ...) for its output, as in PyTorch'
     )
