@@ -165,8 +165,10 @@ def _build(
     ops2 = second.tracer.ops if second is not None else [None] * len(first.tracer.ops)
     for op, op2 in zip(first.tracer.ops, ops2):
         conv.convert(op, op2)
-    outs = _flatten(first.out)
-    outs2 = _flatten(second.out) if second is not None else [None] * len(outs)
+    outs = _arg_tensors(first.out)
+    if not outs:
+        raise OnnxExporterError(f"the model returned {type(first.out).__name__}, no tensors")
+    outs2 = _arg_tensors(second.out) if second is not None else [None] * len(outs)
     out_names = _names(output_names, len(outs), "output")
     graph_outputs = []
     for t, t2, name in zip(outs, outs2, out_names):
@@ -235,7 +237,8 @@ def _dynamic_axes(axes: Any, in_names: list[str], out_names: Any) -> dict[str, d
 
 
 def _arg_tensors(args: Any) -> list[Tensor]:
-    """The tensors in ``args`` (nested tuples, lists and dicts), in order: the graph's inputs."""
+    """The tensors in ``args`` (nested tuples, lists and dicts), in order: the graph's inputs
+    (or outputs)."""
     if isinstance(args, Tensor):
         return [args]
     if isinstance(args, (tuple, list)):
@@ -264,16 +267,6 @@ def _grown(args: Any, in_names: list[str], axes: dict) -> Any:
         return a
 
     return grow(args)
-
-
-def _flatten(out: Any) -> list[Tensor]:
-    if isinstance(out, Tensor):
-        return [out]
-    if isinstance(out, (tuple, list)):
-        return [t for o in out for t in _flatten(o)]
-    if isinstance(out, Mapping):
-        return [t for o in out.values() for t in _flatten(o)]
-    raise OnnxExporterError(f"the model returned {type(out).__name__}, not tensors")
 
 
 def _param_names(model: Any) -> dict[int, str]:
