@@ -37,8 +37,9 @@ class SymbolicLeaky(ag.autograd.Function):  # the same, with PyTorch's symbolic
         return g
 
     @staticmethod
-    def symbolic(g, x):
-        return g.op("LeakyRelu", x, alpha_f=0.1)
+    def symbolic(g, x):  # PyTorch's forms: a suffixed attribute, a Constant from a tensor
+        zero = g.op("Constant", value_t=ag.tensor([0.0]))
+        return g.op("Add", g.op("LeakyRelu", x, alpha_f=0.1), zero)
 
 
 class _Apply(nn.Module):

@@ -14,6 +14,8 @@ from typing import Any
 
 import numpy as np
 
+from ..backend.registry import to_numpy
+
 __all__ = ["GraphContext", "Value"]
 
 _SUFFIX = re.compile(r"_(i|f|s|t|is|fs|ss|ts)$")
@@ -76,6 +78,8 @@ class GraphContext:
             if value is None:
                 continue
             key = _SUFFIX.sub("", key)
+            if hasattr(value, "_data"):  # a Tensor (``value_t=``)
+                value = to_numpy(value._data)
             if isinstance(value, np.ndarray):
                 from onnx import numpy_helper
 
