@@ -7,7 +7,6 @@ from typing import Any
 
 from ..ops import minmax, reduction, statistics
 from .convert import Node
-from .errors import OnnxExporterError
 from .graph import GraphContext
 from .registry import converter
 
@@ -57,22 +56,24 @@ def _max_dim(g: GraphContext, node: Node) -> Any:
     return values, g.op(arg, x, axis=dim % x.dim(), keepdims=int(keepdim), select_last_index=0)
 
 
-def _count(x: Any, axes: list[int] | None, what: str) -> int:
-    """How many elements each output reduces (static: a dynamic axis among them is refused)."""
+def _denominator(g: GraphContext, x: Any, axes: list[int] | None, correction: float) -> Any:
+    """``n - correction`` for the elements each output reduces, from ``Shape`` when a dynamic
+    axis is among them (a constant otherwise)."""
     axes = list(range(x.dim())) if axes is None else axes
-    if any(a in x.dynamic for a in axes):
-        raise OnnxExporterError(f"{what} over a dynamic axis is not exported")
-    return math.prod(x.shape[a] for a in axes)
+    if not any(a in x.dynamic for a in axes):
+        return g.const(max(math.prod(x.shape[a] for a in axes) - correction, 0), x.dtype)
+    sizes = g.op("Gather", g.op("Shape", x), g.ints(axes), axis=0)
+    n = g.cast(g.reduce("ReduceProd", sizes, None, False), x.dtype)
+    return g.op("Relu", g.op("Sub", n, g.const(correction, x.dtype)))
 
 
 @converter(statistics.Var, statistics.Std)
 def _var(g: GraphContext, node: Node) -> Any:
     x, dims, correction, keepdim, root = node.args
     axes = _axes(x, dims)
-    n = _count(x, axes, "var/std")
     dev = g.op("Sub", x, g.reduce("ReduceMean", x, axes, True))
     out = g.reduce("ReduceSum", g.op("Mul", dev, dev), axes, bool(keepdim))
-    out = g.op("Div", out, g.const(max(n - correction, 0), x.dtype))
+    out = g.op("Div", out, _denominator(g, x, axes, correction))
     return g.op("Sqrt", out) if root else out
 
 
