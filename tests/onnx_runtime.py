@@ -1,5 +1,5 @@
-"""ONNX Runtime as the oracle of an export: ``check_export(model, make_inputs)`` exports
-``model`` on ``make_inputs(3)`` with a dynamic batch axis, checks the file with
+"""ONNX Runtime as the oracle of an export: ``check_export(model, make_inputs, **export_kwargs)``
+exports ``model`` on ``make_inputs(3)`` with a dynamic batch axis, checks the file with
 ``onnx.checker``, and compares ONNX Runtime's outputs with autogradcli's at batch sizes 2 and 5
 (float32 tolerance). Each test skips when onnx or onnxruntime is not installed."""
 
@@ -30,6 +30,7 @@ def check_export(
     sizes: tuple[int, ...] = CHECKED,
     rtol: float = 1e-4,
     atol: float = 1e-5,
+    **export_kwargs: Any,
 ) -> Any:
     """Export ``model`` and compare ONNX Runtime with autogradcli; returns the ModelProto."""
     onnx = pytest.importorskip("onnx")
@@ -41,7 +42,7 @@ def check_export(
     buf = io.BytesIO()
     export(
         model, example, buf, input_names=names,
-        dynamic_axes={n: {batch_axis: "batch"} for n in names},
+        dynamic_axes={n: {batch_axis: "batch"} for n in names}, **export_kwargs,
     )  # fmt: skip
     proto = onnx.load_from_string(buf.getvalue())
     onnx.checker.check_model(proto, full_check=True)

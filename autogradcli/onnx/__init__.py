@@ -3,7 +3,7 @@ pass through the engine's own op recording and writes the graph with the ``onnx`
 (``pip install 'autogradcli[onnx]'``), imported only when an export runs."""
 
 from .errors import OnnxExporterError, UnsupportedOperatorError
-from .export import TrainingMode, export
+from .exporter import TrainingMode, export
 from .graph import GraphContext, Value
 from .registry import converter, register_converter
 from .trace import is_in_onnx_export
