@@ -134,7 +134,10 @@ def _gather(g: GraphContext, x: Any, parts: tuple[Any, ...]) -> Any:
     arrays = [i for i, p in enumerate(parts) if hasattr(p, "dtype")]
     rest_ok = all(p == slice(None) or p is Ellipsis for i, p in enumerate(parts) if i not in arrays)
     if len(arrays) != 1 or not rest_ok or parts[arrays[0]].dtype.kind not in "iu":
-        raise OnnxExporterError("only indexing with one integer index array is exported")
+        raise OnnxExporterError(
+            "indexing with a boolean mask or several index arrays is not exported (a mask gives "
+            "a shape that depends on the data); only x[..., index_array, ...] with full slices"
+        )
     at = arrays[0]
     axis = at if Ellipsis not in parts[:at] else x.dim() - (len(parts) - at)
     return g.op("Gather", x, g.const(to_numpy(parts[at]), np.int64), axis=axis)
