@@ -99,6 +99,7 @@ _LAZY = {
     "distributed": ".distributed",
     "distributions": ".distributions",
     "linalg": ".linalg",
+    "multiprocessing": ".multiprocessing",
     "serialization": ".serialization",
     "sparse": ".sparse",
     "testing": ".testing",

@@ -372,6 +372,10 @@ class Module(StateDictMixin, HooksMixin):
                 self._buffers[key] = fn(buf)
         return self
 
+    def share_memory(self) -> Module:
+        """Move every parameter, gradient and buffer to shared memory (hogwild training)."""
+        return self._apply(lambda t: t.share_memory_())
+
     def to(self, *args: Any, **kwargs: Any) -> Module:
         """Move and/or cast parameters and buffers (dtype casts apply to floating tensors only)."""
         from ..ops.conversion import _parse_to_args

@@ -272,6 +272,17 @@ class Tensor:
             return int(self._data.__array_interface__["data"][0])
         return int(self._data.data.ptr)
 
+    def share_memory_(self) -> Tensor:
+        """Move the data to memory other processes map (in place; a no-op if already there)."""
+        from .sharing import share_memory_
+
+        return share_memory_(self)
+
+    def is_shared(self) -> bool:
+        from .sharing import is_shared
+
+        return is_shared(self)
+
     def item(self) -> Any:
         if self._data.size != 1:
             raise RuntimeError(
