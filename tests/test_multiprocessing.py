@@ -95,7 +95,8 @@ def test_spawned_child_gets_the_shared_model_and_its_writes_come_back():
 
 
 def test_a_tensor_put_on_a_queue_moves_to_shared_memory_as_in_torch():
-    torch = pytest.importorskip("torch.multiprocessing").__name__ and _torch()
+    pytest.importorskip("torch.multiprocessing")
+    torch = _torch()
 
     ours, theirs = autogradcli.ones(3), torch.ones(3)
     ForkingPickler.dumps(ours)
@@ -104,7 +105,8 @@ def test_a_tensor_put_on_a_queue_moves_to_shared_memory_as_in_torch():
 
 
 def test_a_non_leaf_that_requires_grad_is_refused_with_torchs_message():
-    torch = pytest.importorskip("torch.multiprocessing").__name__ and _torch()
+    pytest.importorskip("torch.multiprocessing")
+    torch = _torch()
 
     x = torch.ones(2, requires_grad=True) * 2
     with pytest.raises(RuntimeError) as theirs:
