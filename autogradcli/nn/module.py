@@ -416,6 +416,9 @@ class Module(StateDictMixin, HooksMixin):
     def half(self) -> Module:
         return self._cast_floats(dtypes.float16)
 
+    def bfloat16(self) -> Module:
+        return self._cast_floats(dtypes.bfloat16)
+
     def type(self, dst_type: Any) -> Module:
         """Cast all parameters and buffers to ``dst_type``."""
         dtype = dtypes.to_dtype(dst_type)
