@@ -1,4 +1,4 @@
-"""``spawn``: start ``nprocs`` processes running ``fn(i, *args)`` and join them, re-raising a
+"""``spawn`` (``start_processes``): start ``nprocs`` processes running ``fn(i, *args)`` and join them, re-raising a
 child's exception in the parent with its traceback (PyTorch's ``torch.multiprocessing.spawn``)."""
 
 from __future__ import annotations
@@ -152,13 +152,5 @@ def start_processes(
     return None
 
 
-def spawn(
-    fn: Callable,
-    args: tuple = (),
-    nprocs: int = 1,
-    join: bool = True,
-    daemon: bool = False,
-    start_method: str = "spawn",
-) -> ProcessContext | None:
-    """``start_processes`` with the spawn start method, as ``torch.multiprocessing.spawn``."""
-    return start_processes(fn, args, nprocs, join, daemon, start_method)
+# torch.multiprocessing.spawn is start_processes with the spawn start method, its default here
+spawn = start_processes
