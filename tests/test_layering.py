@@ -33,6 +33,7 @@ LAYERS = {
     "data": 4,
     "serialization": 4,
     "distributed": 4,
+    "multiprocessing": 4,  # torch.multiprocessing: shared-memory tensors across processes
     "onnx": 4,  # torch.onnx's export: traces the ops, converters per op family
     "utils": 4,  # PyTorch's public torch.utils namespace (utils.data over autogradcli.data)
     "config": 5,

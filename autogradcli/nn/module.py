@@ -372,6 +372,10 @@ class Module(StateDictMixin, HooksMixin):
                 self._buffers[key] = fn(buf)
         return self
 
+    def share_memory(self) -> Module:
+        """Move every parameter, gradient and buffer to shared memory (hogwild training)."""
+        return self._apply(lambda t: t.share_memory_())
+
     def to(self, *args: Any, **kwargs: Any) -> Module:
         """Move and/or cast parameters and buffers (dtype casts apply to floating tensors only)."""
         from ..ops.conversion import _parse_to_args
@@ -411,6 +415,9 @@ class Module(StateDictMixin, HooksMixin):
 
     def half(self) -> Module:
         return self._cast_floats(dtypes.float16)
+
+    def bfloat16(self) -> Module:
+        return self._cast_floats(dtypes.bfloat16)
 
     def type(self, dst_type: Any) -> Module:
         """Cast all parameters and buffers to ``dst_type``."""

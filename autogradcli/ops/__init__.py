@@ -106,6 +106,7 @@ from . import (  # noqa: E402
     logexp,
     masking,
     minmax,
+    promotion,
     reorder,
     sampling,
     scan,
@@ -125,6 +126,7 @@ from .join import *  # noqa: E402
 from .logexp import *  # noqa: E402
 from .masking import *  # noqa: E402
 from .minmax import *  # noqa: E402
+from .promotion import *  # noqa: E402
 from .reorder import *  # noqa: E402
 from .sampling import *  # noqa: E402
 from .scan import *  # noqa: E402
@@ -146,6 +148,7 @@ for _module in (
     logexp,
     masking,
     minmax,
+    promotion,
     reorder,
     sampling,
     scan,

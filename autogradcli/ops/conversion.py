@@ -102,6 +102,10 @@ def half(x: Tensor) -> Tensor:
     return to(x, dtypes.float16)
 
 
+def bfloat16(x: Tensor) -> Tensor:
+    return to(x, dtypes.bfloat16)
+
+
 def type_as(x: Tensor, other: Tensor) -> Tensor:
     return to(x, other.dtype)
 
@@ -118,5 +122,6 @@ TENSOR_METHODS: dict[str, Any] = {
     "int": int_,
     "bool": bool_,
     "half": half,
+    "bfloat16": bfloat16,
     "type_as": type_as,
 }

@@ -116,7 +116,7 @@ def _ufunc_inplace(self: Tensor, ufunc_name: str, other: Any, name: str) -> Tens
     y = _operand(other)
     if hasattr(y, "dtype") and not _can_cast(y.dtype, arr.dtype):
         raise _cast_error(scalar_type_name(y.dtype), arr.dtype)
-    if isinstance(y, float) and arr.dtype.kind != "f":
+    if isinstance(y, float) and arr.dtype.kind not in "fV":
         raise _cast_error("Float", arr.dtype)
     shape = getattr(y, "shape", ())
     if shape != arr.shape:
@@ -163,7 +163,7 @@ def mul_(self: Tensor, other: Any) -> Tensor:
 def div_(self: Tensor, other: Any) -> Tensor:
     if _needs_graph(self, other):
         return _record(self, "div_", lambda s: s / other)
-    if self._data.dtype.kind != "f":
+    if self._data.dtype.kind not in "fV":
         raise _cast_error("Float", self._data.dtype)
     return _ufunc_inplace(self, "divide", other, "div_")
 

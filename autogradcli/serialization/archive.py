@@ -157,7 +157,9 @@ def _array_node(node: dict[str, Any]) -> tuple[str, np.dtype, tuple[int, ...]]:
     if not isinstance(name, str):
         raise ValueError(f"an array reference has no file name: {str(node)[:80]}")
     try:
-        dt = np.dtype(dtype)
+        # bfloat16 members hold its 16-bit patterns (format.py); np.dtype("bfloat16") would be
+        # ml_dtypes' own dtype, which .npy headers cannot name
+        dt = np.dtype(np.uint16 if dtype == "bfloat16" else dtype)
     except (TypeError, ValueError):
         raise ValueError(f"{name} has an unknown dtype {dtype!r}") from None
     if dt.hasobject or dt.itemsize == 0:

@@ -121,7 +121,10 @@ def _encode_array(obj: Any, arrays: list, memo: dict) -> dict[str, Any]:
         if isinstance(obj, np.generic):
             node["scalar"] = True
     name = f"tensors/{len(arrays)}.npy"
-    node.update(file=name, dtype=host.dtype.str, shape=list(host.shape))
+    dtype_text = host.dtype.str
+    if host.dtype.name == "bfloat16":  # .npy has no bfloat16: stored as its 16-bit patterns
+        host, dtype_text = host.view(np.uint16), "bfloat16"
+    node.update(file=name, dtype=dtype_text, shape=list(host.shape))
     arrays.append((name, host))
     memo[id(obj)] = node
     return node
@@ -173,11 +176,15 @@ def _decode(node: Any, read: ArrayReader, map_location: Any, memo: dict) -> Any:
 
 
 def _decode_array(node: dict, host: np.ndarray, map_location: Any) -> Any:
-    if host.dtype.str != node["dtype"] or list(host.shape) != list(node["shape"]):
+    bits = node["dtype"] == "bfloat16"
+    expected = np.dtype(np.uint16).str if bits else node["dtype"]
+    if host.dtype.str != expected or list(host.shape) != list(node["shape"]):
         raise ValueError(
             f"{node['file']} holds {host.dtype.str} {list(host.shape)} but the header says "
             f"{node['dtype']} {node['shape']}"
         )
+    if bits:
+        host = host.view(dtypes.bfloat16.np)
     if node["$"] == "ndarray":
         return host[()] if node.get("scalar") else host
     dtypes.from_numpy_dtype(host.dtype)  # a dtype tensors support, or TypeError

@@ -46,6 +46,8 @@ def _summarized(arr: np.ndarray) -> np.ndarray:
 
 
 def format_array(arr: np.ndarray, prefix: str) -> str:
+    if arr.dtype.kind == "V":  # bfloat16: numpy formats only its own float kinds
+        arr = arr.astype(np.float32)
     if arr.dtype.kind == "f":
         shown = _summarized(arr).astype(np.float64)
         formatter: dict[str, Any] = {"float_kind": _float_formatter(shown)}

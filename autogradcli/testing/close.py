@@ -155,7 +155,7 @@ def _compare_tensors(actual: Tensor, expected: Tensor, opts: dict[str, Any]) -> 
     a, e = a.astype(compute), e.astype(compute)
     with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
         ok = a == e
-        if compute.kind == "f":
+        if compute.kind in "fV":
             finite = np.isfinite(a) & np.isfinite(e)
             ok |= finite & (np.abs(a - e) <= atol + rtol * np.abs(e))
             if opts["equal_nan"]:
