@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..autograd.grad_mode import STATE, no_grad
+from ..autograd.low_precision import keep_bfloat16
 from ..autograd.record import unrecorded_outputs
 from ..tensor.tensor import Tensor
 from .errors import UnsupportedOperatorError, where_defined
@@ -75,7 +76,7 @@ class Tracer:
             return self._inline(cls, ctx, forward, args)
         STATE.trace = None
         try:
-            out = unrecorded_outputs(ctx, forward(ctx, *args), args)
+            out = unrecorded_outputs(ctx, _forward(ctx, forward, args), args)
         finally:
             STATE.trace = self
         outputs = out if type(out) is tuple else (out,)
@@ -92,7 +93,7 @@ class Tracer:
 
     def _inline(self, cls: type, ctx: Any, forward: Any, args: tuple[Any, ...]) -> Any:
         """Run a Function without an ONNX form with tracing on: the ops it calls are kept."""
-        out = unrecorded_outputs(ctx, forward(ctx, *args), args)
+        out = unrecorded_outputs(ctx, _forward(ctx, forward, args), args)
         inputs = {id(a) for a in args if isinstance(a, Tensor)}
         inputs |= {id(a._data) for a in args if isinstance(a, Tensor)}
         for o in out if type(out) is tuple else (out,):
@@ -105,6 +106,12 @@ class Tracer:
                 continue
             raise unsupported(cls)
         return out
+
+
+def _forward(ctx: Any, forward: Any, args: tuple[Any, ...]) -> Any:
+    """forward's raw results, as record.run_function makes them (bfloat16 kept bfloat16)."""
+    raw = forward(ctx, *args)
+    return keep_bfloat16(ctx, raw, args) if STATE.bfloat16 else raw
 
 
 def unsupported(
