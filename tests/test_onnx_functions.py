@@ -152,6 +152,21 @@ def test_eval_mode_for_the_export_and_the_mode_restored():
     assert int(model[2].num_batches_tracked.item()) == 0  # no training step ran
 
 
+@pytest.mark.parametrize("layer", [nn.Dropout(0.5), nn.BatchNorm1d(3)], ids=["dropout", "bn"])
+def test_training_mode_export_is_refused_and_preserve_keeps_eval(layer):
+    from autogradcli.onnx import OnnxExporterError, TrainingMode
+
+    before = {k: v.clone() for k, v in layer.state_dict().items()}
+    with pytest.raises(OnnxExporterError, match=r"in training mode .*export in eval mode"):
+        _export(layer, randn(4, 3), training=TrainingMode.TRAINING)
+    assert layer.training  # restored after the failed export; the running statistics kept
+    stats = [k for k in before if k.startswith("running")]
+    assert all(ag.equal(before[k], layer.state_dict()[k]) for k in stats)
+    layer.eval()
+    check_export(layer, lambda n: (randn(n, 3),), training=TrainingMode.PRESERVE)
+    assert not layer.training
+
+
 def test_a_size_that_follows_the_batch_in_python_is_refused():
     from autogradcli.onnx import OnnxExporterError
 

@@ -10,7 +10,6 @@ from typing import Any
 import numpy as np
 
 from ..autograd.gradient_ops import AddGrads, ToCopy
-from ..nn.functional.linear import _Dropout
 from ..ops import activation as act
 from ..ops import arithmetic as ar
 from ..ops import comparison as cmp
@@ -53,7 +52,7 @@ def _pow(g: GraphContext, node: Node) -> Any:
 _UNARY = {
     un.Neg: "Neg", un.Exp: "Exp", un.Log: "Log", un.Sqrt: "Sqrt", un.Sin: "Sin", un.Cos: "Cos",
     un.Tanh: "Tanh", un.Sigmoid: "Sigmoid", un.Relu: "Relu", un.Abs: "Abs", un.Sign: "Sign",
-    act.Erf: "Erf", Clone: "Identity", _Dropout: "Identity",
+    act.Erf: "Erf", Clone: "Identity",
 }  # fmt: skip
 
 

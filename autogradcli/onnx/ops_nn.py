@@ -8,10 +8,10 @@ from typing import Any
 import numpy as np
 
 from ..backend.registry import to_numpy
-from ..nn.functional.batch_norm_fused import BatchNormEval
+from ..nn.functional.batch_norm_fused import BatchNormEval, BatchNormTrain
 from ..nn.functional.group_norm_fused import GroupNormFn
 from ..nn.functional.layer_norm import LayerNormFunction
-from ..nn.functional.linear import Linear, _Embedding
+from ..nn.functional.linear import Linear, _Dropout, _Embedding
 from ..nn.functional.sdpa import SDPA
 from ..ops import pooling
 from ..ops.convolution import Convolution
@@ -19,7 +19,7 @@ from ..ops.im2col import Col2Im
 from .convert import Node
 from .errors import OnnxExporterError
 from .graph import GraphContext
-from .registry import converter
+from .registry import converter, refuse
 
 
 @converter(Linear)
@@ -69,6 +69,11 @@ def _batch_norm(g: GraphContext, node: Node) -> Any:
     weight = weight if weight is not None else g.const(np.ones(c), x.dtype)
     bias = bias if bias is not None else g.const(np.zeros(c), x.dtype)
     return g.op("BatchNormalization", x, weight, bias, mean, var, epsilon=float(eps))
+
+
+_TRAINING_ONLY = "in training mode has no deterministic ONNX form: export in eval mode (training=TrainingMode.EVAL, the default)"
+refuse(_Dropout, f"Dropout {_TRAINING_ONLY}")
+refuse(BatchNormTrain, f"BatchNorm (batch statistics) {_TRAINING_ONLY}")
 
 
 @converter(Convolution)

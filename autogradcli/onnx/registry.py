@@ -10,9 +10,19 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["CONVERTERS", "converter", "find_converter", "has_onnx_form", "register_converter"]
+__all__ = [
+    "CONVERTERS",
+    "REFUSED",
+    "converter",
+    "find_converter",
+    "has_onnx_form",
+    "refusal",
+    "refuse",
+    "register_converter",
+]
 
 CONVERTERS: dict[type, Callable[..., Any]] = {}
+REFUSED: dict[type, str] = {}  # Function -> why it is refused before its forward runs
 _loaded = False
 
 
@@ -35,6 +45,18 @@ def converter(*classes: type, dynamic_args: tuple[int, ...] = ()) -> Callable[[A
         return fn
 
     return register
+
+
+def refuse(cls: type, why: str) -> None:
+    """Refuse ``cls`` when the trace meets it, before its forward runs (so it changes nothing,
+    as a training-mode BatchNorm's running statistics)."""
+    REFUSED[cls] = why
+
+
+def refusal(cls: type) -> str | None:
+    """Why ``cls`` is refused, or None."""
+    _load_builtin()
+    return REFUSED.get(cls)
 
 
 def _load_builtin() -> None:

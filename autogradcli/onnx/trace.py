@@ -16,8 +16,8 @@ from ..autograd.grad_mode import STATE, no_grad
 from ..autograd.low_precision import keep_bfloat16
 from ..autograd.record import unrecorded_outputs
 from ..tensor.tensor import Tensor
-from .errors import UnsupportedOperatorError, where_defined
-from .registry import has_onnx_form
+from .errors import OnnxExporterError, UnsupportedOperatorError, where_defined
+from .registry import has_onnx_form, refusal
 
 __all__ = ["Alias", "TracedOp", "Tracer", "function_class", "is_in_onnx_export"]
 
@@ -69,6 +69,9 @@ class Tracer:
 
     def __call__(self, ctx: Any, forward: Any, args: tuple[Any, ...]) -> Any:
         cls = function_class(ctx)
+        why = refusal(cls)
+        if why is not None:
+            raise OnnxExporterError(why)
         ctx.needs_input_grad = (False,) * len(args)
         if not has_onnx_form(cls):
             if not self.inline and not cls.__module__.startswith("autogradcli."):
