@@ -40,6 +40,12 @@ class Node:
     def ctx(self) -> Any:
         return self.op.ctx
 
+    def out(self, i: int = 0) -> Value:
+        """The ``i``-th traced output's metadata (shape, dtype)."""
+        value = self.outputs[i]
+        assert value is not None, f"output {i} of {self.op.cls.__name__} is not a tensor"
+        return value
+
     def size_list(self, index: int, sizes: Any = None) -> Any:
         """Argument ``index`` (a sequence of sizes) as a 1-D int64 graph value: constant, or built
         from the batch where it changed between the traces."""

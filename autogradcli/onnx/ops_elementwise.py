@@ -23,7 +23,7 @@ from .trace import Alias
 
 
 def _out_dtype(node: Node, i: int = 0) -> Any:
-    return node.outputs[i].dtype  # type: ignore[union-attr]
+    return node.out(i).dtype
 
 
 _BINARY = {

@@ -71,7 +71,10 @@ def _batch_norm(g: GraphContext, node: Node) -> Any:
     return g.op("BatchNormalization", x, weight, bias, mean, var, epsilon=float(eps))
 
 
-_TRAINING_ONLY = "in training mode has no deterministic ONNX form: export in eval mode (training=TrainingMode.EVAL, the default)"
+_TRAINING_ONLY = (
+    "in training mode has no deterministic ONNX form: export in eval mode "
+    "(training=TrainingMode.EVAL, the default)"
+)
 refuse(_Dropout, f"Dropout {_TRAINING_ONLY}")
 refuse(BatchNormTrain, f"BatchNorm (batch statistics) {_TRAINING_ONLY}")
 

@@ -29,7 +29,7 @@ _REDUCE = {
 @converter(*_REDUCE)
 def _reduce(g: GraphContext, node: Node) -> Any:
     x, dims, keepdim = node.args
-    dt = node.outputs[0].dtype  # type: ignore[union-attr]
+    dt = node.out().dtype
     axes = _axes(x, dims)
     return g.reduce(_REDUCE[node.op.cls], g.cast(x, dt), axes, bool(keepdim))
 
@@ -38,7 +38,7 @@ def _reduce(g: GraphContext, node: Node) -> Any:
 def _sum_all(g: GraphContext, node: Node) -> Any:
     x = node.args[0]
     keepdim = bool(node.args[1]) if len(node.args) > 1 else False
-    return g.reduce("ReduceSum", g.cast(x, node.outputs[0].dtype), None, keepdim)  # type: ignore[union-attr]
+    return g.reduce("ReduceSum", g.cast(x, node.out().dtype), None, keepdim)
 
 
 @converter(minmax.Amax, minmax.Amin, minmax.MaxAll, minmax.MinAll)

@@ -60,7 +60,7 @@ def _sum_to(g: GraphContext, node: Node) -> Any:
 @converter(join.Cat)
 def _cat(g: GraphContext, node: Node) -> Any:
     dim, *xs = node.args
-    dt = node.outputs[0].dtype  # type: ignore[union-attr]
+    dt = node.out().dtype
     parts = [g.cast(x, dt) for x in xs if 0 not in x.shape or x.dim() != 1]
     return g.op("Concat", *parts, axis=int(dim))
 
@@ -69,14 +69,14 @@ def _cat(g: GraphContext, node: Node) -> Any:
 def _stack(g: GraphContext, node: Node) -> Any:
     dim, *xs = node.args
     dim = dim % (xs[0].dim() + 1)
-    dt = node.outputs[0].dtype  # type: ignore[union-attr]
+    dt = node.out().dtype
     return g.op("Concat", *[g.unsqueeze(g.cast(x, dt), [dim]) for x in xs], axis=dim)
 
 
 @converter(join.Split, join.SplitWithSizes)
 def _split(g: GraphContext, node: Node) -> Any:
     x, sizes, dim = node.args
-    sizes = [o.shape[dim] for o in node.outputs]  # type: ignore[union-attr]
+    sizes = [node.out(i).shape[dim] for i in range(len(node.outputs))]
     if len(sizes) == 1:
         return (g.op("Identity", x),)
     return g.op("Split", x, g.ints(sizes), axis=int(dim), outputs=len(sizes))
