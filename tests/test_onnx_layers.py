@@ -172,6 +172,14 @@ def test_statistics_norms_einsum_and_integer_division():
     check_export(_Fn(fn), lambda n: (randn(n, 4),))
 
 
+def test_argmax_argmin_any_all():
+    def fn(x):
+        picks = [x.argmax(-1), x.argmin(1), (x > 0).any(-1).long(), (x > -1).all(1).long()]
+        return ag.stack(picks, -1), x.argmin(0, keepdim=True), x.argmax(), (x > 0).all()
+
+    check_export(_Fn(fn), lambda n: (randn(n, 4),))
+
+
 def test_statistics_over_the_dynamic_batch_axis():
     def fn(x):
         return ag.cat([x.std(0, keepdim=True), x.var(correction=0).reshape(1, 1)], -1)

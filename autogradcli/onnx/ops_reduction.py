@@ -1,14 +1,19 @@
-"""ONNX converters of the reductions: sums, means, max/min, variance, norms, logsumexp."""
+"""ONNX converters of the reductions: sums, means, max/min, variance, norms, logsumexp,
+argmax/argmin, all/any."""
 
 from __future__ import annotations
 
+import inspect
 import math
 from typing import Any
 
-from ..ops import minmax, reduction, statistics
+import numpy as np
+
+from ..ops import discrete_reduction, minmax, reduction, statistics
 from .convert import Node
 from .graph import GraphContext
 from .registry import converter
+from .trace import unsupported
 
 
 def _axes(x: Any, dims: Any) -> list[int] | None:
@@ -112,3 +117,27 @@ def _logsumexp(g: GraphContext, node: Node) -> Any:
         else (g.squeeze(top, axes) if axes is not None else g.op("Reshape", top, g.ints([])))
     )
     return g.op("Add", g.op("Log", sums), shift)
+
+
+@converter(discrete_reduction._Discrete)
+def _discrete(g: GraphContext, node: Node) -> Any:
+    """argmax/argmin/all/any: one Function running an array function, read from its closure
+    (the reduction's dims, keepdim and kind); another function is refused."""
+    x, fn = node.args
+    kind = fn.__qualname__.split(".<locals>")[0]
+    found = inspect.getclosurevars(fn).nonlocals
+    if kind == "_arg" and {"dim", "keepdim", "largest"} <= found.keys():
+        return _argmax(g, x, found["dim"], bool(found["keepdim"]), bool(found["largest"]))
+    if kind in ("all", "any") and {"dims", "keepdim"} <= found.keys():
+        ints = g.cast(g.cast(x, np.bool_), np.int32)
+        op = "ReduceMin" if kind == "all" else "ReduceMax"
+        return g.cast(g.reduce(op, ints, found["dims"], bool(found["keepdim"])), np.bool_)
+    raise unsupported(discrete_reduction._Discrete)
+
+
+def _argmax(g: GraphContext, x: Any, dim: Any, keepdim: bool, largest: bool) -> Any:
+    op = "ArgMax" if largest else "ArgMin"
+    if dim is None:  # the index into the flattened tensor
+        flat = g.op(op, g.op("Reshape", x, g.ints([-1])), axis=0, keepdims=0)
+        return g.op("Reshape", flat, g.ints([1] * x.dim())) if keepdim else flat
+    return g.op(op, x, axis=int(dim) % max(x.dim(), 1), keepdims=int(keepdim))
