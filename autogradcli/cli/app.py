@@ -92,6 +92,8 @@ default is filled in, see --print-config):
              {metrics}
   train      {train}
   output     dir: where run folders go
+  init_from  {path: weights file or run folder, strict, map, freeze,
+             checkpoint}: start from pretrained weights
 
 The full schema: README.md, section "Config schema". Problems in the
 config are reported all at once as `file:line:col  key.path: message`

@@ -28,6 +28,7 @@ from .schema import (
 from .source import SourceMap
 from .validate_data import has_validation, validate_data
 from .validate_hooks import validate_hooks, validate_metrics
+from .validate_init_from import validate_init_from
 from .validate_model import validate_model
 from .validate_training import (
     validate_loss,
@@ -99,6 +100,8 @@ class Validator(IssueCollector):
         out["train"] = validate_train(self, root.get("train", {}), ("train",))
         output = self.mapping(root.get("output", {}), ("output",), "'output'")
         out["output"] = self.fields(output or {}, ("output",), OUTPUT_DEFAULTS, {}, "'output'")
+        if "init_from" in root:
+            out["init_from"] = validate_init_from(self, root["init_from"], ("init_from",))
         return out
 
     # ------------------------------------------------------------------ shared checks
