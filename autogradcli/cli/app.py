@@ -391,6 +391,45 @@ def runs(
     raise typer.Exit(run_runs(str(runs_dir), json_))
 
 
+class ExportFormat(str, enum.Enum):
+    onnx = "onnx"
+    safetensors = "safetensors"
+    torch = "torch"
+
+
+@app.command(name="export")
+def export(
+    run_dir: Path = typer.Argument(..., metavar="RUN", help="A run folder."),
+    output: Path = typer.Option(
+        ...,
+        "--output",
+        "-o",
+        metavar="FILE",
+        help="Where the model goes (its ending gives the format when --format is left out: "
+        ".onnx, .safetensors, .pt/.pth/.bin).",
+    ),
+    format_: ExportFormat | None = typer.Option(
+        None,
+        "--format",
+        "-f",
+        help="onnx: the model (batch dim dynamic); safetensors: the weights, with the config "
+        "and class names in its metadata; torch: a state dict file torch.load reads.",
+        show_default=False,
+    ),
+    checkpoint: str = typer.Option(
+        "best", "--checkpoint", metavar="best|last|PATH", help="Which weights to export."
+    ),
+    overwrite: bool = typer.Option(
+        False, "--overwrite", help="Replace the output file if it exists (else refused)."
+    ),
+) -> None:
+    """Write a trained run's model as ONNX, safetensors or a PyTorch state dict file."""
+    from .export_cmd import run_export
+
+    fmt = format_.value if format_ is not None else None
+    raise typer.Exit(run_export(str(run_dir), checkpoint, fmt, str(output), overwrite))
+
+
 def _is_cli_exception(err: BaseException) -> bool:
     """A usage error raised by typer's (or click's) parser: it knows how to show itself."""
     mod = type(err).__module__

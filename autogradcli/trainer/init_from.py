@@ -25,6 +25,7 @@ __all__ = [
     "load_weights",
     "read_source",
     "report_json",
+    "state_dict_of",
     "summary_entry",
 ]
 
@@ -65,9 +66,10 @@ def _read_safetensors(path: str) -> dict[str, Any]:
     return dict(load_safetensors(path))
 
 
-def _state_of(obj: Any, path: str) -> dict[str, Any]:
+def state_dict_of(obj: Any, path: str) -> dict[str, Any]:
     """The state dict inside what a weights file held: itself, or an autogradcli checkpoint's
-    ``model`` (a Lightning-style ``state_dict``)."""
+    ``model`` (a Lightning-style ``state_dict``); InitFromError (key ``path``) for anything
+    else."""
     if isinstance(obj, Mapping):
         for key in ("model", "state_dict"):
             inner = obj.get(key)
@@ -85,7 +87,7 @@ def _is_array(value: Any) -> bool:
 
 
 def read_source(path: str, checkpoint: str = "best") -> tuple[dict[str, Any], dict[str, Any]]:
-    """(state dict, where it came from) for ``path``: a run folder (its
+    """(state dict of Tensors, where it came from) for ``path``: a run folder (its
     ``checkpoints/<checkpoint>``), a ``.safetensors`` file, or a file ``autogradcli.load``
     reads (our checkpoints and state dicts; PyTorch ``.pt``/``.pth``/``.bin`` where the reader
     supports them). ``where`` holds the file read, its sha256 and its format."""
@@ -113,7 +115,7 @@ def read_source(path: str, checkpoint: str = "best") -> tuple[dict[str, Any], di
         raise
     except (SerializationError, OSError, ValueError) as err:
         raise InitFromError("path", f"cannot read {file}: {err}") from None
-    state = _state_of(obj, file)
+    state = {k: _tensor(v) for k, v in state_dict_of(obj, file).items()}
     where = {"source": os.path.abspath(path), "file": os.path.abspath(file), "format": fmt}
     if fmt == "run":
         where["checkpoint"] = checkpoint
@@ -181,7 +183,7 @@ def load_weights(
             "the source's keys do not match the model's (strict: true; use init_from.map to "
             "rename, or strict: false):" + "".join(f"\n    {line}" for line in lines),
         )
-    model.load_state_dict({k: _tensor(renamed[k]) for k in matched}, strict=False)
+    model.load_state_dict({k: renamed[k] for k in matched}, strict=False)
     return {"matched": matched, "missing": missing, "unexpected": unexpected, "dropped": dropped}
 
 
