@@ -11,22 +11,11 @@ import os
 
 import numpy as np
 import pytest
-from test_cli_helpers import REPO, agrad, write
+from test_cli_helpers import REPO, TINY_CONFIG, agrad, write
 
 import autogradcli as ag
 
-SINE = """
-name: ft
-seed: 0
-data: {dataset: sine, n: 64, val_split: 0.25}
-model:
-  - {type: Linear, in_features: auto, out_features: 8}
-  - Tanh
-  - {type: Linear, in_features: auto, out_features: 1}
-loss: mse
-optimizer: {type: SGD, lr: 0.05}
-train: {epochs: 2, batch_size: 16}
-"""
+INIT_LINE = len(TINY_CONFIG.strip().splitlines()) + 1  # where _config writes init_from
 
 
 def _weights(seed=1):
@@ -40,7 +29,7 @@ def _weights(seed=1):
 
 
 def _config(tmp_path, init_from: str, name="ft.yaml"):
-    return write(tmp_path / name, SINE + init_from)
+    return write(tmp_path / name, TINY_CONFIG + init_from)
 
 
 def _build(cfg, *overrides):
@@ -96,7 +85,7 @@ def test_strict_lists_missing_and_unexpected_keys_at_the_line(tmp_path, capsys):
     cfg = _config(tmp_path, "init_from:\n  path: w.ag\n")
     code, _, err = agrad(capsys, "train", cfg, "--runs-dir", str(tmp_path / "runs"))
     assert code == 2 and "Traceback" not in err
-    assert "ft.yaml:11:1  init_from.strict: " in err
+    assert f"ft.yaml:{INIT_LINE}:1  init_from.strict: " in err
     assert "missing from the source: 0.bias, 2.weight, 2.bias" in err
     assert "unexpected in the source: head.weight" in err
     assert not os.path.exists(tmp_path / "runs")  # nothing written
@@ -112,7 +101,7 @@ def test_a_shape_mismatch_names_the_key_and_both_shapes_even_when_not_strict(tmp
     code, _, err = agrad(capsys, "train", cfg, "--runs-dir", str(tmp_path / "runs"))
     assert code == 2
     assert "0.weight: the source has shape (4, 1), the model (8, 1)" in err
-    assert "ft.yaml:11:" in err and "init_from.path: size mismatch" in err
+    assert f"ft.yaml:{INIT_LINE}:" in err and "init_from.path: size mismatch" in err
 
 
 def test_freeze_keeps_weights_bit_identical_and_the_run_records_the_source(tmp_path, capsys):
@@ -141,16 +130,20 @@ def test_freeze_keeps_weights_bit_identical_and_the_run_records_the_source(tmp_p
         "unexpected": 0,
         "frozen": 2,
     }
-    os.remove(tmp_path / "ckpt")  # the finished run no longer needs its source
-    model = ag.load_run(run, checkpoint="last")
-    np.testing.assert_array_equal(model.state_dict()["0.bias"].numpy(), w["0.bias"].numpy())
+    os.remove(tmp_path / "ckpt")  # the run no longer needs its source: resume, load_run
+    code, _, err = agrad(capsys, "train", "--resume", run, "--set", "train.epochs=3")
+    assert code == 0, err
+    resumed = ag.load_run(run, checkpoint="last").state_dict()
+    assert _json(os.path.join(run, "summary.json"))["epochs_completed"] == 3
+    for k in ("0.weight", "0.bias"):
+        np.testing.assert_array_equal(resumed[k].numpy(), w[k].numpy())  # still frozen
 
 
 def test_set_init_from_path_is_relative_to_the_working_directory(tmp_path, monkeypatch):
     ag.save({"2.bias": ag.tensor([0.5])}, str(tmp_path / "w.ag"))
     sub = tmp_path / "cfg"
     sub.mkdir()
-    cfg = write(sub / "ft.yaml", SINE)
+    cfg = write(sub / "ft.yaml", TINY_CONFIG)
     monkeypatch.chdir(tmp_path)
     exp = _build(cfg, "init_from.path=w.ag", "init_from.strict=false")
     assert exp.model.state_dict()["2.bias"].item() == 0.5
@@ -165,9 +158,10 @@ def test_config_errors_are_reported_together_at_their_lines(tmp_path, capsys):
     )
     code, _, err = agrad(capsys, "train", cfg)
     assert code == 2
-    assert "ft.yaml:13:3  init_from.stict: unknown key 'stict'" in err and "'strict'" in err
-    assert "ft.yaml:14:3  init_from.checkpoint: expected best or last, got 'middle'" in err
-    assert "ft.yaml:15:3  init_from.map: expected a mapping of key prefixes" in err
+    at = [f"ft.yaml:{INIT_LINE + i}:3  init_from." for i in (2, 3, 4)]
+    assert at[0] + "stict: unknown key 'stict'" in err and "'strict'" in err
+    assert at[1] + "checkpoint: expected best or last, got 'middle'" in err
+    assert at[2] + "map: expected a mapping of key prefixes" in err
     cfg = _config(tmp_path, "init_from: {path: missing.pt, freeze: ['nothing.*']}\n", "b.yaml")
     code, _, err = agrad(capsys, "train", cfg)
     assert code == 2
@@ -232,3 +226,13 @@ def test_a_pytorch_state_dict_file(tmp_path):
     x = np.linspace(-1, 1, 5, dtype=np.float32).reshape(5, 1)
     want = net(torch.from_numpy(x)).detach().numpy()
     np.testing.assert_allclose(exp.model(ag.tensor(x)).detach().numpy(), want, rtol=1e-6)
+
+
+def test_float64_weights_load_into_a_float32_model_as_float32(tmp_path):
+    st = pytest.importorskip("safetensors.numpy")
+    w = {k: v.astype(np.float64) / 3 for k, v in _weights().items()}
+    st.save_file(w, str(tmp_path / "w.safetensors"))
+    cfg = _config(tmp_path, "init_from: {path: w.safetensors, map: {'body.': '0.', 'fc.': '2.'}}\n")
+    got = _params(_build(cfg).model)
+    assert {v.dtype for v in got.values()} == {np.dtype(np.float32)}
+    np.testing.assert_array_equal(got["0.weight"], w["body.weight"].astype(np.float32))

@@ -69,8 +69,8 @@ def _check_output(output: str, run_path: str, checkpoint_file: str, overwrite: b
     check_output(output, checkpoint_file, overwrite, ending=ending)
 
 
-def _cpu_state(model: Any) -> dict[str, Any]:
-    return {k: v.detach().cpu() for k, v in model.state_dict().items()}
+def _state(model: Any) -> dict[str, Any]:
+    return {k: v.detach() for k, v in model.state_dict().items()}
 
 
 def _metadata(loaded: Any) -> dict[str, str]:
@@ -89,7 +89,7 @@ def _metadata(loaded: Any) -> dict[str, str]:
 
 
 def _write_safetensors(loaded: Any, path: str) -> None:
-    state, meta = _cpu_state(loaded.model), _metadata(loaded)
+    state, meta = _state(loaded.model), _metadata(loaded)
     try:
         from ..serialization import save_safetensors  # type: ignore[attr-defined]
     except ImportError:
@@ -103,12 +103,12 @@ def _write_safetensors(loaded: Any, path: str) -> None:
 def _write_torch(loaded: Any, path: str) -> None:
     from ..serialization import save_torch  # type: ignore[attr-defined]
 
-    save_torch(_cpu_state(loaded.model), path)
+    save_torch(_state(loaded.model), path)
 
 
 def example_input(exp: Any) -> Any:
-    """A batch of zeros of the run's input shape and dtype (features for tables, CxHxW for
-    images, token ids for text), on the model's device."""
+    """A batch of two zeros samples of the run's input shape and dtype (features for tables,
+    CxHxW for images, token ids for text)."""
     from ..config.build_data import stored_sample
     from ..tensor.factory import zeros
 
@@ -116,7 +116,7 @@ def example_input(exp: Any) -> Any:
         x = stored_sample(exp.data_state)[0][:2]
     else:  # a run made before data_state.json held the build batch's dtype
         x = zeros(2, *exp.input_shape)
-    return x.to(exp.device) if exp.device != "cpu" else x
+    return x
 
 
 def _write_onnx(loaded: Any, path: str) -> None:
@@ -178,7 +178,7 @@ def run_export(
         ckpt_file = os.path.join(run_path, "checkpoints", checkpoint)
     _check_output(output, run_path, ckpt_file, overwrite)
     try:
-        loaded = open_run(run_path, checkpoint)
+        loaded = open_run(run_path, checkpoint, overrides=["device=cpu"])  # files are CPU data
     except (FileNotFoundError, ValueError) as err:
         raise UserError(str(err)) from None
     except RuntimeError as err:  # a checkpoint file of another model
