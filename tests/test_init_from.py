@@ -236,3 +236,23 @@ def test_float64_weights_load_into_a_float32_model_as_float32(tmp_path):
     got = _params(_build(cfg).model)
     assert {v.dtype for v in got.values()} == {np.dtype(np.float32)}
     np.testing.assert_array_equal(got["0.weight"], w["body.weight"].astype(np.float32))
+
+
+def test_a_device_run_loads_and_freezes_on_the_cpu_then_exports(strict_cuda, tmp_path, capsys):
+    """On the strict CUDA stand-in: the weights are loaded before the model moves, frozen
+    parameters stay frozen there, and ``agrad export`` of the device run works without one."""
+    pytest.importorskip("safetensors")
+    ag.save({"0.weight": ag.ones(8, 1), "0.bias": ag.zeros(8)}, str(tmp_path / "w.ag"))
+    text = TINY_CONFIG.replace("name: tiny", "name: tiny\ndevice: cuda")
+    cfg = write(
+        tmp_path / "c.yaml", text + "init_from: {path: w.ag, strict: false, freeze: ['0.*']}\n"
+    )
+    runs = str(tmp_path / "runs")
+    code, _, err = agrad(capsys, "train", cfg, "--runs-dir", runs, "--progress", "none")
+    assert code == 0, err
+    run = _only_run(runs)
+    after = ag.load(os.path.join(run, "checkpoints", "last"))["model"]
+    assert (after["0.weight"].cpu().numpy() == 1).all() and not after["0.bias"].cpu().numpy().any()
+    out = str(tmp_path / "m.ag.safetensors")
+    code, _, err = agrad(capsys, "export", run, "-o", out)
+    assert code == 0, err

@@ -115,6 +115,8 @@ def read_source(path: str, checkpoint: str = "best") -> tuple[dict[str, Any], di
         raise
     except (SerializationError, OSError, ValueError) as err:
         raise InitFromError("path", f"cannot read {file}: {err}") from None
+    except Exception as err:  # a refusal of the reader (a pickle global it does not allow)
+        raise InitFromError("path", f"cannot read {file}: {type(err).__name__}: {err}") from None
     state = {k: _tensor(v) for k, v in state_dict_of(obj, file).items()}
     where = {"source": os.path.abspath(path), "file": os.path.abspath(file), "format": fmt}
     if fmt == "run":
