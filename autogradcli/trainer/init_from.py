@@ -68,10 +68,10 @@ def _read_safetensors(path: str) -> dict[str, Any]:
 
 def state_dict_of(obj: Any, path: str) -> dict[str, Any]:
     """The state dict inside what a weights file held: itself, or an autogradcli checkpoint's
-    ``model`` (a Lightning-style ``state_dict``); InitFromError (key ``path``) for anything
-    else."""
+    ``model`` (Lightning's ``state_dict``, the tutorials' ``model_state_dict``); InitFromError
+    (key ``path``) for anything else."""
     if isinstance(obj, Mapping):
-        for key in ("model", "state_dict"):
+        for key in ("model", "state_dict", "model_state_dict"):
             inner = obj.get(key)
             if isinstance(inner, Mapping) and not _is_array(inner):
                 return dict(inner)
