@@ -110,13 +110,19 @@ def test_onnx_in_onnx_runtime_equals_agrad_predict(run, tmp_path, capsys):
     out = str(tmp_path / "m.onnx")
     code, _, err = agrad(capsys, "export", folder, "-o", out)
     assert code == 0, err
-    np.savez(tmp_path / "x.npz", x=x)
+    (tmp_path / "x.csv").write_text("a,b\n" + "".join(f"{a:.6f},{b:.6f}\n" for a, b in x))
     preds = str(tmp_path / "p.npz")
-    code, _, err = agrad(capsys, "predict", folder, "-i", str(tmp_path / "x.npz"), "-o", preds)
+    code, _, err = agrad(capsys, "predict", folder, "-i", str(tmp_path / "x.csv"), "-o", preds)
     assert code == 0, err
+    from autogradcli.cli.eval_cmd import inputs_from_file
+    from autogradcli.trainer.load_run import open_run
+
+    # the model's inputs: the file's rows as the run's data kind prepares them (standardized)
+    _, inputs = inputs_from_file(open_run(folder).experiment, str(tmp_path / "x.csv"))
+    xs = np.stack([inputs[i][0].numpy() for i in range(len(inputs))])
     session = ort.InferenceSession(out, providers=["CPUExecutionProvider"])
-    for n in (1, len(x)):  # the batch dim is dynamic
-        (logits,) = session.run(None, {"input": x[:n]})
+    for n in (1, len(xs)):  # the batch dim is dynamic
+        (logits,) = session.run(None, {"input": xs[:n]})
         e = np.exp(logits - logits.max(axis=1, keepdims=True))
         np.testing.assert_allclose(
             e / e.sum(axis=1, keepdims=True), np.load(preds)["prob"][:n], atol=1e-5
