@@ -214,7 +214,7 @@ train: {epochs: 1}
     assert acc["tuned"] > acc["scratch"] + 0.02, acc
 
 
-def test_a_pytorch_state_dict_file(tmp_path):
+def test_a_pytorch_state_dict_file_fine_tuned_with_a_frozen_body(tmp_path, capsys):
     from autogradcli import serialization
 
     if not hasattr(serialization, "save_torch"):
@@ -226,6 +226,17 @@ def test_a_pytorch_state_dict_file(tmp_path):
     x = np.linspace(-1, 1, 5, dtype=np.float32).reshape(5, 1)
     want = net(torch.from_numpy(x)).detach().numpy()
     np.testing.assert_allclose(exp.model(ag.tensor(x)).detach().numpy(), want, rtol=1e-6)
+    # a new head (the file's 2.* dropped), the body frozen: bit-identical after training
+    cfg = _config(
+        tmp_path, "init_from: {path: w.pt, map: {'2.': null}, strict: false, freeze: ['0.*']}\n"
+    )
+    runs = str(tmp_path / "runs")
+    code, _, err = agrad(capsys, "train", cfg, "--runs-dir", runs, "--progress", "none")
+    assert code == 0, err
+    after = ag.load(os.path.join(_only_run(runs), "checkpoints", "last"))["model"]
+    for k in ("0.weight", "0.bias"):
+        np.testing.assert_array_equal(after[k].numpy(), net.state_dict()[k].numpy())
+    assert not np.array_equal(after["2.weight"].numpy(), net.state_dict()["2.weight"].numpy())
 
 
 def test_float64_weights_load_into_a_float32_model_as_float32(tmp_path):
