@@ -74,6 +74,14 @@ metrics: [accuracy]       # logged per epoch as train_<m> and val_<m> (accuracy:
                           # accuracy | top5 | f1_macro | mae | rmse | r2 | perplexity; default:
                           # accuracy for a class loss (and perplexity for next-token targets),
                           # else mae
+init_from:                # optional (default null): start from pretrained weights
+  path: base.safetensors  # required: a .safetensors file, a state dict file (.pt/.pth/.bin,
+                          #   autogradcli.save), a checkpoint or a run folder (relative to the
+                          #   config file; to the working directory when given by --set)
+  checkpoint: best        # best | last: which checkpoint of a run folder
+  map: {"fc.": "head."}   # rename the source's keys by prefix (null drops them)
+  strict: true            # missing or unexpected keys are an error (a shape mismatch always is)
+  freeze: ["0.*"]         # parameter names (fnmatch) kept as loaded: not given to the optimizer
 train:
   epochs: 10              # >= 1
   batch_size: 64          # >= 1
@@ -84,14 +92,6 @@ train:
   num_workers: 0          # DataLoader worker processes loading batches (0: in the main process)
 output:
   dir: runs               # each run goes to <dir>/<name>-<YYYYmmdd-HHMMSS>-<id>/
-init_from:                # optional (default null): start from pretrained weights
-  path: base.safetensors  # required: a .safetensors file, a state dict file (.pt/.pth/.bin,
-                          #   autogradcli.save), a checkpoint or a run folder (relative to the
-                          #   config file; to the working directory when given by --set)
-  checkpoint: best        # best | last: which checkpoint of a run folder
-  map: {"fc.": "head."}   # rename the source's keys by prefix (null drops them)
-  strict: true            # missing or unexpected keys are an error (a shape mismatch always is)
-  freeze: ["0.*"]         # parameter names (fnmatch) kept as loaded: not given to the optimizer
 ```
 
 Layer ``type``: a layer of ``autogradcli.nn`` (``Linear``, ``Conv2d``, ``ReLU``, ``MaxPool2d``,
@@ -201,6 +201,7 @@ TOP_KEYS = (
     "device",
     "data",
     "model",
+    "init_from",
     "loss",
     "optimizer",
     "scheduler",
@@ -208,7 +209,6 @@ TOP_KEYS = (
     "metrics",
     "train",
     "output",
-    "init_from",
 )
 
 

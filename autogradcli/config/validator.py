@@ -86,6 +86,8 @@ class Validator(IssueCollector):
             out["model"] = None
         else:
             out["model"] = validate_model(self, root["model"], ("model",))
+        if "init_from" in root:  # only when written: other configs' --print-config unchanged
+            out["init_from"] = validate_init_from(self, root["init_from"], ("init_from",))
         dataset_name = (out["data"] or {}).get("dataset")
         default_loss = "MSELoss" if dataset_name == "sine" else "CrossEntropyLoss"
         out["loss"] = validate_loss(self, root.get("loss", default_loss), ("loss",))
@@ -100,8 +102,6 @@ class Validator(IssueCollector):
         out["train"] = validate_train(self, root.get("train", {}), ("train",))
         output = self.mapping(root.get("output", {}), ("output",), "'output'")
         out["output"] = self.fields(output or {}, ("output",), OUTPUT_DEFAULTS, {}, "'output'")
-        if "init_from" in root:
-            out["init_from"] = validate_init_from(self, root["init_from"], ("init_from",))
         return out
 
     # ------------------------------------------------------------------ shared checks

@@ -172,11 +172,11 @@ def train_from_config(
     context.check_global_batch(cfg)
     exp = build_experiment(cfg)
     context.check_global_batch(cfg, exp)
+    if exp.init_from and context.is_main:
+        reporter.log(describe_report(exp.init_from))
     if not context.is_main:
         return trainer_from_experiment(exp, epochs=epochs, context=context).fit(raise_errors=False)
     trainer = _new_run(cfg, exp, _runs_dir(cfg, runs_dir), reporter, epochs, context)
-    if exp.init_from:
-        reporter.log(describe_report(exp.init_from))
     if on_start is not None and trainer.run is not None:
         on_start(trainer.run.path)
     return trainer.fit(raise_errors=False)
