@@ -21,18 +21,16 @@ __all__ = ["FORMATS", "export_format", "run_export"]
 # format -> the file endings it is guessed from when --format is not given
 FORMATS = {"onnx": (".onnx",), "safetensors": (".safetensors",), "torch": (".pt", ".pth", ".bin")}
 
-# the run's own files, never overwritten by an export
-_RUN_FILES = (
-    "config.yaml",
-    "config.resolved.yaml",
-    "data_state.json",
-    "summary.json",
-    "metrics.jsonl",
-    "metrics.csv",
-    "init_from.json",
-    os.path.join("checkpoints", "best"),
-    os.path.join("checkpoints", "last"),
-)
+
+def _run_files(run_path: str) -> list[str]:
+    """The run's own files (its configs, records and checkpoints): never an export's output."""
+    from ..trainer import run_dir as R
+    from ..trainer.init_from import INIT_FROM_FILE
+
+    names = [R.CONFIG, R.RESOLVED_CONFIG, R.DATA_STATE, R.SUMMARY, R.METRICS_JSONL]
+    names += [R.METRICS_CSV, R.MODEL_TXT, INIT_FROM_FILE]
+    names += [os.path.join(R.CHECKPOINTS, c) for c in ("best", "last")]
+    return [os.path.join(run_path, n) for n in names]
 
 
 def export_format(fmt: str | None, output: str) -> str:
@@ -54,8 +52,9 @@ def _check_output(output: str, run_path: str, checkpoint_file: str, overwrite: b
     checks (a folder, a missing parent, an existing file without ``overwrite``)."""
     from .predict_cmd import check_output, same_file
 
-    for name in _RUN_FILES:
-        if same_file(output, os.path.join(run_path, name)):
+    for path in _run_files(run_path):
+        if same_file(output, path):
+            name = os.path.relpath(path, run_path)
             raise UserError(
                 f"--output {output} is the run's {name}: exporting there would destroy the run; "
                 "give another --output"
