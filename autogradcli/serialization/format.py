@@ -181,19 +181,24 @@ def _decode_array(node: dict, host: np.ndarray, map_location: Any) -> Any:
     if node["$"] == "ndarray":
         return host[()] if node.get("scalar") else host
     dtypes.from_numpy_dtype(host.dtype)  # a dtype tensors support, or TypeError
-    device = _target_device(node["device"], map_location)
-    if device.type != "cpu":
-        try:
-            host = backend.to_device(host, device)
-        except RuntimeError as err:
-            raise SerializationError(
-                f"a tensor was saved on {node['device']} and cannot be restored there ({err}); "
-                "pass map_location='cpu' to load it on the CPU"
-            ) from err
-    out = wrap(host)
+    out = wrap(place(host, node["device"], map_location))
     if node["requires_grad"]:
         out.requires_grad = True
     return out
+
+
+def place(host: np.ndarray, saved: str, map_location: Any) -> Any:
+    """``host`` moved to where ``map_location`` sends a tensor saved on device ``saved``."""
+    device = _target_device(saved, map_location)
+    if device.type == "cpu":
+        return host
+    try:
+        return backend.to_device(host, device)
+    except RuntimeError as err:
+        raise SerializationError(
+            f"a tensor was saved on {saved} and cannot be restored there ({err}); "
+            "pass map_location='cpu' to load it on the CPU"
+        ) from err
 
 
 def _target_device(saved: str, map_location: Any) -> backend.Device:
