@@ -1,0 +1,151 @@
+"""autogradcli.load of files written by the real ``torch.save`` (zip and legacy layouts): state
+dicts of real models give the same outputs, every dtype, views and shared storages come back as
+views, optimizer state dicts and nested containers, bfloat16 widened with a warning."""
+
+from __future__ import annotations
+
+import warnings
+from collections import OrderedDict
+
+import numpy as np
+import pytest
+from lazy_torch import torch
+
+import autogradcli as ag
+
+LAYOUTS = pytest.mark.parametrize("legacy", [False, True], ids=["zip", "legacy"])
+
+
+def save(obj, path, legacy):
+    torch.save(obj, path, _use_new_zipfile_serialization=not legacy)
+    return path
+
+
+def loaded(path, **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # nothing to warn about unless bfloat16
+        return ag.load(path, **kw)
+
+
+@LAYOUTS
+def test_cnn_state_dict_gives_the_same_outputs(tmp_path, legacy):
+    torch.manual_seed(0)
+
+    def net(m):
+        return m.nn.Sequential(
+            m.nn.Conv2d(2, 3, 3),
+            m.nn.BatchNorm2d(3),
+            m.nn.ReLU(),
+            m.nn.Flatten(),
+            m.nn.Linear(12, 2),
+        )
+
+    tnet = net(torch)
+    tnet.train()
+    tnet(torch.randn(4, 2, 4, 4))  # running stats move away from their init
+    tnet.eval()
+    sd = loaded(save(tnet.state_dict(), tmp_path / "w.pt", legacy))
+    assert isinstance(sd, OrderedDict) and list(sd) == list(tnet.state_dict())
+    assert sd._metadata == tnet.state_dict()._metadata
+    assert sd["1.num_batches_tracked"].dtype == ag.int64
+    anet = net(ag)
+    anet.load_state_dict(sd)
+    anet.eval()
+    x = np.random.default_rng(0).standard_normal((5, 2, 4, 4)).astype(np.float32)
+    want = tnet(torch.from_numpy(x)).detach().numpy()
+    got = anet(ag.tensor(x)).detach().numpy()
+    assert got.dtype == np.float32
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+@LAYOUTS
+def test_every_dtype_and_parameters(tmp_path, legacy):
+    values = {
+        "float32": torch.randn(2, 3),
+        "float64": torch.randn(3, dtype=torch.float64),
+        "float16": torch.randn(3).half(),
+        "int8": torch.tensor([-128, 0, 127], dtype=torch.int8),
+        "int16": torch.tensor([-(2**15), 2**15 - 1], dtype=torch.int16),
+        "int32": torch.tensor([-(2**31), 2**31 - 1], dtype=torch.int32),
+        "int64": torch.tensor([-(2**63), 2**63 - 1]),
+        "uint8": torch.tensor([0, 255], dtype=torch.uint8),
+        "bool": torch.tensor([True, False]),
+        "scalar": torch.tensor(2.5),
+        "empty": torch.zeros(0, 4),
+    }
+    obj = {
+        **values,
+        "param": torch.nn.Parameter(torch.ones(2)),
+        "frozen": torch.ones(2).requires_grad_(),
+    }
+    out = loaded(save(obj, tmp_path / "d.pt", legacy))
+    for name, t in values.items():
+        assert out[name].dtype.name == str(t.dtype).removeprefix("torch."), name
+        assert out[name].shape == tuple(t.shape)
+        np.testing.assert_array_equal(out[name].numpy(), t.numpy())
+    assert isinstance(out["param"], ag.nn.Parameter) and out["param"].requires_grad
+    assert not isinstance(out["frozen"], ag.nn.Parameter) and out["frozen"].requires_grad
+    assert not out["float32"].requires_grad
+
+
+@LAYOUTS
+def test_views_and_shared_storage_stay_shared(tmp_path, legacy):
+    base = torch.arange(24.0).reshape(4, 6)
+    obj = {"base": base, "cols": base[1:, ::2], "t": base.t(), "again": base, "row": base[2]}
+    out = loaded(save(obj, tmp_path / "v.pt", legacy))
+    for name in ("cols", "t", "row"):
+        np.testing.assert_array_equal(out[name].numpy(), obj[name].numpy())
+    assert out["again"] is out["base"]
+    out["base"][2, 2] = -1.0  # one storage: every view sees the write, as in torch
+    assert out["cols"][1, 1].item() == -1.0 and out["t"][2, 2].item() == -1.0
+    assert out["row"][2].item() == -1.0
+
+
+@LAYOUTS
+def test_optimizer_state_and_nested_containers(tmp_path, legacy):
+    model = torch.nn.Linear(3, 2)
+    opt = torch.optim.Adam(model.parameters(), lr=0.01)
+    model(torch.randn(4, 3)).sum().backward()
+    opt.step()
+    nested = {
+        "optimizer": opt.state_dict(),
+        "epoch": 3,
+        "misc": [1, 2.5, None, "text", b"\x00\xffbytes", (True, {4: "four"}), {1, 2}, 1 + 2j],
+        "meta": (torch.float16, torch.device("cpu"), torch.Size([2, 3])),
+        "big": 2**80,
+    }
+    out = loaded(save(nested, tmp_path / "o.pt", legacy))
+    want = opt.state_dict()
+    assert out["optimizer"]["param_groups"] == want["param_groups"]
+    for key in ("step", "exp_avg", "exp_avg_sq"):
+        np.testing.assert_array_equal(
+            out["optimizer"]["state"][0][key].numpy(), want["state"][0][key].numpy()
+        )
+    assert out["epoch"] == 3 and out["big"] == 2**80
+    assert out["misc"] == nested["misc"]
+    assert out["meta"] == (ag.float16, ag.device("cpu"), (2, 3))
+    assert isinstance(out["meta"][2], ag.Size)
+    # the optimizer state feeds autogradcli's Adam
+    amodel = ag.nn.Linear(3, 2)
+    aopt = ag.optim.Adam(amodel.parameters(), lr=0.01)
+    aopt.load_state_dict(out["optimizer"])
+
+
+@LAYOUTS
+def test_bfloat16_becomes_float32_with_a_warning_naming_the_keys(tmp_path, legacy):
+    obj = {"w": torch.tensor([1.5, -2.25, 3e38], dtype=torch.bfloat16), "b": torch.ones(2)}
+    path = save(obj, tmp_path / "bf.pt", legacy)
+    with pytest.warns(UserWarning, match=r"bfloat16 .*float32: w$"):
+        out = ag.load(path)
+    assert out["w"].dtype == ag.float32 and out["b"].dtype == ag.float32
+    np.testing.assert_array_equal(out["w"].numpy(), obj["w"].float().numpy())
+
+
+def test_file_objects_and_map_location(tmp_path):
+    import io
+
+    buf = io.BytesIO()
+    torch.save({"w": torch.ones(2)}, buf)
+    buf.seek(0)
+    out = ag.load(buf, map_location="cpu", weights_only=True, mmap=None)
+    assert out["w"].device == ag.device("cpu") and out["w"].tolist() == [1.0, 1.0]
