@@ -107,17 +107,41 @@ def test_whole_module_save_and_reload(tmp_path):
         autogradcli.load(path)
 
 
-def test_whole_lstm_module_in_a_file_object(tmp_path):
+class RNNModel(nn.Module):  # pytorch/examples word_language_model's, shrunk
+    def __init__(self) -> None:
+        super().__init__()
+        self.drop = nn.Dropout(0.5)
+        self.encoder = nn.Embedding(10, 4)
+        self.rnn = nn.LSTM(4, 6, 1, dropout=0.0)
+        self.decoder = nn.Linear(6, 10)
+        self.rnn_type, self.nhid, self.nlayers = "LSTM", 6, 1
+
+    def forward(self, x):
+        out, _ = self.rnn(self.drop(self.encoder(x)))
+        return self.decoder(self.drop(out))
+
+
+def test_word_language_model_saves_the_module_and_reloads_it_with_its_safe_globals():
     import io
 
-    model = nn.LSTM(3, 4, batch_first=True)
-    buf = io.BytesIO()
-    autogradcli.save(model, buf)  # with open(args.save, 'wb') as f: torch.save(model, f)
-    buf.seek(0)
-    with autogradcli.serialization.safe_globals([nn.modules.rnn.LSTM]):
-        loaded = autogradcli.load(buf)
-    x = autogradcli.randn(2, 5, 3)
-    np.testing.assert_array_equal(loaded(x)[0].detach().numpy(), model(x)[0].detach().numpy())
+    model = RNNModel().eval()
+    f = io.BytesIO()
+    autogradcli.save(model, f)  # with open(args.save, 'wb') as f: torch.save(model, f)
+    f.seek(0)
+    safe_globals = [
+        RNNModel,
+        autogradcli.nn.modules.dropout.Dropout,
+        autogradcli.nn.modules.linear.Linear,
+        autogradcli.nn.modules.rnn.GRU,
+        autogradcli.nn.modules.rnn.LSTM,
+        autogradcli.nn.modules.rnn.RNN,
+        autogradcli.nn.modules.sparse.Embedding,
+    ]
+    with autogradcli.serialization.safe_globals(safe_globals):
+        loaded = autogradcli.load(f)
+    assert not loaded.training
+    x = autogradcli.tensor([[1, 2], [3, 4], [5, 6]])
+    np.testing.assert_array_equal(loaded(x).detach().numpy(), model(x).detach().numpy())
 
 
 def test_torch_whole_module_files_name_what_cannot_be_rebuilt(tmp_path):

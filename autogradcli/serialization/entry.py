@@ -91,7 +91,7 @@ def load(
         where = repr(os.fspath(f))
         try:
             with open(f, "rb") as fh:
-                return _load_from(fh, where, map_location, weights)
+                return _load_from(fh, where, map_location, weights, f)
         except OSError as err:
             raise SerializationError(f"cannot read checkpoint {where}: {err}") from err
     name = getattr(f, "name", None)
@@ -99,9 +99,11 @@ def load(
     return _load_from(f, where, map_location, weights)
 
 
-def _load_from(fh: IO[bytes], where: str, map_location: Any, weights_only: bool) -> Any:
+def _load_from(
+    fh: IO[bytes], where: str, map_location: Any, weights_only: bool, path: Any = None
+) -> Any:
     try:
-        return _dispatch(fh, where, map_location, weights_only)
+        return _dispatch(fh, where, map_location, weights_only, path)
     except SerializationError as err:
         if str(err).startswith(where):
             raise
@@ -119,7 +121,7 @@ def _load_from(fh: IO[bytes], where: str, map_location: Any, weights_only: bool)
         raise SerializationError(f"{where} is corrupted: {type(err).__name__}: {err}") from err
 
 
-def _dispatch(fh: IO[bytes], where: str, map_location: Any, weights_only: bool) -> Any:
+def _dispatch(fh: IO[bytes], where: str, map_location: Any, weights_only: bool, path: Any) -> Any:
     head = fh.read(512)
     fh.seek(-len(head), os.SEEK_CUR)
     if not head:
@@ -143,7 +145,7 @@ def _dispatch(fh: IO[bytes], where: str, map_location: Any, weights_only: bool) 
     size = fh.seek(0, os.SEEK_END) - start
     fh.seek(start)
     if looks_like_safetensors(head, size):
-        return load_safetensors(fh, map_location)
+        return load_safetensors(fh if path is None else path, map_location)
     raise SerializationError(
         f"{where} is not an autogradcli checkpoint: it is not a zip archive, a PyTorch file or "
         f"a safetensors file (it starts with {head[:4]!r})"

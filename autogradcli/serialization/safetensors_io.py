@@ -61,7 +61,7 @@ def load_safetensors(path: str | os.PathLike | IO[bytes], map_location: Any = No
         if isinstance(path, (str, os.PathLike)):
             arrays = st_numpy.load_file(os.fspath(path))
         else:
-            arrays = st_numpy.load(path.read())
+            arrays = _from_bytes(path.read())
     except (OSError, ValueError) as err:
         raise SerializationError(f"{where} is not a readable safetensors file: {err}") from err
     except Exception as err:  # the Rust reader's SafetensorError
@@ -77,6 +77,37 @@ def load_safetensors(path: str | os.PathLike | IO[bytes], map_location: Any = No
             f"to float32: {', '.join(widened)}",
             UserWarning,
             stacklevel=2,
+        )
+    return out
+
+
+_DTYPES = {
+    "F64": np.float64,
+    "F32": np.float32,
+    "F16": np.float16,
+    "BF16": BFLOAT16,
+    "I64": np.int64,
+    "I32": np.int32,
+    "I16": np.int16,
+    "I8": np.int8,
+    "U8": np.uint8,
+    "BOOL": np.bool_,
+}
+
+
+def _from_bytes(data: bytes) -> dict[str, np.ndarray]:
+    """The arrays of a safetensors file's bytes (the package's numpy ``load`` has no BF16)."""
+    from safetensors import deserialize
+
+    out = {}
+    for name, view in deserialize(data):
+        if view["dtype"] not in _DTYPES:
+            raise ValueError(f"tensor {name!r} has dtype {view['dtype']}, which autogradcli lacks")
+        dt = np.dtype(_DTYPES[view["dtype"]]).newbyteorder("<")
+        out[name] = (
+            np.frombuffer(view["data"], dtype=dt)
+            .reshape(view["shape"])
+            .astype(dt.newbyteorder("="))
         )
     return out
 
