@@ -151,3 +151,16 @@ def test_torch_whole_module_files_name_what_cannot_be_rebuilt(tmp_path):
         autogradcli.load(path)
     with pytest.raises(autogradcli.serialization.SerializationError, match="state_dict"):
         autogradcli.load(path, weights_only=False)
+
+
+def test_cuda_tensors_keep_their_device_and_map_location_moves_them(tmp_path, strict_cuda):
+    t = autogradcli.arange(6.0, device="cuda").reshape(2, 3)
+    obj = {"w": t, "v": t[:, 1]}
+    save_torch(obj, tmp_path / "gpu.pt")
+    back = autogradcli.load(tmp_path / "gpu.pt")
+    assert back["w"].device == autogradcli.device("cuda:0")
+    assert back["v"].tolist() == [1.0, 4.0]
+    cpu = autogradcli.load(tmp_path / "gpu.pt", map_location="cpu")
+    assert cpu["w"].device == autogradcli.device("cpu") and cpu["w"].tolist() == t.tolist()
+    saved = torch.load(tmp_path / "gpu.pt", map_location="cpu")  # the file says cuda:0
+    np.testing.assert_array_equal(saved["v"].numpy(), [1.0, 4.0])
