@@ -138,6 +138,7 @@ def test_unknown_globals_reduce_build_and_newobj_are_refused(tmp_path):
         ),
         "bytearray_bomb": (call(glob("builtins", "bytearray"), 10**12), "bytearray"),
         "codec": (call(glob("_codecs", "encode"), "x", "rot13"), "rot13"),
+        "tensor_ctor": (call(glob("torch", "Tensor"), 10**12), "unrecognized function"),
         "newobj": (glob("builtins", "complex") + val((1, 2)) + pickle.NEWOBJ, "Can only create"),
         "not_a_storage": (
             call(glob("torch._utils", "_rebuild_tensor_v2"), "s", 0, (1,), (1,)),
@@ -175,6 +176,8 @@ def test_storages_that_lie_about_their_size_or_are_missing(tmp_path):
     outside = pkl(tensor(size=(3,), stride=(2,)))  # needs elements 0, 2, 4 of 4
     refused(torch_zip(tmp_path / "outside.pt", outside, four), "needs 5 elements")
     refused(torch_zip(tmp_path / "offset.pt", pkl(tensor(offset=1)), four), "needs 5 elements")
+    broadcast = pkl(tensor(size=(10**15,), stride=(0,)))  # one element, seen 10**15 times
+    refused(torch_zip(tmp_path / "broadcast.pt", broadcast, four), "more than this process may use")
     negative = pkl(tensor(stride=(-1,)))
     refused(torch_zip(tmp_path / "negative.pt", negative, four), "invalid stride")
     # just inside: the last element is element 3

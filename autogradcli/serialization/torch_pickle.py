@@ -118,7 +118,10 @@ class WeightsUnpickler(pickle._Unpickler):  # the Python implementation: its opc
         super().__init__(file, encoding="utf-8")
         self._allowed = torch_globals(builder)
         self._user = allowed_by_user()
-        self._callable = {id(v) for v in (*self._allowed.values(), *self._user.values())}
+        markers = (Tensor,)  # torch.Tensor only names a type: Tensor(10**12) would allocate
+        self._callable = {
+            id(v) for v in (*self._allowed.values(), *self._user.values()) if v not in markers
+        }
         self._classes = {id(v) for v in self._user.values()}
         self._persistent = persistent_load
 

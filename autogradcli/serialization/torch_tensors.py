@@ -7,6 +7,7 @@ checked against the storage before a view is made: a hostile file cannot read ou
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections import OrderedDict
 from typing import Any
@@ -18,6 +19,7 @@ from ..nn.parameter import Parameter
 from ..tensor import dtype as dtypes
 from ..tensor.tensor import Tensor, wrap
 from .format import place
+from .npy_member import check_memory
 
 BFLOAT16 = np.dtype(ml_dtypes.bfloat16)
 
@@ -135,6 +137,7 @@ def strided_view(storage: Storage, offset: Any, size: Any, stride: Any) -> np.nd
         raise ValueError(f"a tensor has size {list(size)} but stride {list(stride)}")
     if 0 in size:
         return np.empty(size, dtype=storage.dtype)
+    check_memory(f"a tensor of size {list(size)}", math.prod(size) * storage.dtype.itemsize)
     end = offset + sum((n - 1) * s for n, s in zip(size, stride)) + 1
     if end > storage.numel:
         raise ValueError(

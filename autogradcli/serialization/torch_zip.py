@@ -31,7 +31,8 @@ def load_torch_zip(
     """The object in a PyTorch zip checkpoint whose records are under ``prefix``."""
     byteorder = "little"
     if f"{prefix}byteorder" in zf.namelist():
-        byteorder = zf.read(f"{prefix}byteorder").decode("ascii", "replace").strip()
+        with zf.open(f"{prefix}byteorder") as member:
+            byteorder = member.read(16).decode("ascii", "replace").strip()
         if byteorder not in ("little", "big"):
             raise ValueError(f"unknown byte order {byteorder[:20]!r}")
     storages: dict[str, Storage] = {}
