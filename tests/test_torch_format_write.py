@@ -162,5 +162,9 @@ def test_cuda_tensors_keep_their_device_and_map_location_moves_them(tmp_path, st
     assert back["v"].tolist() == [1.0, 4.0]
     cpu = autogradcli.load(tmp_path / "gpu.pt", map_location="cpu")
     assert cpu["w"].device == autogradcli.device("cpu") and cpu["w"].tolist() == t.tolist()
+    kept = autogradcli.load(tmp_path / "gpu.pt", map_location=lambda storage, loc: storage)
+    assert kept["w"].device == autogradcli.device("cpu")  # PyTorch's idiom for "all on the CPU"
+    sent = autogradcli.load(tmp_path / "gpu.pt", map_location=lambda s, loc: s.cpu().cuda(0))
+    assert sent["v"].device == autogradcli.device("cuda:0")
     saved = torch.load(tmp_path / "gpu.pt", map_location="cpu")  # the file says cuda:0
     np.testing.assert_array_equal(saved["v"].numpy(), [1.0, 4.0])

@@ -83,7 +83,9 @@ def load(
 
     ``map_location`` moves tensors: ``None`` restores each on the device it was saved from,
     ``'cpu'``/``'cuda:0'``/a ``device`` sends all there, a dict maps saved device names
-    (``{'cuda:0': 'cpu'}``), and a callable gets the saved device name and returns the target.
+    (``{'cuda:0': 'cpu'}``), and a callable gets the saved device name and returns the target,
+    or in PyTorch's form gets ``(storage, location)`` and returns a storage
+    (``lambda storage, loc: storage`` keeps everything on the CPU, ``storage.cuda(1)``).
     ``mmap`` is accepted for PyTorch compatibility; data is read into memory.
     """
     weights = weights_only is not False

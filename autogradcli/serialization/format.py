@@ -210,5 +210,39 @@ def _target_device(saved: str, map_location: Any) -> backend.Device:
     if isinstance(map_location, dict):
         return backend.as_device(map_location.get(saved, saved))
     if callable(map_location):
-        return backend.as_device(map_location(saved))
+        if not _takes_two(map_location):
+            return backend.as_device(map_location(saved))
+        moved = map_location(_StorageStandIn(backend.Device("cpu")), saved)
+        return moved.device if isinstance(moved, _StorageStandIn) else backend.as_device(moved)
     return backend.as_device(map_location)
+
+
+def _takes_two(fn: Any) -> bool:
+    """Whether ``fn`` is PyTorch's ``map_location(storage, location)`` rather than ours."""
+    import inspect
+
+    try:
+        inspect.signature(fn).bind(None, None)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+class _StorageStandIn:
+    """The storage a PyTorch-style ``map_location(storage, location)`` gets (on the CPU, as
+    PyTorch's is): ``lambda storage, loc: storage`` keeps tensors on the CPU,
+    ``storage.cuda(1)`` sends them to ``cuda:1``."""
+
+    def __init__(self, device: backend.Device) -> None:
+        self.device = device
+
+    def cpu(self) -> _StorageStandIn:
+        return _StorageStandIn(backend.Device("cpu"))
+
+    def cuda(self, device: Any = None, non_blocking: bool = False) -> _StorageStandIn:
+        if device is None or isinstance(device, int):
+            return _StorageStandIn(backend.Device("cuda", device))
+        return _StorageStandIn(backend.as_device(device))
+
+    def to(self, device: Any, non_blocking: bool = False) -> _StorageStandIn:
+        return _StorageStandIn(backend.as_device(device))
