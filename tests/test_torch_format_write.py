@@ -94,6 +94,8 @@ def test_whole_module_save_and_reload(tmp_path):
         autogradcli.load(path)  # PyTorch 2.6+: refused, naming the class and weights_only=False
     assert "weights_only" in str(info.value) and "net.pkl" in str(info.value)
     x = autogradcli.randn(4, 1)
+    unsafe = autogradcli.serialization.get_unsafe_globals_in_checkpoint(path)
+    assert unsafe == ["autogradcli.nn.linear.Linear", "test_torch_format_write.Net"]
     net2 = autogradcli.load(path, weights_only=False)
     assert type(net2) is Net and net2 is not net1
     np.testing.assert_array_equal(net2(x).detach().numpy(), net1(x).detach().numpy())

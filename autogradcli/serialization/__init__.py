@@ -7,6 +7,7 @@ from .format import SerializationError
 from .safe_globals import add_safe_globals, clear_safe_globals, get_safe_globals, safe_globals
 from .safetensors_io import load_safetensors, save_safetensors
 from .torch_writer import save_torch
+from .torch_zip import get_unsafe_globals_in_checkpoint
 
 __all__ = [
     "FORMAT_NAME",
@@ -15,6 +16,7 @@ __all__ = [
     "add_safe_globals",
     "clear_safe_globals",
     "get_safe_globals",
+    "get_unsafe_globals_in_checkpoint",
     "load",
     "load_safetensors",
     "safe_globals",

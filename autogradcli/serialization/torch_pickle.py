@@ -104,7 +104,7 @@ def torch_globals(builder: TensorBuilder) -> dict[str, Any]:
     return out
 
 
-def _fix_name(module: str, name: str) -> tuple[str, str]:
+def fix_name(module: str, name: str) -> tuple[str, str]:
     """Python 2 names in protocol-2 pickles (``__builtin__.set``) as Python 3 spells them."""
     if (module, name) in _compat_pickle.NAME_MAPPING:
         return _compat_pickle.NAME_MAPPING[(module, name)]
@@ -129,7 +129,7 @@ class WeightsUnpickler(pickle._Unpickler):  # the Python implementation: its opc
         return self._persistent(pid)
 
     def find_class(self, module: str, name: str) -> Any:
-        module, name = _fix_name(module, name)
+        module, name = fix_name(module, name)
         full = f"{module}.{name}"
         if full in self._user:
             return self._user[full]
@@ -205,7 +205,7 @@ class FullUnpickler(pickle.Unpickler):
         return self._persistent(pid)
 
     def find_class(self, module: str, name: str) -> Any:
-        fixed = _fix_name(module, name)
+        fixed = fix_name(module, name)
         full = ".".join(fixed)
         if full in self._torch:
             return self._torch[full]

@@ -7,11 +7,14 @@ before anything is allocated or inflated."""
 from __future__ import annotations
 
 import io
+import os
+import pickletools
 import zipfile
-from typing import Any
+from typing import IO, Any
 
 from .npy_member import check_inflation, check_memory, read_exactly
-from .torch_pickle import unpickler
+from .safe_globals import allowed_by_user
+from .torch_pickle import fix_name, torch_globals, unpickler
 from .torch_tensors import Storage, TensorBuilder, check_storage_bytes, storage_from_pid
 
 MAX_PICKLE_BYTES = 1 << 30
@@ -72,3 +75,24 @@ def _read_storage(zf: zipfile.ZipFile, prefix: str, storage: Storage) -> bytearr
     check_memory(name, nbytes)
     with zf.open(name) as member:
         return read_exactly(member, nbytes, name)
+
+
+def get_unsafe_globals_in_checkpoint(f: str | os.PathLike | IO[bytes]) -> list[str]:
+    """The globals a ``torch.save`` zip file names that a ``weights_only`` load would refuse
+    (neither PyTorch's allow-list nor ``add_safe_globals``'), read from its pickle's opcodes
+    without unpickling it, as PyTorch's function of that name does."""
+    with zipfile.ZipFile(f) as zf:
+        prefix = torch_archive_prefix(zf.namelist())
+        if prefix is None:
+            raise ValueError("Expected input to be a checkpoint returned by torch.save")
+        pickled = _read_small(zf, f"{prefix}data.pkl")
+    safe = set(torch_globals(TensorBuilder())) | set(allowed_by_user())
+    found, strings = set(), []
+    for op, arg, _ in pickletools.genops(pickled):
+        if op.name in ("GLOBAL", "INST"):
+            found.add(".".join(fix_name(*arg.split(" ", 1))))
+        elif op.name == "STACK_GLOBAL" and len(strings) >= 2:
+            found.add(".".join(fix_name(strings[-2], strings[-1])))
+        elif isinstance(arg, str):
+            strings.append(arg)
+    return sorted(found - safe)
