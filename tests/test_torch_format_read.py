@@ -168,3 +168,24 @@ def test_file_objects_and_map_location(tmp_path):
     buf.seek(0)
     out = ag.load(buf, map_location="cpu", weights_only=True, mmap=None)
     assert out["w"].device == ag.device("cpu") and out["w"].tolist() == [1.0, 1.0]
+
+
+@pytest.mark.parametrize("family", ["lstm", "transformer"])
+def test_sequence_model_state_dicts_give_the_same_outputs(tmp_path, family):
+    torch.manual_seed(0)
+
+    def build(m):
+        if family == "lstm":
+            return m.nn.LSTM(3, 4, num_layers=2, batch_first=True)
+        return m.nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, batch_first=True)
+
+    tnet = build(torch).eval()
+    torch.save(tnet.state_dict(), tmp_path / "seq.pt")
+    anet = build(ag).eval()
+    anet.load_state_dict(loaded(tmp_path / "seq.pt"))
+    x = np.random.default_rng(1).standard_normal((2, 5, 3 if family == "lstm" else 8))
+    x = x.astype(np.float32)
+    want, got = tnet(torch.from_numpy(x)), anet(ag.tensor(x))
+    if family == "lstm":
+        want, got = want[0], got[0]
+    np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy(), rtol=1e-5, atol=1e-6)
