@@ -189,3 +189,21 @@ def test_sequence_model_state_dicts_give_the_same_outputs(tmp_path, family):
     if family == "lstm":
         want, got = want[0], got[0]
     np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy(), rtol=1e-5, atol=1e-6)
+
+
+def test_mmap_maps_storages_copy_on_write(tmp_path):
+    import mmap
+
+    base = torch.arange(10.0)
+    path = tmp_path / "m.pt"
+    torch.save({"w": base, "v": base[2:5], "empty": torch.zeros(0)}, path)
+    before = path.read_bytes()
+    out = ag.load(path, mmap=True)
+    arr = out["w"]._data
+    while arr is not None and not isinstance(arr, mmap.mmap):
+        arr = getattr(arr, "base", None)
+    assert isinstance(arr, mmap.mmap)  # mapped from the file, not read
+    out["w"][3] = 100.0
+    assert out["v"].tolist() == [2.0, 100.0, 4.0]  # still one storage
+    assert path.read_bytes() == before  # copy-on-write: the file is untouched
+    assert out["empty"].shape == (0,)

@@ -86,14 +86,15 @@ def load(
     (``{'cuda:0': 'cpu'}``), and a callable gets the saved device name and returns the target,
     or in PyTorch's form gets ``(storage, location)`` and returns a storage
     (``lambda storage, loc: storage`` keeps everything on the CPU, ``storage.cuda(1)``).
-    ``mmap`` is accepted for PyTorch compatibility; data is read into memory.
+    ``mmap=True`` maps the storages of a PyTorch zip file given by path copy-on-write, as
+    PyTorch does (nothing is read until used; writes stay in memory); other files are read.
     """
     weights = weights_only is not False
     if isinstance(f, (str, os.PathLike)):
         where = repr(os.fspath(f))
         try:
             with open(f, "rb") as fh:
-                return _load_from(fh, where, map_location, weights, f)
+                return _load_from(fh, where, map_location, weights, f, bool(mmap))
         except OSError as err:
             raise SerializationError(f"cannot read checkpoint {where}: {err}") from err
     name = getattr(f, "name", None)
@@ -102,10 +103,15 @@ def load(
 
 
 def _load_from(
-    fh: IO[bytes], where: str, map_location: Any, weights_only: bool, path: Any = None
+    fh: IO[bytes],
+    where: str,
+    map_location: Any,
+    weights_only: bool,
+    path: Any = None,
+    mmap: bool = False,
 ) -> Any:
     try:
-        return _dispatch(fh, where, map_location, weights_only, path)
+        return _dispatch(fh, where, map_location, weights_only, path, mmap)
     except SerializationError as err:
         if str(err).startswith(where):
             raise
@@ -123,7 +129,9 @@ def _load_from(
         raise SerializationError(f"{where} is corrupted: {type(err).__name__}: {err}") from err
 
 
-def _dispatch(fh: IO[bytes], where: str, map_location: Any, weights_only: bool, path: Any) -> Any:
+def _dispatch(
+    fh: IO[bytes], where: str, map_location: Any, weights_only: bool, path: Any, mmap: bool
+) -> Any:
     head = fh.read(512)
     fh.seek(-len(head), os.SEEK_CUR)
     if not head:
@@ -134,7 +142,8 @@ def _dispatch(fh: IO[bytes], where: str, map_location: Any, weights_only: bool, 
             prefix = torch_archive_prefix(names)
             if HEADER in names or prefix is None:
                 return load_archive(zf, where, map_location)
-            return load_torch_zip(zf, prefix, map_location, weights_only, where)
+            mapped = os.fspath(path) if mmap and path is not None else None
+            return load_torch_zip(zf, prefix, map_location, weights_only, where, mapped)
     if head[:1] == b"\x80":
         return load_legacy(fh, map_location, weights_only, where)
     if is_legacy_tar(head):

@@ -9,8 +9,11 @@ from __future__ import annotations
 import io
 import os
 import pickletools
+import struct
 import zipfile
 from typing import IO, Any
+
+import numpy as np
 
 from .npy_member import check_inflation, check_memory, read_exactly
 from .safe_globals import allowed_by_user
@@ -29,9 +32,15 @@ def torch_archive_prefix(names: list[str]) -> str | None:
 
 
 def load_torch_zip(
-    zf: zipfile.ZipFile, prefix: str, map_location: Any, weights_only: bool, where: str
+    zf: zipfile.ZipFile,
+    prefix: str,
+    map_location: Any,
+    weights_only: bool,
+    where: str,
+    mmap_path: str | None = None,
 ) -> Any:
-    """The object in a PyTorch zip checkpoint whose records are under ``prefix``."""
+    """The object in a PyTorch zip checkpoint whose records are under ``prefix``; with
+    ``mmap_path`` (the file's path) uncompressed storages are mapped copy-on-write, not read."""
     byteorder = "little"
     if f"{prefix}byteorder" in zf.namelist():
         with zf.open(f"{prefix}byteorder") as member:
@@ -42,6 +51,8 @@ def load_torch_zip(
 
     def persistent_load(pid: Any) -> Storage:
         storage = storage_from_pid(pid, storages)
+        if storage.array is None and mmap_path is not None and byteorder == "little":
+            storage.array = _map_storage(zf, prefix, storage, mmap_path)
         if storage.array is None:
             storage.fill(_read_storage(zf, prefix, storage), byteorder)
         return storage
@@ -60,6 +71,25 @@ def _read_small(zf: zipfile.ZipFile, name: str) -> bytes:
         raise ValueError(f"{name} is implausibly large ({info.file_size} bytes)")
     check_inflation(name, info.file_size, info.compress_size)
     return zf.read(name)
+
+
+def _map_storage(
+    zf: zipfile.ZipFile, prefix: str, storage: Storage, path: str
+) -> np.ndarray | None:
+    """``storage`` mapped from the file (``mmap=True``), or None where it cannot be (a
+    compressed or empty member): its bytes then are read."""
+    name = f"{prefix}data/{storage.key}"
+    info = zf.getinfo(name) if name in zf.NameToInfo else None
+    if info is None or info.compress_type != zipfile.ZIP_STORED or storage.numel == 0:
+        return None
+    check_storage_bytes(storage, info.file_size, name)
+    zf.fp.seek(info.header_offset)
+    fields = struct.unpack(zipfile.structFileHeader, zf.fp.read(zipfile.sizeFileHeader))
+    if fields[0] != zipfile.stringFileHeader:
+        raise ValueError(f"{name} has a bad local file header")
+    start = info.header_offset + zipfile.sizeFileHeader + fields[10] + fields[11]  # name, extra
+    dtype = storage.dtype.newbyteorder("<")
+    return np.memmap(path, dtype=dtype, mode="c", offset=start, shape=(storage.numel,))
 
 
 def _read_storage(zf: zipfile.ZipFile, prefix: str, storage: Storage) -> bytearray:
