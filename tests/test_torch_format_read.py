@@ -154,8 +154,9 @@ def test_optimizer_state_and_nested_containers(tmp_path, legacy):
 def test_bfloat16_becomes_float32_with_a_warning_naming_the_keys(tmp_path, legacy):
     obj = {"w": torch.tensor([1.5, -2.25, 3e38], dtype=torch.bfloat16), "b": torch.ones(2)}
     path = save(obj, tmp_path / "bf.pt", legacy)
-    with pytest.warns(UserWarning, match=r"bfloat16 .*float32: w$"):
+    with pytest.warns(UserWarning, match=r"bfloat16 .*float32: w$") as record:
         out = ag.load(path)
+    assert record[0].filename == __file__  # attributed to the caller, not the reader
     assert out["w"].dtype == ag.float32 and out["b"].dtype == ag.float32
     np.testing.assert_array_equal(out["w"].numpy(), obj["w"].float().numpy())
 
@@ -207,3 +208,9 @@ def test_mmap_maps_storages_copy_on_write(tmp_path):
     assert out["v"].tolist() == [2.0, 100.0, 4.0]  # still one storage
     assert path.read_bytes() == before  # copy-on-write: the file is untouched
     assert out["empty"].shape == (0,)
+
+
+def test_complex_tensors_are_refused_naming_the_dtype(tmp_path):
+    torch.save({"z": torch.ones(2, dtype=torch.complex64)}, tmp_path / "z.pt")
+    with pytest.raises(ag.serialization.SerializationError, match=r"z\.pt.*complex64"):
+        ag.load(tmp_path / "z.pt")

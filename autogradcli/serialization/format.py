@@ -28,6 +28,9 @@ object. OrderedDicts come back as plain dicts in the same order; namedtuples as 
 from __future__ import annotations
 
 import math
+import os
+import sys
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -246,3 +249,13 @@ class _StorageStandIn:
 
     def to(self, device: Any, non_blocking: bool = False) -> _StorageStandIn:
         return _StorageStandIn(backend.as_device(device))
+
+
+def warn_caller(message: str) -> None:
+    """A ``UserWarning`` attributed to the first caller outside this package (the user's
+    ``load`` call, however deep inside the readers it is raised)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    level, frame = 2, sys._getframe(1)
+    while frame is not None and os.path.dirname(os.path.abspath(frame.f_code.co_filename)) == here:
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, UserWarning, stacklevel=level)

@@ -5,7 +5,6 @@
 from __future__ import annotations
 
 import os
-import warnings
 from collections.abc import Mapping
 from typing import IO, Any
 
@@ -14,7 +13,7 @@ import numpy as np
 from .. import backend
 from .._utils.atomic import atomic_write_bytes
 from ..tensor.tensor import Tensor, wrap
-from .format import SerializationError, place
+from .format import SerializationError, place, warn_caller
 from .torch_tensors import BFLOAT16
 
 MAX_HEADER_BYTES = 100 * 2**20  # the safetensors package's own limit
@@ -72,11 +71,9 @@ def load_safetensors(path: str | os.PathLike | IO[bytes], map_location: Any = No
             arr, _ = arr.astype(np.float32), widened.append(name)
         out[name] = wrap(place(arr, "cpu", map_location))
     if widened:
-        warnings.warn(
+        warn_caller(
             f"{where}: autogradcli has no bfloat16 dtype; these bfloat16 tensors were converted "
-            f"to float32: {', '.join(widened)}",
-            UserWarning,
-            stacklevel=2,
+            f"to float32: {', '.join(widened)}"
         )
     return out
 

@@ -8,8 +8,6 @@ checked against the storage before a view is made: a hostile file cannot read ou
 from __future__ import annotations
 
 import math
-import warnings
-from collections import OrderedDict
 from typing import Any
 
 import ml_dtypes
@@ -18,7 +16,7 @@ import numpy as np
 from ..nn.parameter import Parameter
 from ..tensor import dtype as dtypes
 from ..tensor.tensor import Tensor, wrap
-from .format import place
+from .format import SerializationError, place, warn_caller
 from .npy_member import check_memory
 
 BFLOAT16 = np.dtype(ml_dtypes.bfloat16)
@@ -169,10 +167,14 @@ class TensorBuilder:
         if arr.dtype == BFLOAT16:
             arr = arr.astype(np.float32)
             self.bfloat16.add(id(t))
-        elif arr.dtype not in dtypes._BY_NUMPY:
-            raise ValueError(
-                f"autogradcli has no tensors of dtype {arr.dtype} (storage {storage.key!r})"
-            )
+        else:
+            try:
+                dtypes.from_numpy_dtype(arr.dtype)
+            except TypeError:
+                raise SerializationError(
+                    f"the file holds a tensor of dtype {arr.dtype} (storage {storage.key!r}), "
+                    "which autogradcli does not have"
+                ) from None
         return place(arr, storage.location, self.map_location)
 
     def rebuild_tensor_v2(
@@ -240,29 +242,27 @@ class TensorBuilder:
             return
         names = _paths_of(obj, self.bfloat16)
         shown = ", ".join(names[:10]) + (f" and {len(names) - 10} more" if len(names) > 10 else "")
-        warnings.warn(
+        warn_caller(
             f"{where}: autogradcli has no bfloat16 dtype; these bfloat16 tensors were converted "
-            f"to float32: {shown}",
-            UserWarning,
-            stacklevel=3,
+            f"to float32: {shown}"
         )
 
 
 def _paths_of(obj: Any, ids: set[int]) -> list[str]:
-    """The access paths (``['fc.weight']``, ``[0]['w']``) of the objects in ``ids`` inside ``obj``."""
-    found, stack, seen = [], [(obj, "")], set()
+    """Where the objects in ``ids`` are inside ``obj``: a top-level key (``fc.weight``) or an
+    access path (``['state'][0]['w']``)."""
+    found, stack, seen = [], [(obj, ())], set()
     while stack:
         node, path = stack.pop()
         if id(node) in ids:
-            found.append(path[2:-2] if path.count("[") == 1 and path[1:2] == "'" else path or "obj")
-            continue
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        if isinstance(node, (dict, OrderedDict)):
-            stack.extend((v, f"{path}[{k!r}]") for k, v in reversed(list(node.items())))
-        elif isinstance(node, (list, tuple)):
-            stack.extend((v, f"{path}[{i}]") for i, v in reversed(list(enumerate(node))))
+            top_key = len(path) == 1 and isinstance(path[0], str)
+            found.append(path[0] if top_key else "".join(f"[{p!r}]" for p in path) or "obj")
+        elif id(node) not in seen:
+            seen.add(id(node))
+            if isinstance(node, dict):
+                stack.extend((v, (*path, k)) for k, v in reversed(list(node.items())))
+            elif isinstance(node, (list, tuple)):
+                stack.extend((v, (*path, i)) for i, v in reversed(list(enumerate(node))))
     return found or [f"{len(ids)} tensors"]
 
 
