@@ -157,14 +157,14 @@ def test_a_plain_pickle_is_not_a_pytorch_file(tmp_path):
     assert not marker.exists()
 
 
-def test_legacy_tar_files_are_refused(tmp_path):
+def test_a_tar_without_pytorch_members_is_refused(tmp_path):
     import tarfile
 
     path = tmp_path / "old.pt"
     with tarfile.open(path, "w") as tar:
         info = tarfile.TarInfo("sys_info")
         tar.addfile(info, io.BytesIO(b""))
-    refused(path, "legacy tar format")
+    refused(path, "no 'storages' member")
 
 
 # ---------------------------------------------------------------- storages that lie

@@ -1,11 +1,11 @@
 """``autogradcli.save`` and ``autogradcli.load``: one entry for every format.
 
 ``load`` recognises the file by its first bytes: an autogradcli checkpoint (a zip with
-``header.json``), PyTorch's zip layout (``<archive>/data.pkl``), PyTorch's legacy pickle stream,
-or a safetensors file. PyTorch files are unpickled with the ``weights_only`` allow-list unless
-the caller passes ``weights_only=False``. ``save`` writes autogradcli's own format, except for
-objects holding an ``nn.Module``, which it pickles into PyTorch's zip layout as
-``torch.save(model, path)`` does.
+``header.json``), PyTorch's zip layout (``<archive>/data.pkl``), PyTorch's legacy pickle stream
+or older tar archive, or a safetensors file. PyTorch files are unpickled with the
+``weights_only`` allow-list unless the caller passes ``weights_only=False``. ``save`` writes
+autogradcli's own format, except for objects holding an ``nn.Module``, which it pickles into
+PyTorch's zip layout as ``torch.save(model, path)`` does.
 """
 
 from __future__ import annotations
@@ -19,7 +19,8 @@ from ..nn.module import Module
 from .archive import HEADER, load_archive, save_archive
 from .format import SerializationError
 from .safetensors_io import load_safetensors, looks_like_safetensors
-from .torch_legacy import is_legacy_tar, load_legacy
+from .torch_legacy import load_legacy
+from .torch_tar import is_tar, load_tar
 from .torch_writer import write_torch_file
 from .torch_zip import load_torch_zip, torch_archive_prefix
 
@@ -146,12 +147,8 @@ def _dispatch(
             return load_torch_zip(zf, prefix, map_location, weights_only, where, mapped)
     if head[:1] == b"\x80":
         return load_legacy(fh, map_location, weights_only, where)
-    if is_legacy_tar(head):
-        raise SerializationError(
-            f"{where} is a PyTorch file in the legacy tar format (PyTorch < 0.4), which "
-            "autogradcli does not read (PyTorch refuses it with weights_only=True too); load it "
-            "in PyTorch and save its state_dict() again"
-        )
+    if is_tar(head):
+        return load_tar(fh, map_location, weights_only, where)
     start = fh.tell()
     size = fh.seek(0, os.SEEK_END) - start
     fh.seek(start)

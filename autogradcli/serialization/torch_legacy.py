@@ -7,7 +7,7 @@ the default before 1.6): five pickles and raw data in one stream,
 
 then for each key an int64 element count and the storage's raw bytes. Tensors are built empty
 while the object is unpickled and filled once their storage is read (``TensorBuilder.finish``).
-The older tar format (PyTorch < 0.4) is refused, as PyTorch refuses it with ``weights_only``.
+The older tar format (PyTorch < 0.4) is read by ``torch_tar``.
 """
 
 from __future__ import annotations
@@ -92,8 +92,3 @@ def _read_storage(fh: IO[bytes], storage: Storage, left: int, little: bool) -> N
     storage.fill(
         read_exactly(fh, nbytes, f"storage {storage.key!r}"), "little" if little else "big"
     )
-
-
-def is_legacy_tar(head: bytes) -> bool:
-    """Whether ``head`` (the file's first 512 bytes) starts a tar archive."""
-    return head[257:262] == b"ustar"

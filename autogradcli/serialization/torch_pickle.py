@@ -101,6 +101,9 @@ def torch_globals(builder: TensorBuilder) -> dict[str, Any]:
     out["torch.storage.UntypedStorage"] = out["torch.UntypedStorage"]
     for name, dt in TORCH_DTYPES.items():
         out[f"torch.{name}"] = dt
+    for kind in ("Float", "Double", "Half", "BFloat16", "Long", "Int", "Short", "Char", "Byte"):
+        out[f"torch.{kind}Tensor"] = Tensor  # legacy tensor types: names only, never called
+    out["torch.BoolTensor"] = Tensor
     return out
 
 
