@@ -214,3 +214,13 @@ def test_complex_tensors_are_refused_naming_the_dtype(tmp_path):
     torch.save({"z": torch.ones(2, dtype=torch.complex64)}, tmp_path / "z.pt")
     with pytest.raises(ag.serialization.SerializationError, match=r"z\.pt.*complex64"):
         ag.load(tmp_path / "z.pt")
+
+
+@LAYOUTS
+@pytest.mark.parametrize("protocol", [4, 5])
+def test_newer_pickle_protocols(tmp_path, legacy, protocol):
+    obj = {"w": torch.arange(3.0), "meta": [torch.float16, {1, 2}]}
+    path = tmp_path / "p.pt"
+    torch.save(obj, path, pickle_protocol=protocol, _use_new_zipfile_serialization=not legacy)
+    out = loaded(path)
+    assert out["w"].tolist() == [0.0, 1.0, 2.0] and out["meta"] == [ag.float16, {1, 2}]
