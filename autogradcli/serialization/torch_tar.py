@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import struct
 import tarfile
+from collections.abc import Iterator
 from typing import IO, Any
 
 from .npy_member import check_memory, read_exactly
@@ -64,18 +65,26 @@ def _plain(fh: IO[bytes], builder: TensorBuilder, weights_only: bool) -> Any:
     return unpickler(fh, builder, no_storages, weights_only).load()
 
 
+def _records(
+    fh: IO[bytes], builder: TensorBuilder, weights_only: bool, what: str
+) -> Iterator[tuple]:
+    """A member's pickled record count, then each 3-tuple record (its raw data follows it)."""
+    count = _plain(fh, builder, weights_only)
+    if not isinstance(count, int) or count < 0:
+        raise ValueError(f"invalid {what} count {count!r}")
+    for _ in range(count):
+        record = _plain(fh, builder, weights_only)
+        if not (isinstance(record, tuple) and len(record) == 3):
+            raise ValueError(f"invalid {what} record {str(record)[:80]}")
+        yield record
+
+
 def _read_storages(
     tar: tarfile.TarFile, builder: TensorBuilder, weights_only: bool
 ) -> dict[str, Storage]:
     fh, size = _member(tar, "storages")
-    count = _plain(fh, builder, weights_only)
-    if not isinstance(count, int) or count < 0:
-        raise ValueError(f"invalid storage count {count!r}")
     storages: dict[str, Storage] = {}
-    for _ in range(count):
-        record = _plain(fh, builder, weights_only)
-        if not (isinstance(record, tuple) and len(record) == 3):
-            raise ValueError(f"invalid storage record {str(record)[:80]}")
+    for record in _records(fh, builder, weights_only, "storage"):
         key, location, stype = record
         if not isinstance(stype, StorageType) or not isinstance(location, str):
             raise ValueError(f"invalid storage record {str(record)[:80]}")
@@ -108,14 +117,8 @@ def _read_tensors(
     tar: tarfile.TarFile, builder: TensorBuilder, storages: dict[str, Storage], weights_only: bool
 ) -> dict[str, Any]:
     fh, _ = _member(tar, "tensors")
-    count = _plain(fh, builder, weights_only)
-    if not isinstance(count, int) or count < 0:
-        raise ValueError(f"invalid tensor count {count!r}")
     tensors: dict[str, Any] = {}
-    for _ in range(count):
-        record = _plain(fh, builder, weights_only)
-        if not (isinstance(record, tuple) and len(record) == 3):
-            raise ValueError(f"invalid tensor record {str(record)[:80]}")
+    for record in _records(fh, builder, weights_only, "tensor"):
         key, storage_key = record[0], str(record[1])
         if storage_key not in storages:
             raise ValueError(f"tensor {key!r} names storage {storage_key!r}, which is not stored")
