@@ -12,6 +12,11 @@ these sizes (N, the batch, is small). Buffers are (L, features, N) in processing
 use ``sigmoid(z) = 0.5 * tanh(0.5 * z) + 0.5`` (backend/kernels.py's form): their weight rows come
 in pre-scaled by 0.5 (exact in binary floating point), so one ``tanh`` covers all gates of a step
 and an affine ``* post_a + post_b`` turns the sigmoid columns into sigmoids.
+
+A packed batch (``sizes``: how many sequences run at each processing step, sorted longest
+first) runs padded: the columns past ``sizes[s]`` hold their states through step ``s`` (a
+sequence that has ended, or for the reverse direction one that has not started), and in the
+backward pass they pass their gradients through unchanged, with zero gate gradients.
 """
 
 from __future__ import annotations
@@ -43,6 +48,20 @@ class Cell:
         return a[:, None], b[:, None]
 
 
+def _ended(sizes: Any, s: int, n: int) -> int | None:
+    """The first column (sequence) that has no step ``s`` in a packed batch; None if all run."""
+    if sizes is None or sizes[s] >= n:
+        return None
+    return sizes[s]
+
+
+def _hold(bufs: tuple, s: int, end: int | None) -> None:
+    """Carry the ended sequences' states unchanged through step ``s``."""
+    if end is not None:
+        for buf in bufs:
+            buf[s + 1][:, end:] = buf[s][:, end:]
+
+
 def _dh_at(dh_carry: Any, dout: Any, s: int, xp: Any, out: Any) -> Any:
     """The gradient reaching step ``s``'s hidden state (H, N): carried plus the output's."""
     return xp.add(dh_carry, dout[s], out=out)
@@ -55,11 +74,10 @@ class LSTMCell(Cell):
     sigmoid = (True, True, False, True)
     n_states = 2
 
-    def forward(
-        self, xp: Any, xw: Any, states: list, w_hh: Any, b_hh: Any, w_hr: Any = None
-    ) -> Any:
+    def forward(self, xp: Any, xw: Any, states: list, weights: tuple, sizes: Any = None) -> Any:
         """Fill the gates, cell states, tanh(c) and hidden states of the whole sequence (with
         ``w_hr``, h is projected: ``h = W_hr (o tanh(c))``, the unprojected ones kept)."""
+        w_hh, _, w_hr = weights  # b_hh is folded into xw
         L, G, N = xw.shape
         H = G // 4
         dt = xw.dtype
@@ -88,14 +106,17 @@ class LSTMCell(Cell):
                 xp.multiply(gt[3 * H :], tc, out=hs[s + 1])
             else:
                 xp.matmul(w_hr, xp.multiply(gt[3 * H :], tc, out=hr[s]), out=hs[s + 1])
+            _hold((hs, cs), s, _ended(sizes, s, N))
         return hs, (gates, cs, tcs, hr), [hs[L], cs[L]]
 
     def backward(
-        self, xp: Any, hs: Any, saved: tuple, dout: Any, dfinal: list, w_hh: Any, w_hr: Any = None
+        self, xp: Any, hs: Any, saved: tuple, grads: tuple, weights: tuple, sizes: Any = None
     ) -> Any:
         """Gate gradients of every step (``dx_gates``, ``dh_gates``: the same array here), the
         initial states' gradients and, with a projection, the gradients reaching the projected
         h of every step (for ``dW_hr``; else None)."""
+        dout, dfinal = grads
+        w_hh, w_hr = weights
         gates, cs, tcs, hr = saved
         L, G, N = gates.shape
         H = G // 4
@@ -123,16 +144,27 @@ class LSTMCell(Cell):
         w_hh_t = w_hh.T
         dproj = None if hr is None else xp.empty((L, w_hh.shape[1], N), dt)
         for s in range(L - 1, -1, -1):
+            end = _ended(sizes, s, N)
             if dproj is None:
                 dh = _dh_at(dh_carry, dout, s, xp, dh)
             else:  # through the projection: dh_raw = W_hr^T dh
                 xp.matmul(w_hr.T, _dh_at(dh_carry, dout, s, xp, dproj[s]), out=dh)
+            if end is not None:  # ended sequences pass their gradients through step s
+                held_h = (dh if dproj is None else dproj[s])[:, end:].copy()
+                held_c = dc[:, end:].copy()
             xp.multiply(dh, k[s], out=tmp)
             dc += tmp
             xp.multiply(qv[s, :3], dc, out=dv[s, :3])
             xp.multiply(qv[s, 3], dh, out=dv[s, 3])
             dc *= f[s]
+            if end is not None:
+                d[s][:, end:] = 0
+                dc[:, end:] = held_c
+                if dproj is not None:
+                    dproj[s][:, end:] = 0
             xp.matmul(w_hh_t, d[s], out=dh_carry)
+            if end is not None:
+                dh_carry[:, end:] = held_h
         return d, d, [dh_carry, dc], dproj
 
 
@@ -143,10 +175,9 @@ class GRUCell(Cell):
     sigmoid = (True, True, False)
     fold_bias = False
 
-    def forward(
-        self, xp: Any, xw: Any, states: list, w_hh: Any, b_hh: Any, w_hr: Any = None
-    ) -> Any:
+    def forward(self, xp: Any, xw: Any, states: list, weights: tuple, sizes: Any = None) -> Any:
         """Fill the gates, hidden projections and hidden states of the whole sequence."""
+        w_hh, b_hh, _ = weights
         L, G, N = xw.shape
         H = G // 3
         dt = xw.dtype
@@ -172,13 +203,16 @@ class GRUCell(Cell):
             xp.subtract(hs[s], n, out=h)
             h *= gt[H : 2 * H]
             h += n
+            _hold((hs,), s, _ended(sizes, s, N))
         return hs, (gates, hg), [hs[L]]
 
     def backward(
-        self, xp: Any, hs: Any, saved: tuple, dout: Any, dfinal: list, w_hh: Any, w_hr: Any = None
+        self, xp: Any, hs: Any, saved: tuple, grads: tuple, weights: tuple, sizes: Any = None
     ) -> Any:
         """Gradients of the input-side and hidden-side gate pre-activations of every step, and
         the initial state's."""
+        dout, dfinal = grads
+        w_hh = weights[0]
         gates, hg = saved
         L, G, N = gates.shape
         H = G // 3
@@ -202,9 +236,15 @@ class GRUCell(Cell):
             xp.multiply(dn, r[s], out=dhg[s, 2 * H :])
             xp.multiply(dh, a2[s], out=dhg[s, H : 2 * H])
             xp.multiply(dn, a3[s], out=dhg[s, :H])
+            end = _ended(sizes, s, N)
+            if end is not None:  # ended sequences pass their gradient through step s
+                dxn[s][:, end:] = 0
+                dhg[s][:, end:] = 0
             xp.multiply(dh, z[s], out=dh_carry)
             xp.matmul(w_hh_t, dhg[s], out=tmp)
             dh_carry += tmp
+            if end is not None:
+                dh_carry[:, end:] = dh[:, end:]
         dxg = dhg.copy()
         dxg[:, 2 * H :] = dxn
         return dxg, dhg, [dh_carry], None
@@ -216,10 +256,9 @@ class ElmanCell(Cell):
     def __init__(self, relu: bool) -> None:
         self.relu = relu
 
-    def forward(
-        self, xp: Any, xw: Any, states: list, w_hh: Any, b_hh: Any, w_hr: Any = None
-    ) -> Any:
+    def forward(self, xp: Any, xw: Any, states: list, weights: tuple, sizes: Any = None) -> Any:
         """Fill the hidden states of the whole sequence."""
+        w_hh = weights[0]  # b_hh is folded into xw
         L, H, N = xw.shape
         hs = xp.empty((L + 1, H, N), xw.dtype)
         hs[0] = states[0]
@@ -231,12 +270,15 @@ class ElmanCell(Cell):
                 xp.maximum(h, 0, out=h)
             else:
                 xp.tanh(h, out=h)
+            _hold((hs,), s, _ended(sizes, s, N))
         return hs, (), [hs[L]]
 
     def backward(
-        self, xp: Any, hs: Any, saved: tuple, dout: Any, dfinal: list, w_hh: Any, w_hr: Any = None
+        self, xp: Any, hs: Any, saved: tuple, grads: tuple, weights: tuple, sizes: Any = None
     ) -> Any:
         """Pre-activation gradients of every step and the initial state's."""
+        dout, dfinal = grads
+        w_hh = weights[0]
         y = hs[1:]
         deriv = (y > 0).astype(y.dtype) if self.relu else 1.0 - y * y
         L, H, N = y.shape
@@ -247,7 +289,12 @@ class ElmanCell(Cell):
         for s in range(L - 1, -1, -1):
             dh = _dh_at(dh_carry, dout, s, xp, dh)
             xp.multiply(dh, deriv[s], out=d[s])
+            end = _ended(sizes, s, N)
+            if end is not None:  # ended sequences pass their gradient through step s
+                d[s][:, end:] = 0
             xp.matmul(w_hh_t, d[s], out=dh_carry)
+            if end is not None:
+                dh_carry[:, end:] = dh[:, end:]
         return d, d, [dh_carry], None
 
 
