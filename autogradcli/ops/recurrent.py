@@ -8,8 +8,9 @@ input's gradient one product. Under ``create_graph`` the backward recomputes the
 per-step composition the caller passes (``composed``) and differentiates that, so grad-of-grad
 works as it did.
 
-A ``PackedSequence``'s rows (``sizes``: its batch sizes) are padded for the loops, and the output,
-the input's gradient and the weight gradients' products run over the packed rows only.
+A ``PackedSequence``'s rows (``sizes``: its batch sizes) go through the same products over the
+packed rows only (input projection, output, the input's and the weights' gradients); the loops
+run on a padded layout, each step on its running sequences' columns.
 """
 
 from __future__ import annotations
@@ -45,17 +46,6 @@ def _gate_matrix(xp: Any, d: Any, reverse: bool) -> Any:
     return xp.ascontiguousarray((d[::-1] if reverse else d).transpose(1, 0, 2)).reshape(G, L * N)
 
 
-def _padded(xp: Any, rows: Any, sizes: tuple[int, ...]) -> Any:
-    """Packed (T, F) rows (step t: the first ``sizes[t]`` sequences) as a zero-padded
-    time-major (L, N, F) array."""
-    out = xp.zeros((len(sizes), sizes[0], *rows.shape[1:]), rows.dtype)
-    start = 0
-    for t, b in enumerate(sizes):
-        out[t, :b] = rows[start : start + b]
-        start += b
-    return out
-
-
 def _packed_columns(xp: Any, a: Any, reverse: bool, sizes: tuple[int, ...]) -> Any:
     """The loops' (L, F, N) buffers (processing order) as one (F, T) matrix of the packed
     (time-major) rows: the running sequences' columns of every step."""
@@ -64,16 +54,20 @@ def _packed_columns(xp: Any, a: Any, reverse: bool, sizes: tuple[int, ...]) -> A
     return xp.concatenate(steps, axis=1)
 
 
-def _loop_grads(xp: Any, g: Any, reverse: bool, sizes: tuple[int, ...] | None) -> Any:
-    """The output's gradient as the loops' (L, H, N) buffer; zero where a sequence has ended."""
-    if sizes is None:
-        return _swap(xp, g, reverse)
-    out = xp.zeros((len(sizes), g.shape[1], sizes[0]), g.dtype)
+def _loop_columns(xp: Any, cols: Any, reverse: bool, sizes: tuple[int, ...]) -> Any:
+    """The inverse of ``_packed_columns``: a (F, T) matrix of packed columns as the loops'
+    (L, F, N) buffer, zero where a sequence does not run."""
+    out = xp.zeros((len(sizes), cols.shape[0], sizes[0]), cols.dtype)
     start, last = 0, len(sizes) - 1
     for t, b in enumerate(sizes):
-        out[last - t if reverse else t][:, :b] = g[start : start + b].T
+        out[last - t if reverse else t][:, :b] = cols[:, start : start + b]
         start += b
     return out
+
+
+def _loop_grads(xp: Any, g: Any, reverse: bool, sizes: tuple[int, ...] | None) -> Any:
+    """The output's gradient as the loops' (L, H, N) buffer; zero where a sequence has ended."""
+    return _swap(xp, g, reverse) if sizes is None else _loop_columns(xp, g.T, reverse, sizes)
 
 
 def _layout(xp: Any, reverse: bool, sizes: tuple[int, ...] | None, L: int, N: int) -> tuple:
@@ -114,13 +108,14 @@ class RecurrentSequence(Function):
         cell = CELLS[mode]
         xa = x._data
         xp = array_module(xa)
-        if sizes is not None:  # packed (T, I) rows: padded for the loops, ended columns held
-            xa = _padded(xp, xa, sizes)
         H = w_hh._data.shape[0] // cell.gates
         scale = cell.scale(xp, H, xa.dtype)
-        # the input projection of every step, feature-major: (G, I) @ (L, I, N), one batched
-        # product (OpenBLAS runs it up to 4x faster than (L*N, I) @ (I, G) and a transpose)
-        xw = xp.matmul(_scaled(w_ih._data, scale), _swap(xp, xa, reverse))
+        if sizes is None:
+            # the input projection of every step, feature-major: (G, I) @ (L, I, N), one batched
+            # product (OpenBLAS runs it up to 4x faster than (L*N, I) @ (I, G) and a transpose)
+            xw = xp.matmul(_scaled(w_ih._data, scale), _swap(xp, xa, reverse))
+        else:  # packed (T, I) rows: one (G, I) @ (I, T) product, then the loops' layout
+            xw = _loop_columns(xp, xp.matmul(_scaled(w_ih._data, scale), xa.T), reverse, sizes)
         if b_ih is not None:
             bias = b_ih._data + b_hh._data if cell.fold_bias else b_ih._data
             xw += _scaled(bias, scale)[:, None]
