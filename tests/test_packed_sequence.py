@@ -127,6 +127,12 @@ def test_pad_sequence_dtypes_and_inputs_as_torch():
         theirs = torch.nn.utils.rnn.pad_sequence([torch.tensor(s) for s in seqs], padding_value=0.5)
         assert str(ours.dtype).split(".")[-1] == str(theirs.dtype).split(".")[-1]
         np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+    ids = [[4, 2, 7], [5]]  # token ids stay int64
+    ours = R.pad_sequence([ag.tensor(i) for i in ids], batch_first=True, padding_value=1)
+    theirs = torch.nn.utils.rnn.pad_sequence(
+        [torch.tensor(i) for i in ids], batch_first=True, padding_value=1
+    )
+    assert ours.dtype == ag.int64 and ours.tolist() == theirs.tolist()
     x = np.arange(6.0).reshape(2, 3)  # a tensor is a sequence of its rows
     np.testing.assert_array_equal(
         R.pad_sequence(ag.tensor(x)).numpy(),

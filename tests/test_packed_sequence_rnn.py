@@ -22,6 +22,7 @@ MAKES = {
     "rnn_relu2": lambda m: m.RNN(3, 4, num_layers=2, nonlinearity="relu"),
     "rnn_tanh_bi": lambda m: m.RNN(3, 4, bidirectional=True),
     "lstm_proj2bi": lambda m: m.LSTM(3, 5, num_layers=2, proj_size=2, bidirectional=True),
+    "lstm_bf_nobias": lambda m: m.LSTM(3, 4, bias=False, batch_first=True),  # ignored when packed
 }
 SORTED, UNSORTED = [5, 3, 3, 1], [2, 5, 1, 4]
 
