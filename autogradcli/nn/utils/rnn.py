@@ -75,17 +75,11 @@ class PackedSequence(_PackedFields):
         data = self.data.to(*args, **kwargs)
         if data is self.data:
             return self
-        move = None if data.device == self.data.device else data.device
         sorted_i, unsorted_i = (
-            None if t is None or move is None else t.to(move)
+            None if t is None else t.to(data.device)
             for t in (self.sorted_indices, self.unsorted_indices)
         )
-        return type(self)(
-            data,
-            self.batch_sizes,
-            sorted_i if move else self.sorted_indices,
-            unsorted_i if move else self.unsorted_indices,
-        )
+        return type(self)(data, self.batch_sizes, sorted_i, unsorted_i)
 
     def cuda(self, *args: Any, **kwargs: Any) -> PackedSequence:
         """The packed batch on the GPU."""
@@ -223,7 +217,7 @@ def pack_padded_sequence(
     sizes = _batch_sizes(host[order])
     # the packed rows of step t are the sorted sequences 0..sizes[t]-1 at that step
     t = np.repeat(np.arange(sizes.size), sizes)
-    j = order[np.concatenate([np.arange(b) for b in sizes])] if sizes.size else t
+    j = order[np.arange(t.size) - np.repeat(np.cumsum(sizes) - sizes, sizes)]
     flat = j * steps + t if batch_first else t * batch + j
     rows = input.reshape(batch * steps, *input.shape[2:])
     return PackedSequence(_gather(rows, flat), tensor(sizes), sorted_indices, None)
