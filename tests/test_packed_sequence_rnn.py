@@ -202,54 +202,86 @@ def test_strict_cuda_matches_cpu(name, strict_cuda):
 NLP_PROGRAM = """
 import torch
 import torch.nn as nn
+import torch.optim as optim
 
 
-class RNN(nn.Module):
-    def __init__(self, vocab_size, embedding_dim, hidden_dim, output_dim, pad_idx):
+def collate(batch, pad_index):
+    ids = nn.utils.rnn.pad_sequence(
+        [item["ids"] for item in batch], padding_value=pad_index, batch_first=True
+    )
+    length = torch.stack([item["length"] for item in batch])
+    label = torch.stack([item["label"] for item in batch])
+    return {"ids": ids, "length": length, "label": label}
+
+
+class Classifier(nn.Module):
+    def __init__(self, vocab_size, embedding_dim, hidden_dim, output_dim, pad_index):
         super().__init__()
-        self.embedding = nn.Embedding(vocab_size, embedding_dim, padding_idx=pad_idx)
-        self.rnn = nn.LSTM(embedding_dim, hidden_dim, num_layers=2, bidirectional=True)
+        self.embedding = nn.Embedding(vocab_size, embedding_dim, padding_idx=pad_index)
+        self.lstm = nn.LSTM(
+            embedding_dim, hidden_dim, 2, bidirectional=True, dropout=0.0, batch_first=True
+        )
         self.fc = nn.Linear(hidden_dim * 2, output_dim)
 
-    def forward(self, text, text_lengths):
-        embedded = self.embedding(text)
-        packed = nn.utils.rnn.pack_padded_sequence(embedded, text_lengths.to("cpu"))
-        packed_output, (hidden, cell) = self.rnn(packed)
-        output, output_lengths = nn.utils.rnn.pad_packed_sequence(packed_output)
-        hidden = torch.cat((hidden[-2, :, :], hidden[-1, :, :]), dim=1)
-        return self.fc(hidden) + self.fc(output).mean(0)
+    def forward(self, ids, length):
+        embedded = self.embedding(ids)
+        packed = nn.utils.rnn.pack_padded_sequence(
+            embedded, length, batch_first=True, enforce_sorted=False
+        )
+        packed_output, (hidden, cell) = self.lstm(packed)
+        output, output_length = nn.utils.rnn.pad_packed_sequence(packed_output)
+        hidden = torch.cat([hidden[-1], hidden[-2]], dim=-1)
+        return self.fc(hidden) + output.mean(0).sum() * 0.01
 
 
-def step(weights, text, lengths, labels):
-    model = RNN(20, 6, 5, 1, 0).double()
+def run(weights, sentences, labels):
+    model = Classifier(20, 6, 5, 2, 0).double()
     model.load_state_dict({k: torch.tensor(v) for k, v in weights.items()})
-    criterion = nn.BCEWithLogitsLoss()
-    predictions = model(torch.tensor(text), torch.tensor(lengths)).squeeze(1)
-    loss = criterion(predictions, torch.tensor(labels))
+    optimizer = optim.Adam(model.parameters(), lr=5e-3)
+    criterion = nn.CrossEntropyLoss()
+    batch = collate(
+        [
+            {"ids": torch.tensor(s), "length": torch.tensor(len(s)), "label": torch.tensor(y)}
+            for s, y in zip(sentences, labels)
+        ],
+        0,
+    )
+    prediction = model(batch["ids"], batch["length"])
+    loss = criterion(prediction, batch["label"])
+    optimizer.zero_grad()
     loss.backward()
-    return loss.item(), {n: p.grad.numpy() for n, p in model.named_parameters()}
+    grads = {n: p.grad.numpy().copy() for n, p in model.named_parameters()}
+    optimizer.step()
+    model.eval()
+    with torch.no_grad():  # one sentence, as the tutorial's predict_sentiment
+        single = torch.LongTensor(sentences[0]).unsqueeze(dim=0)
+        probability = torch.softmax(model(single, torch.LongTensor([len(sentences[0])])), -1)
+    return loss.item(), grads, probability.numpy()
 """
 
 
 def _program(source):
     namespace = {}
-    exec(compile(source, "<bentrevett-style sentiment model>", "exec"), namespace)
-    return namespace["step"]
+    exec(compile(source, "<sentiment LSTM, as bentrevett's tutorial 2>", "exec"), namespace)
+    return namespace
 
 
 def test_padded_sequence_nlp_program_ported_by_renaming_the_import():
-    torch_step = _program(NLP_PROGRAM)
-    ours_step = _program(NLP_PROGRAM.replace("torch", "autogradcli"))
-    reference = torch_step.__globals__["RNN"](20, 6, 5, 1, 0).double()
+    """bentrevett/pytorch-sentiment-analysis's RNN tutorial pattern (collate with pad_sequence,
+    pack unsorted batch-first, bidirectional LSTM, last layer's h_n of both directions, Adam,
+    a one-sentence prediction) gives torch's loss, gradients and prediction after renaming the
+    import."""
+    theirs = _program(NLP_PROGRAM)
+    ours = _program(NLP_PROGRAM.replace("torch", "autogradcli"))
+    reference = theirs["Classifier"](20, 6, 5, 2, 0).double()
     weights = {k: v.detach().numpy().copy() for k, v in reference.state_dict().items()}
     rng = np.random.default_rng(7)
-    lengths = np.array([6, 4, 4, 2])  # sorted, as the tutorials' BucketIterator gives them
-    text = rng.integers(1, 20, (6, 4))
-    text[lengths[None, :] <= np.arange(6)[:, None]] = 0  # padding
-    labels = np.array([1.0, 0.0, 1.0, 0.0])
-    loss_t, grads_t = torch_step(weights, text, lengths, labels)
-    loss_a, grads_a = ours_step(weights, text, lengths, labels)
+    sentences = [rng.integers(1, 20, n).tolist() for n in (3, 6, 1, 4)]  # unsorted lengths
+    labels = [1, 0, 1, 1]
+    loss_t, grads_t, prob_t = theirs["run"](weights, sentences, labels)
+    loss_a, grads_a, prob_a = ours["run"](weights, sentences, labels)
     assert abs(loss_a - loss_t) < 1e-12
     assert grads_a.keys() == grads_t.keys()
     for name in grads_t:
         np.testing.assert_allclose(grads_a[name], grads_t[name], atol=1e-12, err_msg=name)
+    np.testing.assert_allclose(prob_a, prob_t, atol=1e-10)
