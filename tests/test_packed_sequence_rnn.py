@@ -178,7 +178,9 @@ def test_packed_input_errors():
         lstm(R.pack_sequence([ag.randn(3, 5)]))
     with pytest.raises(ValueError, match="Expected input to be 2D, got 3D"):
         lstm(R.PackedSequence(ag.randn(5, 1, 3), packed.batch_sizes))
-    with pytest.raises(ValueError, match="does not match weight dtype"):
+    with pytest.raises(RuntimeError):  # torch: mat1 and mat2 must have the same dtype
+        torch.nn.LSTM(3, 4)(torch.nn.utils.rnn.pack_sequence([torch.zeros(2, 3).double()]))
+    with pytest.raises(RuntimeError, match="does not match weight dtype"):
         lstm(packed.double())
 
 

@@ -160,8 +160,11 @@ class RNNBase(Module):
             s += f", bidirectional={self.bidirectional}"
         return s
 
-    def _check_input(self, input: Tensor, dims: tuple[int, ...]) -> None:
-        """PyTorch's errors for an input of the wrong rank, feature size or dtype."""
+    def _check_input(
+        self, input: Tensor, dims: tuple[int, ...], dtype_error: type = ValueError
+    ) -> None:
+        """PyTorch's errors for an input of the wrong rank, feature size or dtype (a packed
+        input's dtype error is a RuntimeError in PyTorch)."""
         if input.ndim not in dims:
             shown = " or ".join(f"{d}D" for d in dims)
             raise ValueError(
@@ -174,7 +177,7 @@ class RNNBase(Module):
             )
         weight = self.weight_ih_l0
         if input.dtype != weight.dtype:
-            raise ValueError(
+            raise dtype_error(
                 f"RNN input dtype ({input.dtype}) does not match weight dtype ({weight.dtype}). "
                 f"Convert input: input.to({weight.dtype}), or convert model: "
                 f"model.to({input.dtype})"
@@ -231,7 +234,7 @@ class RNNBase(Module):
         """A packed batch: each sequence runs its own length (its final states are those of
         its last step; the reverse direction starts at its end), states in the caller's order."""
         data, batch_sizes, sorted_indices, unsorted_indices = packed
-        self._check_input(data, (2,))
+        self._check_input(data, (2,), RuntimeError)
         sizes = tuple(int(b) for b in to_numpy(batch_sizes._data))
         n = sizes[0] if sizes else 0
         init_states = self._initial_states(data, n, hx, n_states, False, sorted_indices)
