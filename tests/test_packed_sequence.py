@@ -219,6 +219,8 @@ def test_strict_cuda_pack_pad_and_batch_sizes_on_cpu(strict_cuda):
     np.testing.assert_array_equal(ag.backend.to_numpy(xd.grad._data)[:1, 0], 2 * x[:1, 0])
     assert not ag.backend.to_numpy(xd.grad._data)[1:, 0].any()
     assert packed.cpu().data.device.type == "cpu" and not packed.cpu().sorted_indices.is_cuda
+    back = packed.cpu().cuda(0)
+    assert back.is_cuda and back.sorted_indices.is_cuda and back.cuda() is back
     pieces = R.pad_sequence([xd[:, 0], xd[:2, 1]], batch_first=True)
     assert pieces.is_cuda and pieces.shape == (2, 3, 4)
     with pytest.raises(ValueError, match="batch_sizes should always be on CPU"):

@@ -81,11 +81,13 @@ class PackedSequence(_PackedFields):
         )
         return type(self)(data, self.batch_sizes, sorted_i, unsorted_i)
 
-    def cuda(self, *args: Any, **kwargs: Any) -> PackedSequence:
-        """The packed batch on the GPU."""
-        if args or "device" in kwargs:
-            return self.to(*args, **kwargs)
-        return self.to("cuda", **kwargs)
+    def cuda(self, device: Any = None, **kwargs: Any) -> PackedSequence:
+        """The packed batch on the GPU (``device``: an index, a name or a device)."""
+        if device is None:
+            device = "cuda"
+        elif isinstance(device, int):
+            device = f"cuda:{device}"
+        return self.to(device, **kwargs)
 
     def cpu(self, *args: Any, **kwargs: Any) -> PackedSequence:
         """The packed batch on the CPU."""
