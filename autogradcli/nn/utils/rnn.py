@@ -8,7 +8,7 @@ with an index built on the host), so gradients flow through them as through any 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -42,6 +42,16 @@ class _PackedFields(NamedTuple):
     batch_sizes: Tensor
     sorted_indices: Tensor | None
     unsorted_indices: Tensor | None
+
+
+def _cast(dtype: str) -> Callable[[PackedSequence], PackedSequence]:
+    """A PackedSequence method converting ``data`` to ``dtype`` (``.double()``, ...)."""
+
+    def convert(self: PackedSequence) -> PackedSequence:
+        return self.to(dtype=dtype)
+
+    convert.__doc__ = f"The packed batch with ``data`` as {dtype}."
+    return convert
 
 
 class PackedSequence(_PackedFields):
@@ -97,37 +107,14 @@ class PackedSequence(_PackedFields):
         """Pinned memory is a CUDA host-allocation detail; numpy memory is returned as it is."""
         return self
 
-    def double(self) -> PackedSequence:
-        """``data`` as float64."""
-        return self.to(dtype="float64")
-
-    def float(self) -> PackedSequence:
-        """``data`` as float32."""
-        return self.to(dtype="float32")
-
-    def half(self) -> PackedSequence:
-        """``data`` as float16."""
-        return self.to(dtype="float16")
-
-    def long(self) -> PackedSequence:
-        """``data`` as int64."""
-        return self.to(dtype="int64")
-
-    def int(self) -> PackedSequence:
-        """``data`` as int32."""
-        return self.to(dtype="int32")
-
-    def short(self) -> PackedSequence:
-        """``data`` as int16."""
-        return self.to(dtype="int16")
-
-    def char(self) -> PackedSequence:
-        """``data`` as int8."""
-        return self.to(dtype="int8")
-
-    def byte(self) -> PackedSequence:
-        """``data`` as uint8."""
-        return self.to(dtype="uint8")
+    double = _cast("float64")
+    float = _cast("float32")
+    half = _cast("float16")
+    long = _cast("int64")
+    int = _cast("int32")
+    short = _cast("int16")
+    char = _cast("int8")
+    byte = _cast("uint8")
 
     @property
     def is_cuda(self) -> bool:
