@@ -225,3 +225,18 @@ def test_strict_cuda_pack_pad_and_batch_sizes_on_cpu(strict_cuda):
     assert pieces.is_cuda and pieces.shape == (2, 3, 4)
     with pytest.raises(ValueError, match="batch_sizes should always be on CPU"):
         R.PackedSequence(packed.data, ag.tensor([2, 1, 1], device="cuda"))
+
+
+def test_readme_example_runs(capsys):
+    """The README's example under "Recurrent layers and variable-length sequences" runs and
+    prints the shapes it states."""
+    import os
+
+    readme = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "README.md")
+    with open(readme, encoding="utf-8") as f:
+        text = f.read()
+    section = text.split("### Recurrent layers and variable-length sequences", 1)[1]
+    code = section.split("```python\n", 1)[1].split("```", 1)[0]
+    exec(compile(code, "README.md", "exec"), {})
+    printed = capsys.readouterr().out
+    assert printed == "autogradcli.Size([3, 3, 12]) [3, 1, 2] autogradcli.Size([2, 3, 6])\n"
