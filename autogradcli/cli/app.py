@@ -77,6 +77,8 @@ default is filled in, see --print-config):
   model      a list of layers, or {blocks: ..., output: ...};
              sizes may be `auto`; a layer type may be an import
              path to an nn.Module or an autograd.Function
+  init_from  {path: weights file or run folder, strict, map, freeze,
+             checkpoint}: start from pretrained weights
   loss       a name or {type: ..., kwargs}: one of
              {losses}
              (case and `_` ignored: cross_entropy), or
@@ -339,6 +341,45 @@ def predict(
 
     out = str(output) if output else None
     raise typer.Exit(run_predict(str(run_dir), str(input_), out, checkpoint.value, overwrite))
+
+
+class ExportFormat(str, enum.Enum):
+    onnx = "onnx"
+    safetensors = "safetensors"
+    torch = "torch"
+
+
+@app.command(name="export")
+def export(
+    run_dir: Path = typer.Argument(..., metavar="RUN", help="A run folder."),
+    output: Path = typer.Option(
+        ...,
+        "--output",
+        "-o",
+        metavar="FILE",
+        help="Where the model goes (its ending gives the format when --format is left out: "
+        ".onnx, .safetensors, .pt/.pth/.bin).",
+    ),
+    format_: ExportFormat | None = typer.Option(
+        None,
+        "--format",
+        "-f",
+        help="onnx: the model (batch dim dynamic); safetensors: the weights, with the config "
+        "and class names in its metadata; torch: a state dict file torch.load reads.",
+        show_default=False,
+    ),
+    checkpoint: str = typer.Option(
+        "best", "--checkpoint", metavar="best|last|PATH", help="Which weights to export."
+    ),
+    overwrite: bool = typer.Option(
+        False, "--overwrite", help="Replace the output file if it exists (else refused)."
+    ),
+) -> None:
+    """Write a trained run's model as ONNX, safetensors or a PyTorch state dict file."""
+    from .export_cmd import run_export
+
+    fmt = format_.value if format_ is not None else None
+    raise typer.Exit(run_export(str(run_dir), checkpoint, fmt, str(output), overwrite))
 
 
 GENERATE_HELP = """Sample text from a language-model run (dataset: text, task: next_token).

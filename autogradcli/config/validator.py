@@ -28,6 +28,7 @@ from .schema import (
 from .source import SourceMap
 from .validate_data import has_validation, validate_data
 from .validate_hooks import validate_hooks, validate_metrics
+from .validate_init_from import validate_init_from
 from .validate_model import validate_model
 from .validate_training import (
     validate_loss,
@@ -85,6 +86,8 @@ class Validator(IssueCollector):
             out["model"] = None
         else:
             out["model"] = validate_model(self, root["model"], ("model",))
+        if "init_from" in root:  # only when written: other configs' --print-config unchanged
+            out["init_from"] = validate_init_from(self, root["init_from"], ("init_from",))
         dataset_name = (out["data"] or {}).get("dataset")
         default_loss = "MSELoss" if dataset_name == "sine" else "CrossEntropyLoss"
         out["loss"] = validate_loss(self, root.get("loss", default_loss), ("loss",))
