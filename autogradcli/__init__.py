@@ -99,6 +99,7 @@ _LAZY = {
     "data": ".data",
     "distributed": ".distributed",
     "distributions": ".distributions",
+    "fx": ".fx",
     "linalg": ".linalg",
     "multiprocessing": ".multiprocessing",
     "serialization": ".serialization",

@@ -36,6 +36,7 @@ LAYERS = {
     "multiprocessing": 4,  # torch.multiprocessing: shared-memory tensors across processes
     "onnx": 4,  # torch.onnx's export: traces the ops, converters per op family
     "utils": 4,  # PyTorch's public torch.utils namespace (utils.data over autogradcli.data)
+    "fx": 5,  # torch.fx: symbolic tracing into graphs over nn
     "config": 5,
     "trainer": 5,
     "cli": 6,

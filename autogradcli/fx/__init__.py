@@ -1,0 +1,29 @@
+"""``torch.fx``: symbolic tracing of a Module's ``forward`` into a Graph of Nodes, graph
+surgery, and a GraphModule that runs code generated from the edited graph."""
+
+from . import graph, graph_module, interpreter, node, proxy
+from .graph import Graph
+from .graph_module import GraphModule
+from .interpreter import Interpreter
+from .node import Node, map_arg
+from .proxy import Proxy, TraceError
+from .tracer import Tracer, symbolic_trace
+from .wrap import wrap
+
+__all__ = [
+    "Graph",
+    "GraphModule",
+    "Interpreter",
+    "Node",
+    "Proxy",
+    "TraceError",
+    "Tracer",
+    "graph",
+    "graph_module",
+    "interpreter",
+    "map_arg",
+    "node",
+    "proxy",
+    "symbolic_trace",
+    "wrap",
+]

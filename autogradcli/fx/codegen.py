@@ -1,0 +1,183 @@
+"""The Python source of a Graph's ``forward``, as torch.fx generates it: one line per node, each
+value set to None after its last use."""
+
+from __future__ import annotations
+
+import builtins
+import math
+import operator
+import sys
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ..backend import Device
+from .names import Namespace, qualified_name
+from .node import Argument, Node
+
+if TYPE_CHECKING:
+    from .graph import Graph
+
+__all__ = ["BINARY_SYMBOLS", "UNARY_SYMBOLS", "PythonCode", "generate_code"]
+
+BINARY_SYMBOLS = {
+    "add": "+", "sub": "-", "mul": "*", "truediv": "/", "floordiv": "//", "mod": "%",
+    "pow": "**", "matmul": "@", "lshift": "<<", "rshift": ">>", "and_": "&", "or_": "|",
+    "xor": "^", "eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">=",
+}  # fmt: skip
+UNARY_SYMBOLS = {"neg": "-", "pos": "+", "invert": "~"}
+
+
+@dataclass
+class PythonCode:
+    """The generated source and the globals it runs with."""
+
+    src: str
+    globals: dict[str, Any]
+
+
+def attribute_path(base: str, target: str) -> str:
+    """``self.a.b``, with ``getattr(self.seq, "0")`` for parts that are not identifiers."""
+    expr = base
+    for part in target.split("."):
+        expr = f"{expr}.{part}" if part.isidentifier() else f'getattr({expr}, "{part}")'
+    return expr
+
+
+class _Emitter:
+    def __init__(self, graph: Graph) -> None:
+        self.globals: dict[str, Any] = {
+            "autogradcli": sys.modules["autogradcli"],  # loaded: fx is one of its namespaces
+            "inf": math.inf,
+            "nan": math.nan,
+            "device": Device,
+        }
+        self.wrap_lines: list[str] = []
+        self.names = Namespace()
+        for node in graph.nodes:
+            self.names.create_name(node.name, node)
+
+    def function_name(self, node: Node) -> str:
+        fn = node.target
+        qual = node._qualname or qualified_name(fn)
+        from .wrap import is_wrapped
+
+        wrapped = is_wrapped(fn)
+        if qual.startswith("builtins.") and getattr(builtins, fn.__name__, None) is fn:
+            if wrapped:
+                self._wrap_line(fn.__name__)
+            return fn.__name__
+        if qual.startswith("autogradcli.") and self._resolves(qual, fn):
+            return qual
+        if qual.startswith("operator."):
+            qual = "_" + qual  # operator's functions live in _operator
+        name = self.names.create_name(qual.replace(".", "_"), fn)
+        self.globals[name] = fn
+        if wrapped:
+            self._wrap_line(name)
+        return name
+
+    def _wrap_line(self, name: str) -> None:
+        line = f'autogradcli.fx.wrap("{name}")'
+        if line not in self.wrap_lines:
+            self.wrap_lines.append(line)
+
+    def _resolves(self, path: str, fn: Any) -> bool:
+        head, *rest = path.split(".")
+        obj = self.globals.get(head)
+        for part in rest:
+            obj = getattr(obj, part, None)
+        return getattr(obj, "__fx_original__", obj) is fn
+
+    def arg(self, a: Argument) -> str:
+        if isinstance(a, Node):
+            return a.name
+        if isinstance(a, tuple) and not hasattr(a, "_fields"):
+            inner = ", ".join(self.arg(x) for x in a)
+            return f"({inner},)" if len(a) == 1 else f"({inner})"
+        if isinstance(a, list):
+            return "[" + ", ".join(self.arg(x) for x in a) + "]"
+        if isinstance(a, dict):
+            return "{" + ", ".join(f"{k!r}: {self.arg(v)}" for k, v in a.items()) + "}"
+        if isinstance(a, slice):
+            return f"slice({self.arg(a.start)}, {self.arg(a.stop)}, {self.arg(a.step)})"
+        if isinstance(a, float) and not math.isfinite(a):
+            return "-inf" if a < 0 else ("inf" if a > 0 else "nan")
+        return repr(a)
+
+    def call_args(self, args: tuple[Argument, ...], kwargs: dict[str, Argument]) -> str:
+        parts = [self.arg(a) for a in args] + [f"{k} = {self.arg(v)}" for k, v in kwargs.items()]
+        return ", ".join(parts)
+
+    def expression(self, node: Node) -> str:
+        op, target, args, kwargs = node.op, node.target, node.args, node.kwargs
+        if op == "get_attr":
+            return attribute_path("self", target)
+        if op == "call_module":
+            return f"{attribute_path('self', target)}({self.call_args(args, kwargs)})"
+        if op == "call_method":
+            return f"{self.arg(args[0])}.{target}({self.call_args(args[1:], kwargs)})"
+        name = getattr(target, "__name__", "")
+        if getattr(operator, name, None) is target and not kwargs:
+            if name in BINARY_SYMBOLS and len(args) == 2:
+                return f"{self.arg(args[0])} {BINARY_SYMBOLS[name]} {self.arg(args[1])}"
+            if name in UNARY_SYMBOLS and len(args) == 1:
+                return f"{UNARY_SYMBOLS[name]}{self.arg(args[0])}"
+            if name == "getitem" and len(args) == 2:
+                return f"{self.arg(args[0])}[{self.arg(args[1])}]"
+        attr = args[1] if target is getattr and len(args) == 2 and not kwargs else None
+        if isinstance(attr, str) and attr.isidentifier():
+            return f"{self.arg(args[0])}.{args[1]}"
+        return f"{self.function_name(node)}({self.call_args(args, kwargs)})"
+
+
+def _last_uses(graph: Graph) -> dict[Node, list[Node]]:
+    seen: set[Node] = set()
+    freed: dict[Node, list[Node]] = {}
+    for node in reversed(graph.nodes):
+        for inp in _inputs_in_order(node):
+            if inp not in seen:
+                seen.add(inp)
+                freed.setdefault(node, []).append(inp)
+    return freed
+
+
+def _inputs_in_order(node: Node) -> list[Node]:
+    found: dict[Node, None] = {}
+    from .node import map_arg
+
+    map_arg((node.args, node.kwargs), lambda n: found.setdefault(n))
+    return list(found)
+
+
+def generate_code(graph: Graph, root_module: str = "self") -> PythonCode:
+    """The ``def forward(self, ...)`` source of ``graph`` and its globals."""
+    emit = _Emitter(graph)
+    freed = _last_uses(graph)
+    params: list[str] = []
+    body: list[str] = []
+    for node in graph.nodes:
+        if node.op == "placeholder":
+            target = node.target
+            param = target
+            if node.args and not target.startswith("*"):
+                param = f"{target} = {emit.arg(node.args[0])}"
+            params.append(param)
+            if target.lstrip("*") != node.name:
+                body.append(f"{node.name} = {target.lstrip('*')}")
+            continue
+        if node.op == "output":
+            body.append(f"return {emit.arg(node.args[0])}")
+            continue
+        line = f"{node.name} = {emit.expression(node)}"
+        dead = list(freed.get(node, []))
+        if not node.users:
+            dead.append(node)
+        if dead:
+            line += ";  " + " = ".join(n.name for n in dead) + " = None"
+        body.append(line)
+    if not body:
+        body.append("pass")
+    signature = ", ".join([root_module, *params])
+    head = "\n" + "\n".join(emit.wrap_lines) + "\n\n" if emit.wrap_lines else "\n\n\n"
+    src = f"{head}def forward({signature}):\n" + "".join(f"    {b}\n" for b in body) + "    "
+    return PythonCode(src, emit.globals)

@@ -1,0 +1,154 @@
+"""autogradcli.fx.symbolic_trace against torch.fx on the same model code: nodes, printed graph,
+generated code, GraphModule outputs and state, and the tracing errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from lazy_torch import torch
+from module_oracle import load_torch_state
+
+import autogradcli as ag
+import autogradcli.fx as fx
+import autogradcli.nn as nn
+import autogradcli.nn.functional as F
+
+
+def _net(t):
+    class Net(t.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = t.nn.Linear(4, 3)
+            self.seq = t.nn.Sequential(t.nn.Linear(3, 3), t.nn.ReLU())
+            self.register_buffer("b", t.ones(3))
+            self.p = t.nn.Parameter(t.ones(3) * 0.5)
+
+        def forward(self, x, input):
+            y = self.seq(t.relu(self.lin(x)) + 1) * self.p - self.b
+            z = t.cat([y, y], dim=1)
+            z = z.view(z.size(0), -1).sum(dim=-1, keepdim=True)
+            return 2 - t.tanh(z)[0], x.T, y.transpose(0, 1) @ input, -y, z.shape[0] * x
+
+    return Net
+
+
+def _swap(text: str) -> str:
+    return text.replace("torch.", "autogradcli.")
+
+
+def _numpy(t) -> np.ndarray:
+    return t.detach().numpy() if hasattr(t, "numpy") else np.asarray(t)
+
+
+def test_graph_code_state_and_outputs_match_torch():
+    theirs = torch.fx.symbolic_trace(_net(torch)())
+    model = _net(ag)()
+    load_torch_state(model, theirs)
+    gm = fx.symbolic_trace(model)
+    assert str(gm.graph) == _swap(str(theirs.graph))
+    assert gm.code == _swap(theirs.code)
+    assert list(gm.state_dict()) == list(theirs.state_dict())
+    assert repr(gm) == repr(theirs).replace("torch.", "autogradcli.")
+    assert isinstance(gm, fx.GraphModule) and isinstance(gm, nn.Module)
+    x = np.random.default_rng(0).standard_normal((2, 4)).astype("float32")
+    inp = np.random.default_rng(1).standard_normal((2, 5)).astype("float32")
+    ours_out = gm(ag.tensor(x), ag.tensor(inp))
+    orig_out = model(ag.tensor(x), ag.tensor(inp))
+    torch_out = theirs(torch.tensor(x), torch.tensor(inp))
+    for a, b, c in zip(ours_out, orig_out, torch_out):
+        np.testing.assert_allclose(_numpy(a), _numpy(b), rtol=1e-6)
+        np.testing.assert_allclose(_numpy(a), _numpy(c), rtol=1e-5, atol=1e-6)
+        assert a.dtype == ag.float32
+
+
+def _functional(t):
+    class Fn(t.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.w = t.nn.Parameter(t.ones(3, 4))
+
+        def forward(self, x):
+            h = t.nn.functional.linear(x, self.w)
+            h = t.nn.functional.softmax(h, dim=-1) + t.flatten(h, 1)
+            return t.nn.functional.dropout(h, p=0.5, training=False)
+
+    return Fn
+
+
+def _ops_and_targets(graph) -> list[tuple[str, str]]:
+    """(op, printed target) per node; torch's F.linear is its C function torch._C._nn.linear."""
+    targets = [_swap(n.format_node().split("target=")[-1].split("]")[0]) for n in graph.nodes]
+    fixed = [t.replace("autogradcli._C._nn.", "autogradcli.nn.functional.") for t in targets]
+    return [(n.op, t) for n, t in zip(graph.nodes, fixed)]
+
+
+def test_functional_calls_are_recorded_under_their_namespace():
+    theirs = torch.fx.symbolic_trace(_functional(torch)())
+    gm = fx.symbolic_trace(_functional(ag)())
+    assert _ops_and_targets(gm.graph) == _ops_and_targets(theirs.graph)
+    x = ag.randn(2, 4)
+    np.testing.assert_allclose(_numpy(gm(x)), _numpy(gm._graph.owning_module(x)), rtol=1e-6)
+    assert [n.target for n in gm.graph.nodes][2] is F.linear
+
+
+def test_tensor_constants_become_buffers_like_torch():
+    def make(t):
+        class N(t.nn.Module):
+            def forward(self, x):
+                return x + t.ones(3)
+
+        return N
+
+    theirs = torch.fx.symbolic_trace(make(torch)())
+    gm = fx.symbolic_trace(make(ag)())
+    assert gm.code == theirs.code
+    assert list(gm.state_dict()) == ["_tensor_constant0"]
+    np.testing.assert_array_equal(_numpy(gm(ag.zeros(2, 3))), np.ones((2, 3), "float32"))
+
+
+def _errors(t):
+    def branch(x):
+        if x.sum() > 0:
+            return x
+        return -x
+
+    def loop(x):
+        return [v for v in x]
+
+    def length(x):
+        return x * len(x)
+
+    return branch, loop, length
+
+
+@pytest.mark.parametrize("which", [0, 1, 2])
+def test_tracing_errors_are_torchs(which):
+    ours = _errors(ag)[which]
+    with pytest.raises(Exception) as theirs:
+        torch.fx.symbolic_trace(_errors(torch)[which])
+    with pytest.raises(Exception) as got:
+        fx.symbolic_trace(ours)
+    assert type(got.value).__name__ == type(theirs.value).__name__
+    assert isinstance(got.value, type(theirs.value).__mro__[1])
+    assert str(got.value) == str(theirs.value).replace("torch.fx.wrap", "autogradcli.fx.wrap")
+
+
+def test_patches_are_undone_even_when_tracing_fails():
+    originals = (ag.relu, ag.cat, F.relu)
+    with pytest.raises(fx.TraceError):
+        fx.symbolic_trace(_errors(ag)[0])
+    assert (ag.relu, ag.cat, F.relu) == originals
+    assert "__call__" not in vars(nn.Module) and "__getattr__" in vars(nn.Module)
+    assert ag.relu(ag.tensor([-1.0, 2.0])).tolist() == [0.0, 2.0]
+
+
+def test_tuple_unpacking_and_concrete_args():
+    def f(x, flip):
+        a, b = x.chunk(2)
+        return b - a if flip else a - b
+
+    gm = fx.symbolic_trace(f, concrete_args={"flip": True})
+    x = ag.arange(4.0)
+    assert gm(x).tolist() == [2.0, 2.0]
+    assert [n.target for n in gm.graph.nodes if n.op == "call_function"][-1].__name__ == "sub"
+    assert type(gm).__name__ == "f"
