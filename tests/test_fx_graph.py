@@ -1,0 +1,173 @@
+"""Graph surgery with autogradcli.fx as in pytorch/examples' fx examples, against torch.fx:
+replacing and erasing nodes, insertion points, graphs built from Proxies, the Interpreter."""
+
+from __future__ import annotations
+
+import operator
+
+import numpy as np
+import pytest
+from lazy_torch import torch
+
+import autogradcli as ag
+import autogradcli.fx as fx
+import autogradcli.nn.functional as F
+
+
+def _numpy(t) -> np.ndarray:
+    return t.detach().numpy()
+
+
+def _swap(text: str) -> str:
+    """torch's text with our names (its F.gelu is the C function torch._C._nn.gelu)."""
+    return text.replace("torch._C._nn.", "torch.nn.functional.").replace("torch.", "autogradcli.")
+
+
+def _relu_net(t):
+    class M(t.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = t.nn.Linear(3, 3)
+
+        def forward(self, x, y):
+            return t.relu(self.lin(x)) + y, t.add(x, y), x.add(y)
+
+    return M
+
+
+def _relu_to_gelu(t, gm):
+    for n in gm.graph.nodes:
+        if n.op == "call_function" and n.target is t.relu:
+            with gm.graph.inserting_after(n):
+                new = gm.graph.call_function(t.nn.functional.gelu, n.args, n.kwargs)
+            n.replace_all_uses_with(new)
+            gm.graph.erase_node(n)
+    gm.recompile()
+
+
+def _add_to_mul(t, gm):
+    patterns = {operator.add, t.add, "add"}
+    for n in gm.graph.nodes:
+        if any(n.target == p for p in patterns):
+            with gm.graph.inserting_after(n):
+                new = gm.graph.call_function(t.mul, n.args, n.kwargs)
+                n.replace_all_uses_with(new)
+            gm.graph.erase_node(n)
+    gm.recompile()
+
+
+def test_replace_ops_like_the_examples():
+    theirs = torch.fx.symbolic_trace(_relu_net(torch)())
+    gm = fx.symbolic_trace(_relu_net(ag)())
+    gm.lin.load_state_dict(
+        {k: ag.tensor(v.detach().numpy()) for k, v in theirs.lin.state_dict().items()}
+    )
+    for t, m in ((torch, theirs), (ag, gm)):
+        _relu_to_gelu(t, m)
+        _add_to_mul(t, m)
+    assert gm.code == _swap(theirs.code)
+    assert str(gm.graph) == _swap(str(theirs.graph))
+    x, y = np.random.default_rng(0).standard_normal((2, 2, 3)).astype("float32")
+    for a, b in zip(gm(ag.tensor(x), ag.tensor(y)), theirs(torch.tensor(x), torch.tensor(y))):
+        np.testing.assert_allclose(_numpy(a), _numpy(b), rtol=1e-5, atol=1e-6)
+    lin = ag.tensor(x) @ gm.lin.weight.T + gm.lin.bias
+    np.testing.assert_allclose(
+        _numpy(gm(ag.tensor(x), ag.tensor(y))[0]), _numpy(F.gelu(lin) * ag.tensor(y)), rtol=1e-6
+    )
+
+
+def _neg_exp(t):
+    def f(x):
+        return t.neg(x).exp() * 2
+
+    return f
+
+
+def test_erase_with_users_is_torchs_error_and_dead_code_goes():
+    errors = []
+    for t, lib in ((torch, torch.fx), (ag, fx)):
+        gm = lib.symbolic_trace(_neg_exp(t))
+        neg = next(n for n in gm.graph.nodes if n.name == "neg")
+        with pytest.raises(RuntimeError) as err:
+            gm.graph.erase_node(neg)
+        errors.append(str(err.value))
+        with gm.graph.inserting_before(neg):
+            gm.graph.call_function(t.relu, (neg.prev,))  # unused: dead code
+        assert len(gm.graph.nodes) == 6
+        assert gm.graph.eliminate_dead_code() is True
+        assert [n.name for n in gm.graph.nodes] == ["x", "neg", "exp", "mul", "output"]
+    assert errors[0] == errors[1]
+
+
+def test_lint_finds_a_use_before_definition():
+    g = fx.Graph()
+    x = g.placeholder("x")
+    a = g.call_function(ag.exp, (x,))
+    b = g.call_function(ag.neg, (a,))
+    g.output(b)
+    g.lint()
+    a.args = (b,)
+    with pytest.raises(RuntimeError, match="used before it has been defined"):
+        g.lint()
+
+
+def test_proxy_built_graph_matches_torchs():
+    codes = []
+    for t, lib in ((torch, torch.fx), (ag, fx)):
+        graph = lib.Graph()
+        tracer = lib.proxy.GraphAppendingTracer(graph)
+        x = lib.Proxy(graph.placeholder("x"), tracer)
+        y = lib.Proxy(graph.placeholder("y"), tracer)
+        b = t.tanh(t.cat([x, y]))
+        c = t.neg(b)
+        graph.output((c + 1).node)
+        mod = lib.GraphModule(t.nn.Module(), graph)
+        codes.append(mod.code)
+    assert codes[1] == _swap(codes[0])
+    out = mod(ag.zeros(2), ag.ones(1))
+    np.testing.assert_allclose(_numpy(out), 1 - np.tanh([0, 0, 1]), rtol=1e-6)
+
+
+def _relu_plus_one(t):
+    class M(t.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.relu = t.nn.ReLU()
+
+        def forward(self, x):
+            return self.relu(x) + 1.0
+
+    return M
+
+
+def test_inline_a_module_call_with_proxies():
+    codes = []
+    for t, lib in ((torch, torch.fx), (ag, fx)):
+        m = lib.symbolic_trace(_relu_plus_one(t)())
+        tracer = lib.proxy.GraphAppendingTracer(m.graph)
+        for node in m.graph.nodes:
+            if (node.op, node.target) == ("call_module", "relu"):
+                with m.graph.inserting_before(node):
+                    args = lib.node.map_arg(node.args, lambda n, p=lib.Proxy, tr=tracer: p(n, tr))
+                    out = m.relu(*args)
+                    node.replace_all_uses_with(out.node)
+                    m.graph.erase_node(node)
+        m.recompile()
+        codes.append(m.code)
+    assert codes[1] == _swap(codes[0])
+    assert m(ag.tensor([-2.0, 3.0])).tolist() == [1.0, 4.0]
+
+
+def test_interpreter_runs_node_by_node_and_can_be_overridden():
+    class NegRelu(fx.Interpreter):
+        def call_function(self, target, args, kwargs):
+            if target is ag.relu:
+                return ag.neg(*args)
+            return super().call_function(target, args, kwargs)
+
+    gm = fx.symbolic_trace(_relu_net(ag)())
+    x, y = ag.randn(2, 3), ag.randn(2, 3)
+    for a, b in zip(fx.Interpreter(gm).run(x, y), gm(x, y)):
+        np.testing.assert_array_equal(_numpy(a), _numpy(b))
+    swapped = NegRelu(gm).run(x, y)[0]
+    np.testing.assert_allclose(_numpy(swapped), _numpy(-gm.lin(x) + y), rtol=1e-6)
