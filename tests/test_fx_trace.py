@@ -152,3 +152,39 @@ def test_tuple_unpacking_and_concrete_args():
     assert gm(x).tolist() == [2.0, 2.0]
     assert [n.target for n in gm.graph.nodes if n.op == "call_function"][-1].__name__ == "sub"
     assert type(gm).__name__ == "f"
+
+
+def _buffers_and_math(t):
+    import math
+
+    class M(t.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.register_buffer("m", t.ones(3))
+            self.emb = t.nn.Embedding(5, 3)
+            self.ln = t.nn.LayerNorm(3)
+
+        def forward(self, x, idx):
+            h = (self.m + x) * 2 - self.m * x / (self.m @ x.T).unsqueeze(-1) + self.m**x
+            h = self.ln(h + self.emb(idx)) / math.sqrt(h.size(-1))
+            h = h.masked_fill(h > 0, 0.0).softmax(-1)
+            return t.where(h > 0.3, h, t.zeros_like(h)), h.float(), h.shape, h.dtype
+
+    return M
+
+
+def test_tensor_operands_math_and_layers_like_torch():
+    theirs = torch.fx.symbolic_trace(_buffers_and_math(torch)())
+    model = _buffers_and_math(ag)()
+    load_torch_state(model, theirs)
+    gm = fx.symbolic_trace(model)
+    assert gm.code == _swap(
+        theirs.code.replace("torch.fx._symbolic_trace.wrap", "autogradcli.fx.wrap")
+    )
+    x = np.random.default_rng(2).standard_normal((2, 3)).astype("float32")
+    idx = np.array([1, 4])
+    ours = gm(ag.tensor(x), ag.tensor(idx))
+    ref = theirs(torch.tensor(x), torch.tensor(idx))
+    for a, b in zip(ours[:2], ref[:2]):
+        np.testing.assert_allclose(_numpy(a), _numpy(b), rtol=1e-5, atol=1e-6)
+    assert tuple(ours[2]) == tuple(ref[2]) and ours[3] == ag.float32

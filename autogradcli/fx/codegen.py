@@ -59,9 +59,7 @@ class _Emitter:
     def function_name(self, node: Node) -> str:
         fn = node.target
         qual = node._qualname or qualified_name(fn)
-        from .wrap import is_wrapped
-
-        wrapped = is_wrapped(fn)
+        wrapped = bool(node.meta.get("is_wrapped"))
         if qual.startswith("builtins.") and getattr(builtins, fn.__name__, None) is fn:
             if wrapped:
                 self._wrap_line(fn.__name__)

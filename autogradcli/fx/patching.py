@@ -45,6 +45,8 @@ def recording(fn: Callable[..., Any], qualname: str | None) -> Callable[..., Any
             return fn(*args, **kwargs)
         out = proxy.tracer.create_proxy("call_function", fn, args, kwargs)
         out.node._qualname = qualname
+        if qualname is None:  # wrap-ped or autowrapped (math.sqrt): so marked in the code
+            out.node.meta["is_wrapped"] = True
         return out
 
     wrapper.__fx_original__ = fn  # type: ignore[attr-defined]
@@ -88,12 +90,21 @@ class Patcher:
         self._undo.append((obj, name, obj.__dict__.get(name, _MISSING)))
         setattr(obj, name, value)
 
-    def patch_namespaces(self, autowrap_functions: tuple[Callable[..., Any], ...]) -> None:
-        """Every public autogradcli function, math's functions and ``autowrap_functions``
-        record calls on Proxies; ``wrap``-ped names in their modules' globals too."""
+    def patch_namespaces(
+        self,
+        autowrap_functions: tuple[Callable[..., Any], ...] = (),
+        autowrap_modules: tuple[ModuleType, ...] = (math,),
+    ) -> None:
+        """Every public autogradcli function, the public functions of ``autowrap_modules``
+        (math.sqrt...) and ``autowrap_functions`` record calls on Proxies; ``wrap``-ped names
+        in their modules' globals too."""
         for d, name, fn, path in public_functions():
             self.set_item(d, name, self._wrapper(fn, path))
-        for fn in (*(v for v in vars(math).values() if _is_function(v)), *autowrap_functions):
+        for module in autowrap_modules:
+            for name, fn in list(vars(module).items()):
+                if not name.startswith("_") and _is_function(fn):
+                    self.set_item(vars(module), name, self._wrapper(fn, None))
+        for fn in autowrap_functions:
             self._wrapper(fn, None)
         for g, name in WRAPPED:
             orig = g.get(name, _MISSING)
@@ -150,7 +161,7 @@ def hold_patches(owner: object) -> None:
     go through autogradcli's functions and layers as they do while tracing."""
     if _HELD["count"] == 0:
         patcher = Patcher()
-        patcher.patch_namespaces(())
+        patcher.patch_namespaces()
         for name, module in list(sys.modules.items()):
             if name.startswith("autogradcli.nn") and module is not None:
                 patcher.patch_globals(vars(module))

@@ -9,6 +9,7 @@ import operator
 from collections.abc import Iterator
 from typing import Any
 
+from ..tensor.tensor import Tensor
 from .graph import Graph
 from .node import Argument, Node, Target
 
@@ -179,10 +180,19 @@ class Attribute(Proxy):
         return self.tracer.create_proxy("call_method", self.attr, (self.root, *args), kwargs)
 
 
+# ``tensor <op> proxy``: torch records the Tensor method its operator calls
+_TENSOR_METHOD = {"truediv": "div", "mod": "remainder", "floordiv": "__floordiv__",
+                  "and_": "__and__", "or_": "__or__", "xor": "__xor__",
+                  "lshift": "__lshift__", "rshift": "__rshift__"}  # fmt: skip
+
+
 def _binary(name: str, reflected: bool) -> Any:
     fn = getattr(operator, name)
 
     def method(self: Proxy, other: Any) -> Proxy:
+        if reflected and isinstance(other, Tensor):
+            method_name = _TENSOR_METHOD.get(name, name)
+            return self.tracer.create_proxy("call_method", method_name, (other, self), {})
         args = (other, self) if reflected else (self, other)
         return self.tracer.create_proxy("call_function", fn, args, {})
 

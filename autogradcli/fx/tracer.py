@@ -30,12 +30,8 @@ class Tracer(TracerBase):
         autowrap_functions: tuple[Callable[..., Any], ...] = (),
         param_shapes_constant: bool = False,
     ) -> None:
-        self._autowrap_functions = tuple(
-            v
-            for m in autowrap_modules
-            for k, v in vars(m).items()
-            if callable(v) and not k.startswith("_") and not isinstance(v, type)
-        ) + tuple(autowrap_functions)
+        self._autowrap_modules = tuple(autowrap_modules)
+        self._autowrap_functions = tuple(autowrap_functions)
         self.param_shapes_constant = param_shapes_constant
         self.root: Module = Module()
         self.graph = Graph()
@@ -136,7 +132,7 @@ class Tracer(TracerBase):
             return tracer.getattr(attr, orig_getattr(mod, attr), cache)
 
         try:
-            patcher.patch_namespaces(self._autowrap_functions)
+            patcher.patch_namespaces(self._autowrap_functions, self._autowrap_modules)
             patcher.patch_globals(getattr(fn, "__globals__", {}))
             patcher.set_attr(Module, "__call__", module_call)
             patcher.set_attr(Module, "__getattr__", module_getattr)

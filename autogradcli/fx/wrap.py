@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import builtins
 import sys
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["WRAPPED", "is_wrapped", "wrap"]
+__all__ = ["WRAPPED", "wrap"]
 
 # (globals dict of the module that called wrap, name) for every ``wrap`` call
 WRAPPED: list[tuple[dict[str, Any], str]] = []
@@ -24,12 +23,3 @@ def wrap(fn_or_name: str | Callable[..., Any]) -> Any:
         raise ValueError(f"wrap: {name!r} is not a function name")
     WRAPPED.append((frame.f_globals, name))
     return fn_or_name
-
-
-def is_wrapped(fn: Any) -> bool:
-    """Whether ``fn`` is a function some module ``wrap``-ped."""
-    for g, name in WRAPPED:
-        value = g.get(name, getattr(builtins, name, None))
-        if getattr(value, "__fx_original__", value) is fn:
-            return True
-    return False
