@@ -171,3 +171,31 @@ def test_interpreter_runs_node_by_node_and_can_be_overridden():
         np.testing.assert_array_equal(_numpy(a), _numpy(b))
     swapped = NegRelu(gm).run(x, y)[0]
     np.testing.assert_allclose(_numpy(swapped), _numpy(-gm.lin(x) + y), rtol=1e-6)
+
+
+def _camel(t):
+    class Camel(t.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.convBlock = t.nn.Linear(2, 2)
+            self.layer1A = t.nn.ReLU()
+
+        def forward(self, x):
+            return self.layer1A(self.convBlock(x))
+
+    return Camel
+
+
+def test_node_names_and_deepcopy_like_torch():
+    import copy
+
+    theirs = copy.deepcopy(torch.fx.symbolic_trace(_camel(torch)()))
+    gm = fx.symbolic_trace(_camel(ag)())
+    clone = copy.deepcopy(gm)
+    assert [n.name for n in clone.graph.nodes] == [n.name for n in theirs.graph.nodes]
+    assert type(clone).__name__ == type(theirs).__name__ == "GraphModule"
+    assert clone.code == gm.code and clone.convBlock is not gm.convBlock
+    x = ag.randn(3, 2)
+    np.testing.assert_array_equal(_numpy(clone(x)), _numpy(gm(x)))
+    clone.convBlock.weight.data.zero_()
+    assert gm.convBlock.weight.abs().sum().item() > 0

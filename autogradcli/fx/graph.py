@@ -150,6 +150,14 @@ class Graph:
             val_map[node] = self.node_copy(node, lambda n: val_map[n])
         return None
 
+    def __deepcopy__(self, memo: dict[int, Any]) -> Graph:
+        copied = Graph(tracer_cls=self._tracer_cls)
+        memo[id(self)] = copied
+        val_map: dict[Node, Node] = {}
+        for node in self.nodes:
+            val_map[node] = copied.node_copy(node, lambda n: val_map[n])
+        return copied
+
     def inserting_before(self, n: Node | None = None) -> _InsertPoint:
         """New nodes go before ``n`` (the start of the graph when None)."""
         if n is None:

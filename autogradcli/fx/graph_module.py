@@ -3,6 +3,7 @@ and a ``forward`` generated from it (``.code``)."""
 
 from __future__ import annotations
 
+import copy
 import itertools
 import linecache
 from typing import Any
@@ -58,10 +59,10 @@ class GraphModule(Module):
 
     def __new__(cls, *args: Any, **kwargs: Any) -> GraphModule:
         # each instance gets its own class, so its generated forward is a class attribute
-        base = next(c for c in cls.__mro__ if c.__name__ != "GraphModuleImpl")
+        base = next(c for c in cls.__mro__ if "_fx_impl" not in c.__dict__)
 
         class GraphModuleImpl(base):  # type: ignore[misc, valid-type]
-            pass
+            _fx_impl = True
 
         return super().__new__(GraphModuleImpl)
 
@@ -112,6 +113,15 @@ class GraphModule(Module):
         self.__dict__["_code"] = src
         type(self).forward = namespace["forward"]
         return python_code
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> GraphModule:
+        res = type(self).__new__(type(self))
+        memo[id(self)] = res
+        state = {k: v for k, v in self.__dict__.items() if k not in ("_graph", "_code")}
+        res.__dict__.update(copy.deepcopy(state, memo))
+        type(res).__name__ = "GraphModule"  # as torch's copies are named
+        res.graph = copy.deepcopy(self.graph, memo)
+        return res
 
     def add_submodule(self, target: str, m: Module) -> bool:
         """Install ``m`` at the dotted ``target``, creating empty parents; False if a parent

@@ -14,7 +14,7 @@ __all__ = ["Namespace", "public_path", "qualified_name"]
 
 _ILLEGAL_CHAR = re.compile(r"[^0-9a-zA-Z_]+")
 _NUM_SUFFIX = re.compile(r"(.*)_(\d+)$")
-_CAMEL = re.compile(r"(?<=[a-z0-9])([A-Z])")
+_CAMEL = re.compile(r"(?<=[a-z])([A-Z])")
 _RESERVED = {"autogradcli", "inf", "nan", "NoneType", "device"}
 # namespaces searched, in order, for a function's public path
 PUBLIC_NAMESPACES = ("autogradcli", "autogradcli.nn.functional", "autogradcli.linalg")
