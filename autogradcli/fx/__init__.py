@@ -1,7 +1,7 @@
 """``torch.fx``: symbolic tracing of a Module's ``forward`` into a Graph of Nodes, graph
 surgery, and a GraphModule that runs code generated from the edited graph."""
 
-from . import graph, graph_module, interpreter, node, proxy
+from . import _symbolic_trace, graph, graph_module, interpreter, node, proxy
 from .graph import Graph
 from .graph_module import GraphModule
 from .interpreter import Interpreter

@@ -75,7 +75,7 @@ class _Emitter:
         return name
 
     def _wrap_line(self, name: str) -> None:
-        line = f'autogradcli.fx.wrap("{name}")'
+        line = f'autogradcli.fx._symbolic_trace.wrap("{name}")'
         if line not in self.wrap_lines:
             self.wrap_lines.append(line)
 
