@@ -199,3 +199,23 @@ def test_node_names_and_deepcopy_like_torch():
     np.testing.assert_array_equal(_numpy(clone(x)), _numpy(gm(x)))
     clone.convBlock.weight.data.zero_()
     assert gm.convBlock.weight.abs().sum().item() > 0
+
+
+def test_transformer_rewrites_like_torch():
+    codes = []
+    for t, lib in ((torch, torch.fx), (ag, fx)):
+
+        class ReluToSigmoid(lib.Transformer):
+            def call_function(self, target, args, kwargs, t=t):
+                if target is t.relu:
+                    target = t.sigmoid
+                return super().call_function(target, args, kwargs)
+
+        gm = lib.symbolic_trace(_relu_net(t)())
+        new = ReluToSigmoid(gm).transform()
+        codes.append(new.code)
+    assert codes[1] == _swap(codes[0])
+    x, y = ag.randn(2, 3), ag.randn(2, 3)
+    expected = ag.sigmoid(gm.lin(x)) + y
+    np.testing.assert_allclose(_numpy(new(x, y)[0]), _numpy(expected), rtol=1e-6)
+    assert new.lin is gm.lin and type(new).__name__ == "GraphModule"

@@ -8,6 +8,7 @@ from .interpreter import Interpreter
 from .node import Node, map_arg
 from .proxy import Proxy, TraceError
 from .tracer import Tracer, symbolic_trace
+from .transformer import Transformer
 from .wrap import wrap
 
 __all__ = [
@@ -18,6 +19,7 @@ __all__ = [
     "Proxy",
     "TraceError",
     "Tracer",
+    "Transformer",
     "graph",
     "graph_module",
     "interpreter",
