@@ -10,6 +10,7 @@ from lazy_torch import torch
 
 import autogradcli as ag
 import autogradcli.fx as fx
+from autogradcli import cat as joined  # a name bound before tracing, in forward's module
 
 
 def scaled(x, k):
@@ -129,3 +130,39 @@ def test_custom_tracer_graph_runs_in_a_graph_module():
     x = ag.randn(2, 3)
     np.testing.assert_allclose(gm(x).detach().numpy(), model(x).detach().numpy(), rtol=1e-6)
     assert sorted(gm.state_dict()) == sorted(model.state_dict())
+
+
+def clamp_len(x, n):
+    return x[: min(n, int(x.shape[0]))]  # needs real values: a leaf through autowrap_functions
+
+
+def _imported_names(x):
+    return clamp_len(joined([x, x]), 3).sum()
+
+
+def _autowrapped(t):
+    def f(x):
+        return clamp_len(t.cat([x, x]), 3).sum()
+
+    return f
+
+
+def test_autowrap_functions_like_torch():
+    ops = []
+    for t, lib in ((torch, torch.fx), (ag, fx)):
+        graph = lib.Tracer(autowrap_functions=(clamp_len,)).trace(_autowrapped(t))
+        ops.append([(n.op, getattr(n.target, "__name__", n.target)) for n in graph.nodes])
+    assert ops[1] == ops[0]
+    assert ops[1][1:4] == [
+        ("call_function", "cat"),
+        ("call_function", "clamp_len"),
+        ("call_method", "sum"),
+    ]
+
+
+def test_names_imported_before_tracing_are_recorded():
+    graph = fx.Tracer(autowrap_functions=(clamp_len,)).trace(_imported_names)
+    assert [n.target for n in graph.nodes][1:3] == [ag.cat, clamp_len]
+    assert joined is ag.cat  # the patched global is put back
+    gm = fx.GraphModule(ag.nn.Module(), graph)
+    assert gm(ag.ones(2)).item() == 3.0
