@@ -186,3 +186,23 @@ def test_tensor_operands_math_and_layers_like_torch():
     for a, b in zip(ours[:2], ref[:2]):
         np.testing.assert_allclose(_numpy(a), _numpy(b), rtol=1e-5, atol=1e-6)
     assert tuple(ours[2]) == tuple(ref[2]) and ours[3] == ag.float32
+
+
+def _annotated(t):
+    from typing import Optional
+
+    class M(t.nn.Module):
+        def forward(self, x, n=2, y=None, z=None):
+            return x * n
+
+    M.forward.__annotations__ = {"x": t.Tensor, "n": int, "y": Optional[t.Tensor], "z": "List[int]"}  # noqa: UP045
+    M.forward.__annotations__["return"] = t.Tensor
+    return M
+
+
+def test_annotations_print_and_generate_like_torch():
+    theirs = torch.fx.symbolic_trace(_annotated(torch)())
+    gm = fx.symbolic_trace(_annotated(ag)())
+    assert str(gm.graph) == _swap(str(theirs.graph))
+    assert gm.code == _swap(theirs.code)
+    assert gm(ag.ones(2), 3).tolist() == [3.0, 3.0]

@@ -7,6 +7,7 @@ import builtins
 import math
 import operator
 import sys
+import typing
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -50,6 +51,7 @@ class _Emitter:
             "inf": math.inf,
             "nan": math.nan,
             "device": Device,
+            "NoneType": type(None),
         }
         self.wrap_lines: list[str] = []
         self.names = Namespace()
@@ -101,6 +103,33 @@ class _Emitter:
         if isinstance(a, float) and not math.isfinite(a):
             return "-inf" if a < 0 else ("inf" if a > 0 else "nan")
         return repr(a)
+
+    def annotation(self, t: Any, sep: str) -> str:
+        """``sep`` + the annotation ``t`` as code (its names made globals), or "" for none."""
+        if t is None:
+            return ""
+        if isinstance(t, str):
+            name = self.names.create_name("_" + t, ("annotation", t))
+            self.globals[name] = t
+            return sep + name
+        if isinstance(t, type):
+            if t.__module__ == "builtins":
+                return sep + t.__qualname__
+            path = f"{t.__module__}.{t.__qualname__}"
+            if path.startswith("autogradcli.") and self._resolves(path, t):
+                return sep + path
+            name = self.names.create_name(path.replace(".", "_"), t)
+            self.globals[name] = t
+            return sep + name
+        origin, args = getattr(t, "__origin__", None), getattr(t, "__args__", ())
+        if origin is None:
+            return ""
+        name = self.names.create_name(
+            f"typing_{getattr(origin, '_name', None) or origin.__name__}", origin
+        )
+        self.globals[name] = getattr(typing, getattr(origin, "_name", "") or "", origin)
+        inner = ",".join(self.annotation(a, "") or "typing.Any" for a in args)
+        return f"{sep}{name}[{inner}]"
 
     def call_args(self, args: tuple[Argument, ...], kwargs: dict[str, Argument]) -> str:
         parts = [self.arg(a) for a in args] + [f"{k} = {self.arg(v)}" for k, v in kwargs.items()]
@@ -156,9 +185,9 @@ def generate_code(graph: Graph, root_module: str = "self") -> PythonCode:
     for node in graph.nodes:
         if node.op == "placeholder":
             target = node.target
-            param = target
+            param = target + emit.annotation(node.type, " : ")
             if node.args and not target.startswith("*"):
-                param = f"{target} = {emit.arg(node.args[0])}"
+                param = f"{param} = {emit.arg(node.args[0])}"
             params.append(param)
             if target.lstrip("*") != node.name:
                 body.append(f"{node.name} = {target.lstrip('*')}")
@@ -176,6 +205,8 @@ def generate_code(graph: Graph, root_module: str = "self") -> PythonCode:
     if not body:
         body.append("pass")
     signature = ", ".join([root_module, *params])
+    outputs = [n for n in graph.nodes if n.op == "output"]
+    signature += ")" + (emit.annotation(outputs[0].type, " -> ") if outputs else "")
     head = "\n" + "\n".join(emit.wrap_lines) + "\n\n" if emit.wrap_lines else "\n\n\n"
-    src = f"{head}def forward({signature}):\n" + "".join(f"    {b}\n" for b in body) + "    "
+    src = f"{head}def forward({signature}:\n" + "".join(f"    {b}\n" for b in body) + "    "
     return PythonCode(src, emit.globals)

@@ -42,6 +42,13 @@ def map_arg(a: Argument, fn: Callable[[Node], Argument]) -> Argument:
     return map_aggregate(a, lambda x: fn(x) if isinstance(x, Node) else x)
 
 
+def type_repr(t: Any) -> str:
+    """An annotation as the graph prints it: ``autogradcli.Tensor``, ``int``, ``typing.X``."""
+    if isinstance(t, type):
+        return t.__qualname__ if t.__module__ == "builtins" else f"{t.__module__}.{t.__qualname__}"
+    return repr(t)
+
+
 def _format_arg(arg: Argument) -> str:
     if isinstance(arg, Node):
         return "%" + arg.name
@@ -202,7 +209,8 @@ class Node:
         """The line of ``str(graph)`` for this node."""
         if self.op == "output":
             return f"return {self.args[0]}"
-        head = f"%{self.name} : [num_users={len(self.users)}] = {self.op}[target={self._pretty_target()}]"
+        typed = f"{type_repr(self.type)} " if self.type is not None else ""
+        head = f"%{self.name} : {typed}[num_users={len(self.users)}] = {self.op}[target={self._pretty_target()}]"
         if self.op == "placeholder":
             return head + (f"(default={self.args[0]})" if self.args else "")
         if self.op == "get_attr":

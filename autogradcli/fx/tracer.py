@@ -137,7 +137,8 @@ class Tracer(TracerBase):
             patcher.set_attr(Module, "__call__", module_call)
             patcher.set_attr(Module, "__getattr__", module_getattr)
             result = fn(*args)
-            self.create_node("output", "output", (self.create_arg(result),), {})
+            returns = getattr(fn, "__annotations__", {}).get("return")
+            self.create_node("output", "output", (self.create_arg(result),), {}, type_expr=returns)
         finally:
             patcher.restore()
         return self.graph
@@ -160,7 +161,8 @@ class Tracer(TracerBase):
                 self.graph.placeholder(p.name, default_value=concrete[p.name])
                 args.append(concrete[p.name])
                 continue
-            proxy = self.create_proxy("placeholder", p.name, (), {})
+            annotation = None if p.annotation is p.empty else p.annotation
+            proxy = self.create_proxy("placeholder", p.name, (), {}, type_expr=annotation)
             if p.default is not p.empty:
                 proxy.node.args = (p.default,)
             args.append(proxy)
