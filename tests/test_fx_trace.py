@@ -206,3 +206,15 @@ def test_annotations_print_and_generate_like_torch():
     assert str(gm.graph) == _swap(str(theirs.graph))
     assert gm.code == _swap(theirs.code)
     assert gm(ag.ones(2), 3).tolist() == [3.0, 3.0]
+
+
+def test_a_proxy_in_unrecorded_code_gets_a_note():
+    from autogradcli.ops import join
+
+    def f(x):
+        return join.cat([x, x])  # an internal module: not a namespace fx records
+
+    with pytest.raises(TypeError) as err:
+        fx.symbolic_trace(f)
+    assert "got Proxy" in str(err.value)
+    assert any("does not record it" in note for note in err.value.__notes__)

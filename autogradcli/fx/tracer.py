@@ -19,6 +19,12 @@ from .proxy import TracerBase
 
 __all__ = ["Tracer", "symbolic_trace"]
 
+_UNRECORDED = (
+    "autogradcli.fx: a traced value (Proxy) reached code that does not record it. Call "
+    "autogradcli's functions through their namespace (autogradcli.f, autogradcli.nn.functional.f) "
+    "or make the callee a leaf (autogradcli.fx.wrap, Tracer.is_leaf_module)."
+)
+
 
 class Tracer(TracerBase):
     """Builds a Graph by running a module's ``forward`` on Proxies; subclass and override
@@ -139,6 +145,10 @@ class Tracer(TracerBase):
             result = fn(*args)
             returns = getattr(fn, "__annotations__", {}).get("return")
             self.create_node("output", "output", (self.create_arg(result),), {}, type_expr=returns)
+        except (TypeError, RuntimeError, AttributeError) as exc:
+            if "Proxy" in str(exc):
+                exc.add_note(_UNRECORDED)
+            raise
         finally:
             patcher.restore()
         return self.graph
