@@ -218,3 +218,21 @@ def test_a_proxy_in_unrecorded_code_gets_a_note():
         fx.symbolic_trace(f)
     assert "got Proxy" in str(err.value)
     assert any("does not record it" in note for note in err.value.__notes__)
+
+
+def test_str_and_print_readable_like_torch():
+    def make(t):
+        class M(t.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.lin = t.nn.Linear(2, 2)
+
+            def forward(self, x):
+                return t.relu(self.lin(x))
+
+        return M
+
+    theirs = torch.fx.symbolic_trace(make(torch)())
+    gm = fx.symbolic_trace(make(ag)())
+    assert str(gm) == _swap(str(theirs))
+    assert gm.print_readable(print_output=False) == _swap(theirs.print_readable(print_output=False))

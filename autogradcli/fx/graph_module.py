@@ -168,8 +168,11 @@ class GraphModule(Module):
 
     def print_readable(self, print_output: bool = True) -> str:
         """The generated code as a class, printed (and returned)."""
-        body = self.code.strip("\n").replace("\n", "\n    ")
-        text = f"class {type(self).__name__}(autogradcli.nn.Module):\n    {body}\n"
+        lines = self.code.rstrip().split("\n")
+        body = lines[next(i for i, ln in enumerate(lines) if ln.startswith("def forward")) :]
+        inner = [body[0], "    # No stacktrace found for following nodes", *body[1:]]
+        text = f"class {type(self).__name__}(autogradcli.nn.Module):\n"
+        text += "".join(f"    {ln}\n" for ln in inner)
         if print_output:
             print(text)
         return text
