@@ -219,3 +219,33 @@ def test_transformer_rewrites_like_torch():
     expected = ag.sigmoid(gm.lin(x)) + y
     np.testing.assert_allclose(_numpy(new(x, y)[0]), _numpy(expected), rtol=1e-6)
     assert new.lin is gm.lin and type(new).__name__ == "GraphModule"
+
+
+def _rewrite_case(t):
+    class M(t.nn.Module):
+        def forward(self, x, w1, w2):
+            m1 = t.cat([t.neg(w1), w2]).sum()
+            val2 = t.neg(w1)
+            m2 = t.cat([val2, w2]).sum()
+            return x + t.max(m1) + t.max(m2), val2 * 2  # val2 used outside: no match there
+
+    def pattern(a1, a2):
+        return t.cat([t.neg(a1), a2]).sum()
+
+    def replacement(w1, w2):
+        return t.stack([w1, w2])
+
+    return M, pattern, replacement
+
+
+def test_replace_pattern_like_torch():
+    results = []
+    for t, lib in ((torch, torch.fx), (ag, fx)):
+        model, pattern, replacement = _rewrite_case(t)
+        gm = lib.symbolic_trace(model())
+        matches = lib.replace_pattern(gm, pattern, replacement)
+        results.append((gm.code, len(matches), matches[0].anchor.name))
+    assert results[1] == (_swap(results[0][0]), *results[0][1:])
+    x, w1, w2 = ag.randn(3), ag.randn(3), ag.randn(3)
+    expected = x + ag.stack([w1, w2]).max() + ag.cat([-w1, w2]).sum()
+    np.testing.assert_allclose(_numpy(gm(x, w1, w2)[0]), _numpy(expected), rtol=1e-6)
