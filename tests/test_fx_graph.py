@@ -249,3 +249,13 @@ def test_replace_pattern_like_torch():
     x, w1, w2 = ag.randn(3), ag.randn(3), ag.randn(3)
     expected = x + ag.stack([w1, w2]).max() + ag.cat([-w1, w2]).sum()
     np.testing.assert_allclose(_numpy(gm(x, w1, w2)[0]), _numpy(expected), rtol=1e-6)
+
+
+def test_pickling_a_graph_module_is_refused_clearly():
+    import pickle
+
+    gm = fx.symbolic_trace(_relu_plus_one(ag)())
+    with pytest.raises(
+        TypeError, match="cannot pickle M: a GraphModule's forward is generated code"
+    ):
+        pickle.dumps(gm)

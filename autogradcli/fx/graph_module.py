@@ -123,6 +123,13 @@ class GraphModule(Module):
         res.graph = copy.deepcopy(self.graph, memo)
         return res
 
+    def __reduce_ex__(self, protocol: Any) -> Any:
+        raise TypeError(
+            f"cannot pickle {type(self).__name__}: a GraphModule's forward is generated code, and "
+            "autogradcli never loads code from a file; save gm.state_dict() and trace the model "
+            "again when loading"
+        )
+
     def add_submodule(self, target: str, m: Module) -> bool:
         """Install ``m`` at the dotted ``target``, creating empty parents; False if a parent
         on the path is not a Module."""
