@@ -259,3 +259,30 @@ def test_pickling_a_graph_module_is_refused_clearly():
         TypeError, match="cannot pickle M: a GraphModule's forward is generated code"
     ):
         pickle.dumps(gm)
+
+
+def _meta_rows(graph) -> list[list[tuple]]:
+    """Per node, (shape, dtype, requires_grad, stride) of each tensor in its value."""
+    rows = []
+    for n in graph.nodes:
+        meta = n.meta["tensor_meta"]
+        metas = meta if not hasattr(meta, "shape") else (meta,)
+        rows.append(
+            [(tuple(m.shape), _swap(str(m.dtype)), m.requires_grad, m.stride) for m in metas]
+        )
+    return rows
+
+
+def test_shape_prop_records_torchs_metadata():
+    from torch.fx.passes.shape_prop import ShapeProp as TorchShapeProp
+
+    from autogradcli.fx.passes.shape_prop import ShapeProp
+
+    rows = []
+    for t, lib, prop in ((torch, torch.fx, TorchShapeProp), (ag, fx, ShapeProp)):
+        gm = lib.symbolic_trace(_relu_net(t)())
+        x = t.ones(4, 3)
+        prop(gm).propagate(x, x[:, :1].expand(4, 3))  # a strided view as the second input
+        rows.append(_meta_rows(gm.graph))
+    assert rows[1] == rows[0]
+    assert rows[1][1] == [((4, 3), "autogradcli.float32", False, (3, 0))]

@@ -1,7 +1,16 @@
 """``torch.fx``: symbolic tracing of a Module's ``forward`` into a Graph of Nodes, graph
 surgery, and a GraphModule that runs code generated from the edited graph."""
 
-from . import _symbolic_trace, graph, graph_module, interpreter, node, proxy, subgraph_rewriter
+from . import (
+    _symbolic_trace,
+    graph,
+    graph_module,
+    interpreter,
+    node,
+    passes,
+    proxy,
+    subgraph_rewriter,
+)
 from .graph import Graph
 from .graph_module import GraphModule
 from .interpreter import Interpreter
@@ -26,6 +35,7 @@ __all__ = [
     "interpreter",
     "map_arg",
     "node",
+    "passes",
     "proxy",
     "replace_pattern",
     "subgraph_rewriter",
