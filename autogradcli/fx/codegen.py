@@ -18,7 +18,7 @@ from .node import Argument, Node
 if TYPE_CHECKING:
     from .graph import Graph
 
-__all__ = ["BINARY_SYMBOLS", "UNARY_SYMBOLS", "PythonCode", "generate_code"]
+__all__ = ["BINARY_SYMBOLS", "UNARY_SYMBOLS", "PythonCode", "generate_code", "last_uses"]
 
 BINARY_SYMBOLS = {
     "add": "+", "sub": "-", "mul": "*", "truediv": "/", "floordiv": "//", "mod": "%",
@@ -157,29 +157,22 @@ class _Emitter:
         return f"{self.function_name(node)}({self.call_args(args, kwargs)})"
 
 
-def _last_uses(graph: Graph) -> dict[Node, list[Node]]:
+def last_uses(graph: Graph) -> dict[Node, list[Node]]:
+    """Each node -> the values whose last reader it is (freed after it runs)."""
     seen: set[Node] = set()
     freed: dict[Node, list[Node]] = {}
     for node in reversed(graph.nodes):
-        for inp in _inputs_in_order(node):
+        for inp in node.all_input_nodes:
             if inp not in seen:
                 seen.add(inp)
                 freed.setdefault(node, []).append(inp)
     return freed
 
 
-def _inputs_in_order(node: Node) -> list[Node]:
-    found: dict[Node, None] = {}
-    from .node import map_arg
-
-    map_arg((node.args, node.kwargs), lambda n: found.setdefault(n))
-    return list(found)
-
-
 def generate_code(graph: Graph, root_module: str = "self") -> PythonCode:
     """The ``def forward(self, ...)`` source of ``graph`` and its globals."""
     emit = _Emitter(graph)
-    freed = _last_uses(graph)
+    freed = last_uses(graph)
     params: list[str] = []
     body: list[str] = []
     for node in graph.nodes:

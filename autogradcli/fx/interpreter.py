@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..nn import Module
+from .codegen import last_uses
 from .node import Argument, Node, Target, map_arg
 
 __all__ = ["Interpreter"]
@@ -20,13 +21,7 @@ class Interpreter:
         self.graph = graph if graph is not None else module.graph
         self.garbage_collect_values = garbage_collect_values
         self.env: dict[Node, Any] = {}
-        self._last_use: dict[Node, list[Node]] = {}
-        seen: set[Node] = set()
-        for node in reversed(self.graph.nodes):
-            for inp in node.all_input_nodes:
-                if inp not in seen:
-                    seen.add(inp)
-                    self._last_use.setdefault(node, []).append(inp)
+        self._last_use = last_uses(self.graph)
 
     def run(self, *args: Any, initial_env: dict[Node, Any] | None = None) -> Any:
         """Run the graph on ``args``; the output's value."""
