@@ -236,3 +236,16 @@ def test_str_and_print_readable_like_torch():
     gm = fx.symbolic_trace(make(ag)())
     assert str(gm) == _swap(str(theirs))
     assert gm.print_readable(print_output=False) == _swap(theirs.print_readable(print_output=False))
+
+
+def _aliases(t):
+    def f(x):
+        return t.clip(x, 0, 1) + t.clamp(x, 0, 1)
+
+    return f
+
+
+def test_an_alias_is_recorded_under_the_name_called():
+    assert fx.symbolic_trace(_aliases(ag)).code == _swap(
+        torch.fx.symbolic_trace(_aliases(torch)).code
+    )

@@ -43,7 +43,8 @@ def recording(fn: Callable[..., Any], qualname: str | None) -> Callable[..., Any
         proxy = _first_proxy(args, kwargs)
         if proxy is None:
             return fn(*args, **kwargs)
-        out = proxy.tracer.create_proxy("call_function", fn, args, kwargs)
+        name = qualname.rsplit(".", 1)[-1] if qualname else None  # an alias names its node
+        out = proxy.tracer.create_proxy("call_function", fn, args, kwargs, name)
         out.node._qualname = qualname
         if qualname is None:  # wrap-ped or autowrapped (math.sqrt): so marked in the code
             out.node.meta["is_wrapped"] = True
@@ -99,7 +100,9 @@ class Patcher:
         (math.sqrt...) and ``autowrap_functions`` record calls on Proxies; ``wrap``-ped names
         in their modules' globals too."""
         for d, name, fn, path in public_functions():
-            self.set_item(d, name, self._wrapper(fn, path))
+            wrapper = recording(fn, path)  # one per name: aliases print as they were called
+            self._by_id.setdefault(id(fn), wrapper)
+            self.set_item(d, name, wrapper)
         for module in autowrap_modules:
             for name, fn in list(vars(module).items()):
                 if not name.startswith("_") and _is_function(fn):
