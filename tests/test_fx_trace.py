@@ -249,3 +249,20 @@ def test_an_alias_is_recorded_under_the_name_called():
     assert fx.symbolic_trace(_aliases(ag)).code == _swap(
         torch.fx.symbolic_trace(_aliases(torch)).code
     )
+
+
+def test_an_appending_tracer_made_during_a_trace_leaves_nothing_patched():
+    import gc
+
+    originals = (ag.relu, F.relu)
+    held = []
+
+    def f(x):
+        held.append(fx.proxy.GraphAppendingTracer(fx.Graph()))  # outlives the trace
+        return ag.relu(x)
+
+    fx.symbolic_trace(f)
+    assert ag.relu is not originals[0]  # still recording for the live tracer
+    held.clear()
+    gc.collect()
+    assert (ag.relu, F.relu) == originals

@@ -77,18 +77,18 @@ class Patcher:
     """Records each patch and undoes them all, last first, on ``restore``."""
 
     def __init__(self) -> None:
-        self._undo: list[tuple[Any, str, Any]] = []
+        self._undo: list[tuple[Any, str, Any, Any]] = []
         self._by_id: dict[int, Callable[..., Any]] = {}
         self._scanned: set[int] = set()
 
     def set_item(self, d: dict[str, Any], name: str, value: Any) -> None:
         """``d[name] = value`` until restore."""
-        self._undo.append((d, name, d.get(name, _MISSING)))
+        self._undo.append((d, name, d.get(name, _MISSING), value))
         d[name] = value
 
     def set_attr(self, obj: Any, name: str, value: Any) -> None:
         """``obj.name = value`` until restore (a class attribute it inherited comes back)."""
-        self._undo.append((obj, name, obj.__dict__.get(name, _MISSING)))
+        self._undo.append((obj, name, obj.__dict__.get(name, _MISSING), value))
         setattr(obj, name, value)
 
     def patch_namespaces(
@@ -134,9 +134,16 @@ class Patcher:
         return w
 
     def restore(self) -> None:
-        """Undo every patch."""
+        """Undo every patch still in place (one another patcher replaced since is left alone)."""
         while self._undo:
-            obj, name, old = self._undo.pop()
+            obj, name, old, new = self._undo.pop()
+            if hasattr(new, "__fx_original__"):
+                new._fx_retired = True  # a later patcher restoring to it restores the original
+            current = obj.get(name) if isinstance(obj, dict) else obj.__dict__.get(name)
+            if current is not new:
+                continue
+            if getattr(old, "_fx_retired", False):
+                old = old.__fx_original__
             if isinstance(obj, dict):
                 if old is _MISSING:
                     obj.pop(name, None)
