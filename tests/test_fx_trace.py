@@ -266,3 +266,31 @@ def test_an_appending_tracer_made_during_a_trace_leaves_nothing_patched():
     held.clear()
     gc.collect()
     assert (ag.relu, F.relu) == originals
+
+
+def _functional_calls(t):
+    fn = t.nn.functional
+    return [
+        lambda x: fn.relu(x),
+        lambda x: fn.leaky_relu(x, 0.2),
+        lambda x: fn.softmax(x, -1),
+        lambda x: fn.dropout(x, 0.1, training=False),
+        lambda x: fn.layer_norm(x, (4,)),
+        lambda x: fn.max_pool2d(x, 2),
+        lambda x: fn.interpolate(x, scale_factor=2.0),
+        lambda x: fn.cross_entropy(x, x),
+        lambda x: fn.pad(x, (1, 1)),
+        lambda x: fn.linear(x, x),  # a C function in torch: only the arguments given
+    ]
+
+
+def _first_call(graph) -> tuple[str, str, str]:
+    node = next(n for n in graph.nodes if n.op == "call_function")
+    return node.target.__name__, repr(node.args), repr(node.kwargs)
+
+
+def test_functional_calls_record_defaults_as_torchs_python_functions_do():
+    theirs = [_first_call(torch.fx.symbolic_trace(f).graph) for f in _functional_calls(torch)]
+    ours = [_first_call(fx.symbolic_trace(f).graph) for f in _functional_calls(ag)]
+    assert ours == theirs
+    assert ours[0] == ("relu", "(x,)", "{'inplace': False}")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import builtins
 import functools
+import inspect
 import math
 import sys
 import weakref
@@ -35,14 +36,38 @@ def _first_proxy(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Proxy | None:
     return found[0] if found else None
 
 
+# nn.functional's functions that torch writes in Python and records with every defaulted
+# parameter as a keyword (F.relu(x) records inplace=False); required ones stay positional
+RECORDS_DEFAULTS = frozenset({
+    "adaptive_avg_pool2d", "affine_grid", "batch_norm", "binary_cross_entropy",
+    "binary_cross_entropy_with_logits", "cross_entropy", "dropout", "dropout2d", "elu",
+    "embedding", "fold", "grid_sample", "group_norm", "hardtanh", "huber_loss", "instance_norm",
+    "interpolate", "layer_norm", "leaky_relu", "log_softmax", "max_pool2d", "mse_loss",
+    "nll_loss", "normalize", "pad", "relu", "rms_norm", "silu", "smooth_l1_loss", "softmax",
+    "unfold",
+})  # fmt: skip
+
+
+def _with_defaults(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    params = inspect.signature(fn).parameters.values()
+    bound = inspect.signature(fn).bind(*args, **kwargs).arguments
+    required = tuple(bound[p.name] for p in params if p.default is p.empty and p.name in bound)
+    defaulted = {p.name: bound.get(p.name, p.default) for p in params if p.default is not p.empty}
+    return required, defaulted
+
+
 def recording(fn: Callable[..., Any], qualname: str | None) -> Callable[..., Any]:
     """``fn``, recorded as a call_function node when an argument is a Proxy."""
+    fill = qualname is not None and qualname.startswith("autogradcli.nn.functional.")
+    fill = fill and qualname.rsplit(".", 1)[-1] in RECORDS_DEFAULTS
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         proxy = _first_proxy(args, kwargs)
         if proxy is None:
             return fn(*args, **kwargs)
+        if fill:
+            args, kwargs = _with_defaults(fn, args, kwargs)
         name = qualname.rsplit(".", 1)[-1] if qualname else None  # an alias names its node
         out = proxy.tracer.create_proxy("call_function", fn, args, kwargs, name)
         out.node._qualname = qualname
