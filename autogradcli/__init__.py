@@ -96,6 +96,7 @@ from .tensor.tensor import Size, Tensor
 
 # loaded on first use: a training step needs none of these (see _utils/lazy.py)
 _LAZY = {
+    "_dynamo": "._dynamo",
     "data": ".data",
     "distributed": ".distributed",
     "distributions": ".distributions",

@@ -14,6 +14,7 @@ import autogradcli
 PACKAGE_DIR = os.path.dirname(os.path.abspath(autogradcli.__file__))
 LAYERS = {
     "_version": 0,
+    "_dynamo": 0,  # torch._dynamo: reset and config, with nothing compiled
     "_startup": 0,  # stdlib only: quiet Ctrl-C while the agrad process imports
     "_utils": 0,  # internal helpers: atomic writes, hook handles
     "backend": 1,

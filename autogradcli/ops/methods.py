@@ -28,6 +28,7 @@ from . import (
     linalg,
     logexp,
     masking,
+    memory,
     minmax,
     pooling,
     reduction,
@@ -74,6 +75,7 @@ MODULES: tuple[ModuleType, ...] = (
     inplace_shape,
     sparse_layout,
     special,
+    memory,
 )
 
 
