@@ -100,12 +100,14 @@ from . import (  # noqa: E402
     diagonal,
     discrete_reduction,
     einstein,
+    elementary,
     fused,
     gather_scatter,
     join,
     logexp,
     masking,
     minmax,
+    predicates,
     reorder,
     sampling,
     scan,
@@ -119,12 +121,14 @@ from .closeness import *  # noqa: E402
 from .diagonal import *  # noqa: E402
 from .discrete_reduction import *  # noqa: E402
 from .einstein import *  # noqa: E402
+from .elementary import *  # noqa: E402
 from .fused import *  # noqa: E402
 from .gather_scatter import *  # noqa: E402
 from .join import *  # noqa: E402
 from .logexp import *  # noqa: E402
 from .masking import *  # noqa: E402
 from .minmax import *  # noqa: E402
+from .predicates import *  # noqa: E402
 from .reorder import *  # noqa: E402
 from .sampling import *  # noqa: E402
 from .scan import *  # noqa: E402
@@ -140,12 +144,14 @@ for _module in (
     diagonal,
     discrete_reduction,
     einstein,
+    elementary,
     fused,
     gather_scatter,
     join,
     logexp,
     masking,
     minmax,
+    predicates,
     reorder,
     sampling,
     scan,

@@ -19,6 +19,7 @@ from . import (
     convolution,
     diagonal,
     discrete_reduction,
+    elementary,
     gather_scatter,
     indexing,
     inplace,
@@ -30,6 +31,7 @@ from . import (
     masking,
     minmax,
     pooling,
+    predicates,
     reduction,
     reorder,
     sampling,
@@ -74,6 +76,8 @@ MODULES: tuple[ModuleType, ...] = (
     inplace_shape,
     sparse_layout,
     special,
+    elementary,
+    predicates,
 )
 
 

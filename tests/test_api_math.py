@@ -1,0 +1,80 @@
+"""Elementwise math the corpus uses (issue 21): hyperbolic functions and their inverses,
+``log2``/``log10``, ``square`` and the ``isnan`` family, against PyTorch on identical data."""
+
+import numpy as np
+import pytest
+from oracle import check
+
+import autogradcli as ag
+
+_RNG = np.random.default_rng(3)
+_ANY = _RNG.standard_normal((3, 4))
+_ABOVE_ONE = 1.0 + np.abs(_ANY) + 0.1
+_INSIDE = np.tanh(_ANY) * 0.9
+
+CASES = [
+    ("sinh", _ANY),
+    ("cosh", _ANY),
+    ("asinh", _ANY),
+    ("acosh", _ABOVE_ONE),
+    ("atanh", _INSIDE),
+    ("arcsinh", _ANY),
+    ("log2", _ABOVE_ONE),
+    ("log10", _ABOVE_ONE),
+    ("square", _ANY),
+]
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("name, data", CASES, ids=[c[0] for c in CASES])
+def test_elementwise_matches_torch(name, data, dtype):
+    check(lambda m, x: getattr(m, name)(x), data, dtype=dtype)
+    check(lambda m, x: getattr(x, name)(), data[:1], dtype=dtype, gradgrad=False)
+
+
+def test_integer_inputs_and_grad_fn_names_match_torch():
+    torch = pytest.importorskip("torch")
+    for name in ("sinh", "cosh", "asinh", "log2", "log10", "square"):
+        for values in ([1, 2, 3], [True, False]):
+            ours, theirs = (
+                getattr(ag, name)(ag.tensor(values)),
+                getattr(torch, name)(torch.tensor(values)),
+            )
+            assert str(ours.dtype) == str(theirs.dtype).replace("torch", "autogradcli"), name
+            np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-6)
+        x, xt = ag.tensor([1.5], requires_grad=True), torch.tensor([1.5], requires_grad=True)
+        assert (
+            type(getattr(ag, name)(x).grad_fn).__name__
+            == type(getattr(torch, name)(xt).grad_fn).__name__
+        )
+
+
+def test_domain_edges_match_torch():
+    torch = pytest.importorskip("torch")
+    edge = np.array([-1.0, 1.0, 0.999999, 1.000001, 0.0, -2.0, np.inf])
+    for name in ("acosh", "atanh", "log2", "log10"):
+        ours = getattr(ag, name)(ag.tensor(edge)).numpy()
+        np.testing.assert_array_equal(ours, getattr(torch, name)(torch.tensor(edge)).numpy())
+
+
+SPECIAL = np.array([1.0, -0.0, np.nan, np.inf, -np.inf, 3e38, -1e-45])
+
+
+@pytest.mark.parametrize("name", ["isnan", "isinf", "isfinite", "isposinf", "isneginf", "isreal"])
+def test_predicates_match_torch(name):
+    torch = pytest.importorskip("torch")
+    for values in (SPECIAL.astype("float32"), SPECIAL, np.array([1, -2]), np.array([True])):
+        ours, theirs = (
+            getattr(ag, name)(ag.tensor(values)),
+            getattr(torch, name)(torch.tensor(values)),
+        )
+        assert ours.dtype == ag.bool and not ours.requires_grad
+        np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+        np.testing.assert_array_equal(getattr(ag.tensor(values), name)().numpy(), theirs.numpy())
+    with pytest.raises(TypeError) as ours_err:
+        getattr(ag, name)(1.0)
+    with pytest.raises(TypeError) as theirs_err:
+        getattr(torch, name)(1.0)
+    assert str(ours_err.value) == str(theirs_err.value)
+    x = ag.tensor([1.0, float("nan")], requires_grad=True)
+    assert not getattr(ag, name)(x * 2).requires_grad
