@@ -6,7 +6,7 @@ from . import methods
 from .arithmetic import add, div, maximum, minimum, mul, pow, sub
 from .comparison import eq, floor_divide, ge, gt, le, logical_not, lt, ne, remainder
 from .conversion import clone
-from .indexing import nonzero
+from .indexing import argwhere, nonzero
 from .linalg import bmm, matmul, mm
 from .reduction import mean, sum
 from .shape import (
@@ -44,6 +44,7 @@ clip = clamp
 __all__ = [
     "abs",
     "add",
+    "argwhere",
     "bmm",
     "broadcast_to",
     "clamp",
@@ -96,6 +97,7 @@ __all__ = [
 
 from . import (  # noqa: E402
     activation,
+    axes,
     closeness,
     diagonal,
     discrete_reduction,
@@ -103,6 +105,7 @@ from . import (  # noqa: E402
     elementary,
     fused,
     gather_scatter,
+    grids,
     join,
     logexp,
     masking,
@@ -117,6 +120,7 @@ from . import (  # noqa: E402
     uniqueness,
 )
 from .activation import *  # noqa: E402
+from .axes import *  # noqa: E402
 from .closeness import *  # noqa: E402
 from .diagonal import *  # noqa: E402
 from .discrete_reduction import *  # noqa: E402
@@ -124,6 +128,7 @@ from .einstein import *  # noqa: E402
 from .elementary import *  # noqa: E402
 from .fused import *  # noqa: E402
 from .gather_scatter import *  # noqa: E402
+from .grids import *  # noqa: E402
 from .join import *  # noqa: E402
 from .logexp import *  # noqa: E402
 from .masking import *  # noqa: E402
@@ -140,6 +145,7 @@ from .uniqueness import *  # noqa: E402
 
 for _module in (
     activation,
+    axes,
     closeness,
     diagonal,
     discrete_reduction,
@@ -147,6 +153,7 @@ for _module in (
     elementary,
     fused,
     gather_scatter,
+    grids,
     join,
     logexp,
     masking,
@@ -162,3 +169,7 @@ for _module in (
     uniqueness,
 ):
     __all__ += _module.__all__
+
+from .numpy_keywords import add_numpy_keywords  # noqa: E402
+
+add_numpy_keywords(globals())

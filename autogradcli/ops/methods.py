@@ -13,6 +13,7 @@ from ..tensor.tensor import Tensor
 from . import (
     activation,
     arithmetic,
+    axes,
     closeness,
     comparison,
     conversion,
@@ -21,6 +22,7 @@ from . import (
     discrete_reduction,
     elementary,
     gather_scatter,
+    grids,
     indexing,
     inplace,
     inplace_shape,
@@ -44,6 +46,7 @@ from . import (
     unary,
     uniqueness,
 )
+from .numpy_keywords import AXIS_FUNCTIONS, add_numpy_keywords
 
 MODULES: tuple[ModuleType, ...] = (
     arithmetic,
@@ -78,6 +81,8 @@ MODULES: tuple[ModuleType, ...] = (
     special,
     elementary,
     predicates,
+    axes,
+    grids,
 )
 
 
@@ -95,3 +100,7 @@ def attach_tensor_methods(modules: tuple[ModuleType, ...]) -> None:
 
 
 attach_tensor_methods(MODULES)
+_methods = {name: getattr(Tensor, name) for name in AXIS_FUNCTIONS if hasattr(Tensor, name)}
+add_numpy_keywords(_methods)
+for _name, _method in _methods.items():
+    setattr(Tensor, _name, _method)
