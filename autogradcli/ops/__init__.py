@@ -103,10 +103,12 @@ from . import (  # noqa: E402
     discrete_reduction,
     einstein,
     elementary,
+    foreach,
     fused,
     gather_scatter,
     grids,
     join,
+    lerp_op,
     logexp,
     masking,
     minmax,
@@ -126,10 +128,12 @@ from .diagonal import *  # noqa: E402
 from .discrete_reduction import *  # noqa: E402
 from .einstein import *  # noqa: E402
 from .elementary import *  # noqa: E402
+from .foreach import *  # noqa: E402
 from .fused import *  # noqa: E402
 from .gather_scatter import *  # noqa: E402
 from .grids import *  # noqa: E402
 from .join import *  # noqa: E402
+from .lerp_op import *  # noqa: E402
 from .logexp import *  # noqa: E402
 from .masking import *  # noqa: E402
 from .minmax import *  # noqa: E402
@@ -151,10 +155,12 @@ for _module in (
     discrete_reduction,
     einstein,
     elementary,
+    foreach,
     fused,
     gather_scatter,
     grids,
     join,
+    lerp_op,
     logexp,
     masking,
     minmax,

@@ -21,6 +21,7 @@ from . import (
     diagonal,
     discrete_reduction,
     elementary,
+    foreach,
     gather_scatter,
     grids,
     indexing,
@@ -28,6 +29,7 @@ from . import (
     inplace_shape,
     join,
     legacy,
+    lerp_op,
     linalg,
     logexp,
     masking,
@@ -83,6 +85,8 @@ MODULES: tuple[ModuleType, ...] = (
     predicates,
     axes,
     grids,
+    lerp_op,
+    foreach,
 )
 
 
