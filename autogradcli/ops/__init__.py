@@ -97,6 +97,7 @@ __all__ = [
 
 from . import (  # noqa: E402
     activation,
+    activation_piecewise,
     axes,
     closeness,
     diagonal,
@@ -122,6 +123,7 @@ from . import (  # noqa: E402
     uniqueness,
 )
 from .activation import *  # noqa: E402
+from .activation_piecewise import *  # noqa: E402
 from .axes import *  # noqa: E402
 from .closeness import *  # noqa: E402
 from .diagonal import *  # noqa: E402
@@ -149,6 +151,7 @@ from .uniqueness import *  # noqa: E402
 
 for _module in (
     activation,
+    activation_piecewise,
     axes,
     closeness,
     diagonal,

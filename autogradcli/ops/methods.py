@@ -12,6 +12,7 @@ from types import ModuleType
 from ..tensor.tensor import Tensor
 from . import (
     activation,
+    activation_piecewise,
     arithmetic,
     axes,
     closeness,
@@ -87,6 +88,7 @@ MODULES: tuple[ModuleType, ...] = (
     grids,
     lerp_op,
     foreach,
+    activation_piecewise,
 )
 
 
