@@ -46,8 +46,8 @@ def test_lazy_layer_matches_torch(make, shape):
     np.testing.assert_allclose(
         ours(ag.tensor(x)).detach().numpy(),
         theirs(torch.tensor(x)).detach().numpy(),
-        rtol=1e-6,
-        atol=1e-9,
+        rtol=1e-5,
+        atol=1e-6,
     )
     assert out_ours.shape == tuple(out_theirs.shape)
 

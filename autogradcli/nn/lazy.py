@@ -1,4 +1,4 @@
-"""Lazy layers (``LazyLinear``, ``LazyConv1d/2d``, ``LazyBatchNorm1d/2d``): the input size is
+"""Lazy layers (``LazyLinear``, ``LazyConv1d/2d/3d``, ``LazyBatchNorm1d/2d/3d``): the input size is
 read from the first forward's input, which materializes the parameters in place and turns the
 module into its ordinary class (``Linear``, ``Conv2d``...), as PyTorch's lazy modules do."""
 
@@ -9,16 +9,18 @@ from typing import Any
 from ..autograd.grad_mode import no_grad
 from ..tensor.factory import tensor
 from ..tensor.tensor import Tensor
-from .conv import Conv1d, Conv2d
+from .conv import Conv1d, Conv2d, Conv3d
 from .linear import Linear
-from .normalization import BatchNorm1d, BatchNorm2d
+from .normalization import BatchNorm1d, BatchNorm2d, BatchNorm3d
 from .parameter import UninitializedBuffer, UninitializedParameter, is_lazy
 
 __all__ = [
     "LazyBatchNorm1d",
     "LazyBatchNorm2d",
+    "LazyBatchNorm3d",
     "LazyConv1d",
     "LazyConv2d",
+    "LazyConv3d",
     "LazyLinear",
 ]
 
@@ -175,6 +177,13 @@ class LazyConv2d(_LazyConvXdMixin, Conv2d):
     _dims = 2
 
 
+class LazyConv3d(_LazyConvXdMixin, Conv3d):
+    """:class:`Conv3d` whose ``in_channels`` comes from its first input."""
+
+    cls_to_become = Conv3d
+    _dims = 3
+
+
 class _LazyNormBase(LazyModuleMixin):
     """The lazy batch norms: ``num_features`` is dim 1 of the first input."""
 
@@ -222,3 +231,9 @@ class LazyBatchNorm2d(_LazyNormBase, BatchNorm2d):
     """:class:`BatchNorm2d` whose ``num_features`` comes from its first input."""
 
     cls_to_become = BatchNorm2d
+
+
+class LazyBatchNorm3d(_LazyNormBase, BatchNorm3d):
+    """:class:`BatchNorm3d` whose ``num_features`` comes from its first input."""
+
+    cls_to_become = BatchNorm3d

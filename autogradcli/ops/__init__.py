@@ -121,6 +121,7 @@ from . import (  # noqa: E402
     sparse_layout,
     statistics,
     uniqueness,
+    volumetric,
 )
 from .activation import *  # noqa: E402
 from .activation_piecewise import *  # noqa: E402
@@ -148,6 +149,7 @@ from .sparse_layout import *  # noqa: E402
 from .special import *  # noqa: E402
 from .statistics import *  # noqa: E402
 from .uniqueness import *  # noqa: E402
+from .volumetric import *  # noqa: E402
 
 for _module in (
     activation,
@@ -176,6 +178,7 @@ for _module in (
     special,
     statistics,
     uniqueness,
+    volumetric,
 ):
     __all__ += _module.__all__
 

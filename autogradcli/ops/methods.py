@@ -48,6 +48,7 @@ from . import (
     statistics,
     unary,
     uniqueness,
+    volumetric,
 )
 from .numpy_keywords import AXIS_FUNCTIONS, add_numpy_keywords
 
@@ -89,6 +90,7 @@ MODULES: tuple[ModuleType, ...] = (
     lerp_op,
     foreach,
     activation_piecewise,
+    volumetric,
 )
 
 
