@@ -22,6 +22,13 @@ CASES = [
     ("log2", _ABOVE_ONE),
     ("log10", _ABOVE_ONE),
     ("square", _ANY),
+    ("tan", _INSIDE),
+    ("asin", _INSIDE),
+    ("acos", _INSIDE),
+    ("atan", _ANY),
+    ("arctan", _ANY),
+    ("reciprocal", _ABOVE_ONE),
+    ("frac", _ANY * 3),
 ]
 
 
@@ -78,3 +85,77 @@ def test_predicates_match_torch(name):
     assert str(ours_err.value) == str(theirs_err.value)
     x = ag.tensor([1.0, float("nan")], requires_grad=True)
     assert not getattr(ag, name)(x * 2).requires_grad
+
+
+_HALVES = np.array([1.25, 2.5, -0.5, 3.5, -2.5, 0.49999, 1e6 + 0.5, -7.0])
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda m, x: m.round(x),
+        lambda m, x: m.round(x * 100, decimals=-1),
+        lambda m, x: x.round(decimals=2),
+        lambda m, x: m.floor(x),
+        lambda m, x: x.ceil(),
+        lambda m, x: (x * 1).floor_(),
+        lambda m, x: (x * 1).round_(),
+    ],
+    ids=range(7),
+)
+def test_rounding_matches_torch(fn, dtype):
+    check(fn, _HALVES, dtype=dtype, gradgrad=False)
+
+
+def test_rounding_integer_inputs_and_errors_match_torch():
+    torch = pytest.importorskip("torch")
+    for name in ("floor", "ceil", "round"):
+        ours, theirs = (
+            getattr(ag, name)(ag.tensor([1, -2])),
+            getattr(torch, name)(torch.tensor([1, -2])),
+        )
+        assert ours.dtype == ag.int64 and ours.tolist() == theirs.tolist()
+    for case in (
+        lambda m: m.round(m.tensor([1, 2]), decimals=1),
+        lambda m: m.frac(m.tensor([1, 2])),
+    ):
+        with pytest.raises(NotImplementedError) as theirs:
+            case(torch)
+        with pytest.raises(NotImplementedError) as ours:
+            case(ag)
+        assert str(ours.value) == str(theirs.value)
+    for make in (
+        lambda m, x: m.round(x),
+        lambda m, x: m.round(x, decimals=1),
+        lambda m, x: m.frac(x),
+    ):
+        xt, xa = torch.ones(2, requires_grad=True), ag.ones(2, requires_grad=True)
+        assert type(make(ag, xa).grad_fn).__name__ == type(make(torch, xt).grad_fn).__name__
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "sqrt",
+        "exp",
+        "log",
+        "sigmoid",
+        "tanh",
+        "neg",
+        "abs",
+        "tan",
+        "reciprocal",
+        "square",
+        "log10",
+        "relu",
+    ],
+)
+def test_in_place_unary_matches_torch(name):
+    check(lambda m, x: getattr(x * 1, f"{name}_")(), _ABOVE_ONE[:1], gradgrad=False)
+    x = ag.tensor(_ABOVE_ONE)
+    assert getattr(x, f"{name}_")() is x
+    torch = pytest.importorskip("torch")
+    np.testing.assert_allclose(x.numpy(), getattr(torch, name)(torch.tensor(_ABOVE_ONE)).numpy())
+    with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
+        getattr(ag.ones(2, requires_grad=True), f"{name}_")()

@@ -115,6 +115,7 @@ from . import (  # noqa: E402
     minmax,
     predicates,
     reorder,
+    rounding,
     sampling,
     scan,
     sorting,
@@ -142,6 +143,7 @@ from .masking import *  # noqa: E402
 from .minmax import *  # noqa: E402
 from .predicates import *  # noqa: E402
 from .reorder import *  # noqa: E402
+from .rounding import *  # noqa: E402
 from .sampling import *  # noqa: E402
 from .scan import *  # noqa: E402
 from .sorting import *  # noqa: E402
@@ -171,6 +173,7 @@ for _module in (
     minmax,
     predicates,
     reorder,
+    rounding,
     sampling,
     scan,
     sorting,

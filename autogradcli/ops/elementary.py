@@ -1,5 +1,6 @@
-"""Hyperbolic functions and their inverses, ``log2``/``log10`` and ``square``: elementwise
-Functions whose derivatives are written with Tensor ops, so grad-of-grad works."""
+"""Trigonometric and hyperbolic functions and their inverses, ``log2``/``log10``,
+``reciprocal`` and ``square``: elementwise Functions whose derivatives are written with Tensor
+ops, so grad-of-grad works."""
 
 from __future__ import annotations
 
@@ -16,7 +17,8 @@ from .arithmetic import pow
 from .unary import _float_operand
 
 __all__ = ["acosh", "arccosh", "arcsinh", "arctanh", "asinh", "atanh", "cosh", "log2", "log10"]
-__all__ += ["sinh", "square"]
+__all__ += ["acos", "arccos", "arcsin", "arctan", "asin", "atan", "reciprocal", "sinh", "square"]
+__all__ += ["tan"]
 
 
 def _elementwise(
@@ -58,7 +60,13 @@ acosh = _elementwise("acosh", "AcoshBackward0", lambda x: ((x - 1.0) * (x + 1.0)
 atanh = _elementwise("atanh", "AtanhBackward0", lambda x: 1.0 / (1.0 - x * x))
 log2 = _elementwise("log2", "Log2Backward0", lambda x: 1.0 / (x * math.log(2.0)))
 log10 = _elementwise("log10", "Log10Backward0", lambda x: 1.0 / (x * math.log(10.0)))
+tan = _elementwise("tan", "TanBackward0", lambda x: 1.0 + x.tan() ** 2)
+asin = _elementwise("asin", "AsinBackward0", lambda x: (1.0 - x * x).rsqrt())
+acos = _elementwise("acos", "AcosBackward0", lambda x: -((1.0 - x * x).rsqrt()))
+atan = _elementwise("atan", "AtanBackward0", lambda x: 1.0 / (x * x + 1.0))
+reciprocal = _elementwise("reciprocal", "ReciprocalBackward0", lambda x: -1.0 / (x * x))
 arcsinh, arccosh, arctanh = asinh, acosh, atanh
+arcsin, arccos, arctan = asin, acos, atan
 
 
 def square(input: Tensor) -> Tensor:

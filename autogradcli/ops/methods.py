@@ -28,6 +28,7 @@ from . import (
     indexing,
     inplace,
     inplace_shape,
+    inplace_unary,
     join,
     legacy,
     lerp_op,
@@ -39,6 +40,7 @@ from . import (
     predicates,
     reduction,
     reorder,
+    rounding,
     sampling,
     scan,
     shape,
@@ -91,6 +93,8 @@ MODULES: tuple[ModuleType, ...] = (
     foreach,
     activation_piecewise,
     volumetric,
+    rounding,
+    inplace_unary,
 )
 
 
