@@ -170,3 +170,70 @@ def test_meshgrid_errors_and_warning_match_torch(monkeypatch):
     ]
     assert caught[0].category is UserWarning and caught[0].filename == __file__
     assert tuple(first[0].shape) == (3, 2)  # "ij" when left out
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_rearranging_methods_match_torch(dtype):
+    check(lambda m, x: x.unfold(1, 2, 1), (3, 4), dtype=dtype)
+    check(lambda m, x: x.unfold(0, 2, 2), (5, 2), dtype=dtype)
+    check(lambda m, x: x.unfold(-1, 3, 2), (2, 3, 7), dtype=dtype)
+    check(lambda m, x: m.tile(x, (2,)), (2, 3), dtype=dtype)
+    check(lambda m, x: x.tile(2, 1, 3), (2, 3), dtype=dtype)
+    check(lambda m, x: m.ravel(x.t()), (2, 3), dtype=dtype)
+    check(lambda m, x: m.fliplr(x), (2, 3), dtype=dtype)
+    check(lambda m, x: x.flipud(), (2, 3), dtype=dtype)
+    check(lambda m, x: x.diagonal(), (3, 4), dtype=dtype)
+    check(lambda m, x: m.diagonal(x, -1, 2, 0), (3, 2, 4), dtype=dtype)
+    check(lambda m, x: x.diagonal(offset=2, dim1=-1, dim2=-2), (2, 3, 4), dtype=dtype)
+    check(lambda m, x: m.trace(x), (3, 4), dtype=dtype)
+    check(lambda m, a, b: m.outer(a, b), (3,), (4,), dtype=dtype)
+    check(lambda m, a, b: a.ger(b), (2,), (3,), dtype=dtype)
+
+
+def test_rearranging_errors_match_torch():
+    _same_error(lambda m: m.ones(3, 4).unfold(1, 5, 1))
+    _same_error(lambda m: m.ones(3, 4).unfold(1, 2, 0))
+    _same_error(lambda m: m.trace(m.ones(2, 2, 2)))
+    _same_error(lambda m: m.outer(m.ones(2, 2), m.ones(2)))
+    _same_error(lambda m: m.fliplr(m.ones(2)))
+    _same_error(lambda m: m.ones(2, 3).diagonal(0, 1, 1))
+    _same_values(lambda m: m.ones(2, 3).diagonal(5))
+    _same_values(lambda m: m.tensor(3.0).unfold(0, 1, 1))
+
+
+def test_casts_and_real_parts_match_torch():
+    data = [-1.5, 0.0, 2.7, 300.0]
+    for name in ("byte", "char", "short"):
+        _same_values(lambda m, n=name: getattr(m.tensor(data[:3]), n)())
+    x = ag.ones(2)
+    assert ag.real(x) is x and not ag.is_complex(x) and not x.is_complex()
+    assert ag.is_floating_point(x) and not ag.is_floating_point(ag.tensor([1]))
+    _same_error(lambda m: m.imag(m.ones(2)))
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_index_add_matches_torch(dtype):
+    index = np.array([0, 2, 0])
+    check(lambda m, x, i, s: m.index_add(x, 0, i, s), (3, 2), index, (3, 2), dtype=dtype)
+    check(lambda m, x, i, s: x.index_add(1, i, s, alpha=-2), (2, 3), index, (2, 3), dtype=dtype)
+    check(lambda m, x, i, s: (x * 1).index_add_(0, i, s), (3, 2), index, (3, 2), dtype=dtype)
+    _same_error(lambda m: m.zeros(3).index_add(0, m.tensor([0, 1]), m.ones(3)))
+    with pytest.raises(IndexError, match=r"^index out of range in self: index 5 is out of bounds"):
+        ag.zeros(3).index_add(0, ag.tensor([5]), ag.ones(1))  # torch's words, and which index
+
+
+def test_random_fills_integers_in_torch_ranges():
+    ag.manual_seed(0)
+    x = ag.zeros(2000)
+    assert x.random_(3) is x
+    assert set(x.tolist()) == {0.0, 1.0, 2.0}
+    x.random_(5, 8)
+    assert set(x.tolist()) == {5.0, 6.0, 7.0}
+    x.random_()
+    assert x.min().item() >= 0 and x.max().item() <= 2**24 and x.max().item() > 2**20
+    assert x.dtype == ag.float32
+    ints = ag.zeros(100, dtype=ag.int64).random_(-3, 0)
+    assert set(ints.tolist()) <= {-3, -2, -1} and ints.dtype == ag.int64
+    _same_error(lambda m: m.zeros(2).random_(3, 3))
+    with pytest.raises(RuntimeError, match="leaf Variable"):
+        ag.zeros(2, requires_grad=True).random_(3)

@@ -100,7 +100,9 @@ from . import (  # noqa: E402
     activation_piecewise,
     axes,
     closeness,
-    diagonal,
+    complex_parts,
+    counting,
+    diagonals,
     discrete_reduction,
     einstein,
     elementary,
@@ -128,7 +130,9 @@ from .activation import *  # noqa: E402
 from .activation_piecewise import *  # noqa: E402
 from .axes import *  # noqa: E402
 from .closeness import *  # noqa: E402
-from .diagonal import *  # noqa: E402
+from .complex_parts import *  # noqa: E402
+from .counting import *  # noqa: E402
+from .diagonals import *  # noqa: E402
 from .discrete_reduction import *  # noqa: E402
 from .einstein import *  # noqa: E402
 from .elementary import *  # noqa: E402
@@ -158,7 +162,9 @@ for _module in (
     activation_piecewise,
     axes,
     closeness,
-    diagonal,
+    complex_parts,
+    counting,
+    diagonals,
     discrete_reduction,
     einstein,
     elementary,

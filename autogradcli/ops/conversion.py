@@ -102,6 +102,18 @@ def half(x: Tensor) -> Tensor:
     return to(x, dtypes.float16)
 
 
+def byte(x: Tensor) -> Tensor:
+    return to(x, dtypes.uint8)
+
+
+def char(x: Tensor) -> Tensor:
+    return to(x, dtypes.int8)
+
+
+def short(x: Tensor) -> Tensor:
+    return to(x, dtypes.int16)
+
+
 def type_as(x: Tensor, other: Tensor) -> Tensor:
     return to(x, other.dtype)
 
@@ -118,5 +130,8 @@ TENSOR_METHODS: dict[str, Any] = {
     "int": int_,
     "bool": bool_,
     "half": half,
+    "byte": byte,
+    "char": char,
+    "short": short,
     "type_as": type_as,
 }

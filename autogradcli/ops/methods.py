@@ -17,9 +17,11 @@ from . import (
     axes,
     closeness,
     comparison,
+    complex_parts,
     conversion,
     convolution,
-    diagonal,
+    counting,
+    diagonals,
     discrete_reduction,
     elementary,
     foreach,
@@ -78,7 +80,7 @@ MODULES: tuple[ModuleType, ...] = (
     legacy,
     closeness,
     sorting,
-    diagonal,
+    diagonals,
     logexp,
     sampling,
     uniqueness,
@@ -95,6 +97,8 @@ MODULES: tuple[ModuleType, ...] = (
     volumetric,
     rounding,
     inplace_unary,
+    complex_parts,
+    counting,
 )
 
 

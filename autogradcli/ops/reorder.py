@@ -11,7 +11,8 @@ from ._util import array_module, scalar_type_name, wrap, wrap_dim
 from .gather_scatter import index_select
 from .indexing import getitem
 
-__all__ = ["flip", "narrow", "repeat", "repeat_interleave", "roll"]
+__all__ = ["flip", "fliplr", "flipud", "narrow", "ravel", "repeat", "repeat_interleave", "roll"]
+__all__ += ["tile"]
 
 
 def narrow(x: Tensor, dim: int, start: Any, length: int) -> Tensor:
@@ -192,7 +193,57 @@ def repeat_interleave(
     return tiled.reshape(*shape[:d], total, *shape[d + 1 :])
 
 
+def tile(input: Tensor, *dims: Any) -> Tensor:
+    """``input`` repeated ``dims[i]`` times along each dim; missing leading dims count as 1."""
+    if len(dims) == 1 and isinstance(dims[0], (list, tuple)):
+        dims = tuple(dims[0])
+    return repeat(input, *((1,) * (input._data.ndim - len(dims)) + dims))
+
+
+def fliplr(input: Tensor) -> Tensor:
+    """``input`` reversed along dim 1 (left/right)."""
+    if input._data.ndim < 2:
+        raise RuntimeError("Input must be >= 2-d.")
+    return flip(input, 1)
+
+
+def flipud(input: Tensor) -> Tensor:
+    """``input`` reversed along dim 0 (up/down)."""
+    if input._data.ndim < 1:
+        raise RuntimeError("Input must be >= 1-d.")
+    return flip(input, 0)
+
+
+def ravel(input: Tensor) -> Tensor:
+    """``input`` flattened to one dim (a view when it can be)."""
+    return input.reshape(-1)
+
+
+def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
+    """The windows of ``size`` entries every ``step`` along ``dimension``: that dim becomes the
+    window count and a new last dim holds each window (``Tensor.unfold``)."""
+    from .axes import movedim
+    from .join import stack
+
+    nd = input._data.ndim
+    d = wrap_dim(dimension, max(nd, 1))
+    n = input._data.shape[d] if nd else 1
+    if size > n:
+        raise RuntimeError(f"maximum size for tensor at dimension {d} is {n} but size is {size}")
+    if step <= 0:
+        raise RuntimeError(f"step is {step} but must be > 0")
+    if nd == 0:
+        return input.reshape(1)
+    windows = [narrow(input, d, i * step, size) for i in range((n - size) // step + 1)]
+    return movedim(stack(windows, d), d + 1, -1)
+
+
 TENSOR_METHODS: dict[str, Any] = {
+    "tile": tile,
+    "fliplr": fliplr,
+    "flipud": flipud,
+    "ravel": ravel,
+    "unfold": unfold,
     "repeat_interleave": repeat_interleave,
     "narrow": narrow,
     "repeat": repeat,
