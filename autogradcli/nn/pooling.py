@@ -9,6 +9,8 @@ from .functional.pooling import (
     adaptive_avg_pool1d,
     adaptive_avg_pool2d,
     adaptive_avg_pool3d,
+    adaptive_max_pool1d,
+    adaptive_max_pool2d,
     avg_pool1d,
     avg_pool2d,
     avg_pool3d,
@@ -22,6 +24,8 @@ __all__ = [
     "AdaptiveAvgPool1d",
     "AdaptiveAvgPool2d",
     "AdaptiveAvgPool3d",
+    "AdaptiveMaxPool1d",
+    "AdaptiveMaxPool2d",
     "AvgPool1d",
     "AvgPool2d",
     "AvgPool3d",
@@ -201,3 +205,30 @@ class AdaptiveAvgPool3d(_AdaptiveAvgPoolNd):
     """Average pooling to a fixed (D, H, W) output size (None keeps that input size)."""
 
     _pool = staticmethod(adaptive_avg_pool3d)
+
+
+class _AdaptiveMaxPoolNd(Module):
+    _pool: Any  # the functional form, adaptive_max_pool1d or adaptive_max_pool2d
+
+    def __init__(self, output_size: Any, return_indices: bool = False) -> None:
+        super().__init__()
+        self.output_size = output_size
+        self.return_indices = return_indices
+
+    def extra_repr(self) -> str:
+        return f"output_size={self.output_size}"
+
+    def forward(self, input: Tensor) -> Any:
+        return type(self)._pool(input, self.output_size, self.return_indices)
+
+
+class AdaptiveMaxPool1d(_AdaptiveMaxPoolNd):
+    """Max pooling to a fixed output length."""
+
+    _pool = staticmethod(adaptive_max_pool1d)
+
+
+class AdaptiveMaxPool2d(_AdaptiveMaxPoolNd):
+    """Max pooling to a fixed (H, W) output size (None keeps that input size)."""
+
+    _pool = staticmethod(adaptive_max_pool2d)

@@ -13,6 +13,7 @@ from ..tensor.tensor import Tensor
 from . import (
     activation,
     activation_piecewise,
+    adaptive_max,
     arithmetic,
     axes,
     closeness,
@@ -99,6 +100,7 @@ MODULES: tuple[ModuleType, ...] = (
     inplace_unary,
     complex_parts,
     counting,
+    adaptive_max,
 )
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...ops.adaptive_max import adaptive_max_pool1d, adaptive_max_pool2d
 from ...ops.convolution import _one
 from ...ops.pooling import _pool_args, adaptive_avg_pool2d, avg_pool2d, max_pool2d
 from ...ops.volumetric import adaptive_avg_pool3d, avg_pool3d, max_pool3d
@@ -13,6 +14,8 @@ __all__ = [
     "adaptive_avg_pool1d",
     "adaptive_avg_pool2d",
     "adaptive_avg_pool3d",
+    "adaptive_max_pool1d",
+    "adaptive_max_pool2d",
     "avg_pool1d",
     "avg_pool2d",
     "avg_pool3d",
