@@ -237,3 +237,20 @@ def test_random_fills_integers_in_torch_ranges():
     _same_error(lambda m: m.zeros(2).random_(3, 3))
     with pytest.raises(RuntimeError, match="leaf Variable"):
         ag.zeros(2, requires_grad=True).random_(3)
+
+
+def test_deprecated_resize_and_storage_offset_match_torch():
+    torch = pytest.importorskip("torch")
+    for m in (ag, torch):
+        with pytest.warns(UserWarning, match="^non-inplace resize is deprecated$"):
+            out = m.arange(12.0).reshape(3, 4).resize(2, 6)
+        assert tuple(out.shape) == (2, 6)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check(lambda m, x: x.resize(6), (2, 3))
+        _same_error(lambda m: m.ones(3, 4).resize(5))
+    for make in (lambda x: x[1:], lambda x: x.t(), lambda x: x[:, 2], lambda x: x[2, 1:]):
+        assert (
+            make(ag.arange(12.0).reshape(3, 4)).storage_offset()
+            == make(torch.arange(12.0).reshape(3, 4)).storage_offset()
+        )

@@ -123,6 +123,24 @@ def resize_(self: Tensor, *sizes: Any, memory_format: Any = None) -> Tensor:
     return self
 
 
+def resize(self: Tensor, *sizes: Any) -> Tensor:
+    """Deprecated out-of-place resize: a reshape to ``sizes`` (same number of elements)."""
+    warnings.warn("non-inplace resize is deprecated", UserWarning, stacklevel=2)
+    shape = tuple(int(s) for s in _sizes(sizes))
+    n = 1
+    for s in shape:
+        n *= s
+    if n != self._data.size:
+        have = "x".join(str(s) for s in self._data.shape)
+        want = "x".join(str(s) for s in shape)
+        raise RuntimeError(
+            f"requested resize to {want} ({n} elements in total), but the given tensor has a "
+            f"size of {have} ({self._data.size} elements). autograd's resize can only change "
+            "the shape of a given tensor, while preserving the number of elements. "
+        )
+    return self.reshape(shape)
+
+
 def resize_as_(self: Tensor, other: Tensor, memory_format: Any = None) -> Tensor:
     return resize_(self, *other.shape)
 
@@ -194,6 +212,7 @@ TENSOR_METHODS: dict[str, Any] = {
     "new_ones": _new_like(factory.ones),
     "new_empty": _new_like(factory.empty),
     "new_full": new_full,
+    "resize": resize,
     "resize_": resize_,
     "resize_as_": resize_as_,
     "type": tensor_type,

@@ -240,6 +240,7 @@ def reshape_as(x: Tensor, other: Tensor) -> Tensor:
 
 
 TENSOR_METHODS: dict[str, Any] = {
+    "storage_offset": lambda self: _storage_offset(self._data),
     "reshape": reshape,
     "view": view,
     "view_as": view_as,
