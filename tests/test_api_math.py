@@ -159,3 +159,45 @@ def test_in_place_unary_matches_torch(name):
     np.testing.assert_allclose(x.numpy(), getattr(torch, name)(torch.tensor(_ABOVE_ONE)).numpy())
     with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
         getattr(ag.ones(2, requires_grad=True), f"{name}_")()
+
+
+BINARY = [
+    lambda m, a, b: m.atan2(a, b),
+    lambda m, a, b: a.arctan2(b[0]),
+    lambda m, a, b: m.hypot(a, b),
+    lambda m, a, b: m.logaddexp(a, b),
+    lambda m, a, b: m.exp2(a),
+    lambda m, a, b: m.clamp_min(a, 0.1) + b.clamp_max(-0.2),
+    lambda m, a, b: m.true_divide(a, b) + m.deg2rad(a) + m.rad2deg(b) + m.sgn(a),
+    lambda m, a, b: (a * 1).clamp_min_(0.0) + (b * 1).atan2_(a),
+]
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("fn", BINARY, ids=range(len(BINARY)))
+def test_binary_math_matches_torch(fn, dtype):
+    check(fn, (3, 4), (3, 4), dtype=dtype)
+
+
+def test_nan_to_num_and_logical_ops_match_torch():
+    special = np.array([np.nan, np.inf, -np.inf, 1.5, -2.0])
+    check(lambda m, x: m.nan_to_num(x), special, gradgrad=False)
+    check(lambda m, x: x.nan_to_num(nan=1.0, posinf=2.0, neginf=-3.0), special, dtype="float32")
+    check(lambda m, x: (x * 1).nan_to_num_(), special, gradgrad=False)
+    torch = pytest.importorskip("torch")
+    a, b = [1, 0, 2, 0], [1.0, 1.0, 0.0, 0.0]
+    for name in ("logical_and", "logical_or", "logical_xor"):
+        ours = getattr(ag, name)(ag.tensor(a), ag.tensor(b))
+        theirs = getattr(torch, name)(torch.tensor(a), torch.tensor(b))
+        assert ours.dtype == ag.bool and ours.tolist() == theirs.tolist()
+    for name in ("atan2", "exp2"):
+        args = (ag.tensor([1, 2]),) * (2 if name == "atan2" else 1)
+        targs = (torch.tensor([1, 2]),) * len(args)
+        ours, theirs = getattr(ag, name)(*args), getattr(torch, name)(*targs)
+        assert str(ours.dtype)[-7:] == str(theirs.dtype)[-7:]
+        np.testing.assert_allclose(ours.numpy(), theirs.numpy(), rtol=1e-6)
+    with pytest.raises(NotImplementedError) as theirs:
+        torch.hypot(torch.tensor([1]), torch.tensor([2]))
+    with pytest.raises(NotImplementedError) as ours:
+        ag.hypot(ag.tensor([1]), ag.tensor([2]))
+    assert str(ours.value) == str(theirs.value)

@@ -99,6 +99,7 @@ from . import (  # noqa: E402
     activation,
     activation_piecewise,
     axes,
+    binary_math,
     closeness,
     complex_parts,
     counting,
@@ -129,6 +130,7 @@ from . import (  # noqa: E402
 from .activation import *  # noqa: E402
 from .activation_piecewise import *  # noqa: E402
 from .axes import *  # noqa: E402
+from .binary_math import *  # noqa: E402
 from .closeness import *  # noqa: E402
 from .complex_parts import *  # noqa: E402
 from .counting import *  # noqa: E402
@@ -161,6 +163,7 @@ for _module in (
     activation,
     activation_piecewise,
     axes,
+    binary_math,
     closeness,
     complex_parts,
     counting,

@@ -16,6 +16,7 @@ from . import (
     adaptive_max,
     arithmetic,
     axes,
+    binary_math,
     closeness,
     comparison,
     complex_parts,
@@ -101,6 +102,7 @@ MODULES: tuple[ModuleType, ...] = (
     complex_parts,
     counting,
     adaptive_max,
+    binary_math,
 )
 
 
