@@ -30,9 +30,15 @@ def _address(arr: Any) -> int:
     return int(arr.data.ptr)
 
 
+def array_offset(arr: Any) -> int:
+    """Elements between the start of the memory ``arr`` views and its first element."""
+    owner = _owner(arr)
+    return 0 if owner is arr else (_address(arr) - _address(owner)) // arr.itemsize
+
+
 def storage_offset(t: Tensor) -> int:
     """Where ``t``'s first element is in its storage, counted in elements."""
-    return (_address(t._data) - _address(_owner(t._data))) // t._data.itemsize
+    return array_offset(t._data)
 
 
 class UntypedStorage:
