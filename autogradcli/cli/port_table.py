@@ -1,0 +1,104 @@
+"""Whether autogradcli has a torch name, and the one-line notes ``agrad port`` prints: the one
+table both ``agrad port`` and tools/api_usage (the README's coverage figures) read."""
+
+from __future__ import annotations
+
+import functools
+import importlib
+import os
+import types
+import warnings
+from collections.abc import Iterator
+
+__all__ = ["NOTES", "category", "iter_sources", "note", "present"]
+
+# Names autogradcli has on purpose only as what PyTorch does without the feature, or lacks
+# with an alternative: (reason, what to use instead).
+NOTES: dict[str, tuple[str, str]] = {
+    "torch.jit.script": ("returns its argument unchanged: no TorchScript is produced", ""),
+    "torch.jit.trace": ("returns its argument unchanged: no TorchScript is produced", ""),
+    "torch.jit.save": ("no TorchScript archives", "autogradcli.save(model.state_dict(), path)"),
+    "torch.jit.load": ("no TorchScript archives", "autogradcli.load(path)"),
+    "torch.compile": ("returns its argument unchanged: nothing is compiled", ""),
+    "torch.hub.load": ("downloads code from GitHub", "build the model in your own code"),
+    "torch.hub.load_state_dict_from_url": (
+        "does not download: reads file:// URLs and $TORCH_HOME/hub/checkpoints",
+        "put the file in $TORCH_HOME/hub/checkpoints",
+    ),
+    "torch.onnx.export": ("", "autogradcli.onnx.export, if present in this version"),
+    "torch.multiprocessing": ("", "Python's multiprocessing"),
+    "torch.distributed.launch": ("", "mpiexec -n N python prog.py"),
+}
+
+
+def _resolve(dotted: str) -> object:
+    """The autogradcli object for a ``torch.``-rooted dotted name; raises when absent."""
+    import autogradcli
+
+    obj: object = autogradcli
+    parts = dotted.split(".")[1:]
+    for part in parts:
+        try:
+            obj = getattr(obj, part)
+        except AttributeError:
+            if not isinstance(obj, types.ModuleType):
+                raise
+            obj = importlib.import_module(f"{obj.__name__}.{part}")
+    return obj
+
+
+@functools.cache
+def present(name: str) -> bool:
+    """Whether autogradcli has ``name`` (``torch.nn.Linear``, ``Tensor.view``, ``Module.apply``)."""
+    import autogradcli
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            if name.startswith("Tensor."):
+                return hasattr(autogradcli.Tensor, name[7:])
+            if name.startswith("Module."):
+                return hasattr(autogradcli.nn.Module, name[7:])
+            if name == "torch":
+                return True
+            _resolve(name)
+            return True
+        except Exception:  # an import failing inside the package is "absent" too
+            return False
+
+
+def category(name: str) -> str:
+    """The README table's row for a name: ``torch``, ``nn``, ``nn.functional``, ``Tensor``..."""
+    if name.startswith(("Tensor.", "Module.")):
+        return name.split(".")[0] + " methods"
+    parts = name.split(".")
+    if len(parts) <= 2:
+        return "torch"
+    if parts[1] == "nn" and parts[2] == "functional":
+        return "nn.functional"
+    if parts[1] == "utils" and parts[2] == "data":
+        return "utils.data"
+    return parts[1]
+
+
+def note(name: str) -> tuple[str, str]:
+    """(reason, instead) for a name: its own note, its module's, or 'not in autogradcli'."""
+    parts = name.split(".")
+    for i in range(len(parts), 0, -1):
+        found = NOTES.get(".".join(parts[:i]))
+        if found is not None:
+            return found[0] or "not in autogradcli", found[1]
+    return "not in autogradcli", ""
+
+
+def iter_sources(path: str) -> Iterator[str]:
+    """The .py and .ipynb files at ``path`` (a file, or a folder walked in sorted order;
+    hidden folders and notebook checkpoints skipped)."""
+    if not os.path.isdir(path):
+        yield path
+        return
+    for folder, dirs, files in os.walk(path):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != "__pycache__")
+        for name in sorted(files):
+            if name.endswith((".py", ".ipynb")):
+                yield os.path.join(folder, name)
