@@ -133,7 +133,9 @@ class _Uses(ast.NodeVisitor):
         if found is None:
             return None
         root, attrs = found
-        base = self.imports.aliases.get(root) or self.star_names.get(root)
+        base = self.imports.aliases.get(root)
+        if base is None and root in self.star_names:
+            base = f"{self.star_names[root]}.{root}"
         if base is None:
             return None
         return ".".join([base, *attrs])
