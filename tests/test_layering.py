@@ -16,6 +16,9 @@ LAYERS = {
     "_version": 0,
     "_startup": 0,  # stdlib only: quiet Ctrl-C while the agrad process imports
     "_utils": 0,  # internal helpers: atomic writes, hook handles
+    "_constants": 0,  # torch.inf, pi, memory formats
+    "jit": 0,  # torch.jit as PyTorch behaves without TorchScript: stdlib only
+    "compiler": 0,  # torch.compile returning its argument: stdlib only
     "backend": 1,
     "tensor": 2,
     "autograd": 2,
@@ -32,6 +35,7 @@ LAYERS = {
     "optim": 4,
     "data": 4,
     "serialization": 4,
+    "hub": 4,  # torch.hub's load_state_dict_from_url over serialization.load, no network
     "distributed": 4,
     "utils": 4,  # PyTorch's public torch.utils namespace (utils.data over autogradcli.data)
     "config": 5,

@@ -31,11 +31,15 @@ NOTES: dict[str, tuple[str, str]] = {
 }
 
 
+def _public() -> types.ModuleType:
+    """The package's public namespace, which the names are looked up in (the cli is the top
+    layer, so it may read all of it)."""
+    return importlib.import_module("autogradcli")
+
+
 def _resolve(dotted: str) -> object:
     """The autogradcli object for a ``torch.``-rooted dotted name; raises when absent."""
-    import autogradcli
-
-    obj: object = autogradcli
+    obj: object = _public()
     parts = dotted.split(".")[1:]
     for part in parts:
         try:
@@ -50,8 +54,7 @@ def _resolve(dotted: str) -> object:
 @functools.cache
 def present(name: str) -> bool:
     """Whether autogradcli has ``name`` (``torch.nn.Linear``, ``Tensor.view``, ``Module.apply``)."""
-    import autogradcli
-
+    autogradcli = _public()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
