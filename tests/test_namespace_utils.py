@@ -93,3 +93,53 @@ def test_hub_loads_file_urls_and_cached_checkpoints(tmp_path, monkeypatch) -> No
     )
     with pytest.raises(RuntimeError, match="GitHub"):
         hub.load("pytorch/vision", "resnet18")
+
+
+def test_pytree_flattens_and_rebuilds_like_torchs() -> None:
+    pytest.importorskip("torch")
+    import collections
+
+    from torch.utils import _pytree as theirs
+
+    from autogradcli.utils import _pytree as ours
+
+    point = collections.namedtuple("point", "x y")
+    tree = {"b": [1, (2, 3)], "a": None, "c": point(4, 5), "d": collections.OrderedDict(z=6)}
+    leaves, spec = ours.tree_flatten(tree)
+    assert leaves == theirs.tree_flatten(tree)[0] == ours.tree_leaves(tree)
+    scaled = [v * 10 if v else v for v in leaves]
+    assert ours.tree_unflatten(scaled, spec) == theirs.tree_unflatten(
+        scaled, theirs.tree_flatten(tree)[1]
+    )
+    bump = lambda v: v and v + 1
+    assert ours.tree_map(bump, tree) == theirs.tree_map(bump, tree)
+    with pytest.raises(ValueError):
+        ours.tree_unflatten(leaves[:-1], spec)
+
+
+def test_checkpoint_gives_the_values_and_gradients_of_the_plain_call() -> None:
+    torch = pytest.importorskip("torch")
+    from autogradcli.utils.checkpoint import checkpoint
+
+    layer = autogradcli.nn.Linear(3, 2)
+    tlayer = torch.nn.Linear(3, 2)
+    tlayer.load_state_dict({k: torch.tensor(v.numpy()) for k, v in layer.state_dict().items()})
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    ax, tx = autogradcli.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    checkpoint(layer, ax, use_reentrant=False).tanh().sum().backward()
+    torch.utils.checkpoint.checkpoint(tlayer, tx, use_reentrant=False).tanh().sum().backward()
+    np.testing.assert_allclose(ax.grad.numpy(), tx.grad.numpy(), rtol=1e-5, atol=1e-6)
+    with pytest.warns(UserWarning, match="use_reentrant parameter should be passed explicitly"):
+        checkpoint(layer, ax)
+
+
+def test_version_names_like_torchs_cpu_build() -> None:
+    torch = pytest.importorskip("torch")
+    if autogradcli.cuda.is_available():
+        pytest.skip("a GPU is present")
+    assert autogradcli.version.__version__ == autogradcli.__version__
+    assert autogradcli.version.hip is torch.version.hip is None
+    try:
+        import cupy  # noqa: F401
+    except ImportError:
+        assert autogradcli.version.cuda is torch.version.cuda is None
