@@ -130,6 +130,8 @@ def load_run(path: str, checkpoint: str = "best") -> object:
 # PyTorch script"): constants, memory formats, dtype limits, print options, jit, compile, hub
 from ._constants import *  # noqa: E402
 from .backends.cuda import get_float32_matmul_precision, set_float32_matmul_precision  # noqa: E402
+from .deterministic import *  # noqa: E402
+from .random import seed  # noqa: E402
 from .tensor.dtype_info import finfo, iinfo  # noqa: E402
 from .tensor.printing import get_printoptions, set_printoptions  # noqa: E402
 

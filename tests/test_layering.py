@@ -17,7 +17,9 @@ LAYERS = {
     "_startup": 0,  # stdlib only: quiet Ctrl-C while the agrad process imports
     "_utils": 0,  # internal helpers: atomic writes, hook handles
     "_constants": 0,
-    "version": 0,  # torch.version  # torch.inf, pi, memory formats
+    "version": 0,  # torch.version
+    "deterministic": 0,  # torch.use_deterministic_algorithms' flags
+    "random": 2,  # torch.random over tensor.random  # torch.inf, pi, memory formats
     "jit": 0,  # torch.jit as PyTorch behaves without TorchScript: stdlib only
     "compiler": 0,  # torch.compile returning its argument: stdlib only
     "backend": 1,

@@ -31,6 +31,25 @@ def manual_seed_all(seed: int) -> None:
     _manual_seed(seed)
 
 
+def seed() -> int:
+    """Seed from the operating system's entropy (one seed drives every generator here)."""
+    from ..random import seed as _seed
+
+    return _seed()
+
+
+def seed_all() -> None:
+    """Seed every GPU's generator from the operating system's entropy."""
+    seed()
+
+
+def initial_seed() -> int:
+    """The seed last set."""
+    from ..tensor.random import initial_seed as _initial
+
+    return _initial()
+
+
 # the legacy GPU tensor types: autogradcli.cuda.FloatTensor & co
 globals().update(CUDA_TYPES)
 
@@ -43,6 +62,9 @@ __all__ = [
     "is_available",
     "manual_seed",
     "manual_seed_all",
+    "seed",
+    "seed_all",
+    "initial_seed",
     "synchronize",
     *CUDA_TYPES,
 ]
