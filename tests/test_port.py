@@ -165,3 +165,16 @@ def test_port_on_the_programs_corpus_finds_no_missing_names(capsys) -> None:
     report = json.loads(out)
     assert report["files"] >= 40 and report["names"] > 100
     assert code == (1 if report["missing"] else 0)
+
+
+def test_port_lists_what_works_as_without_the_feature_and_alternatives(capsys, tmp_path) -> None:
+    only = write(tmp_path / "c.py", "import torch\nm = torch.compile(torch.nn.Linear(2, 2))\n")
+    code, out, _ = agrad(capsys, "port", only, "--json")
+    report = json.loads(out)
+    assert code == 0 and report["missing"] == []
+    assert [r["name"] for r in report["partial"]] == ["torch.compile"]
+    assert "nothing is compiled" in report["partial"][0]["reason"]
+    both = write(tmp_path / "j.py", "import torch\nm = torch.jit.load('m.pt')\n")
+    code, out, _ = agrad(capsys, "port", both, "--json")
+    (row,) = json.loads(out)["missing"]
+    assert code == 1 and row["name"] == "torch.jit.load" and "load_state_dict" in row["instead"]
