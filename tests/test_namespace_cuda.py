@@ -138,3 +138,16 @@ def test_events_time_the_work_between_them() -> None:
         autogradcli.cuda.Event().elapsed_time(end)
     with autogradcli.cuda.stream(autogradcli.cuda.Stream()):
         assert autogradcli.cuda.current_stream() is autogradcli.cuda.default_stream()
+
+
+def test_accelerator_device_index_answers_like_torch_without_one() -> None:
+    torch = pytest.importorskip("torch")
+    if autogradcli.cuda.is_available():
+        pytest.skip("a GPU is present")
+    for lib in (torch, autogradcli):
+        with pytest.raises(RuntimeError, match="Cannot access accelerator device"):
+            lib.accelerator.set_device_index(0)
+        with pytest.raises(ValueError):
+            lib.accelerator.set_device_index(None)
+    with autogradcli.accelerator.device_index(None):
+        pass
