@@ -140,4 +140,5 @@ _LAZY.update(
     hub=".hub",
     compiler=".compiler",
     compile=".compiler:compile",
+    _dynamo="._dynamo",
 )

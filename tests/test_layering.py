@@ -21,7 +21,8 @@ LAYERS = {
     "deterministic": 0,  # torch.use_deterministic_algorithms' flags
     "random": 2,  # torch.random over tensor.random  # torch.inf, pi, memory formats
     "jit": 0,  # torch.jit as PyTorch behaves without TorchScript: stdlib only
-    "compiler": 0,  # torch.compile returning its argument: stdlib only
+    "compiler": 0,
+    "_dynamo": 0,  # torch._dynamo's reset and config over compiler  # torch.compile returning its argument: stdlib only
     "backend": 1,
     "tensor": 2,
     "autograd": 2,

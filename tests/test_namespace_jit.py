@@ -69,3 +69,13 @@ def test_compile_returns_its_argument_and_works_as_a_decorator_with_options() ->
     assert g(3) == 6 and g.__name__ == "g"
     with pytest.raises(RuntimeError):
         autogradcli.compile(3)
+
+
+def test_dynamo_reset_and_config_keep_torchs_defaults() -> None:
+    # torch 2.13's defaults (importing torch._dynamo costs seconds, so they are written here)
+    assert autogradcli._dynamo.reset() is None
+    config = autogradcli._dynamo.config
+    assert config.cache_size_limit == 8 and config.suppress_errors is False
+    config.cache_size_limit = 64
+    assert autogradcli._dynamo.config.cache_size_limit == 64
+    config.cache_size_limit = 8
