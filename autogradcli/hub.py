@@ -57,11 +57,8 @@ def _no_network(url: str, where: str) -> RuntimeError:
     )
 
 
-def _check_hash(path: str, filename: str) -> None:
-    found = HASH_REGEX.search(filename)
-    if not found:
-        return
-    prefix = found.group(1)
+def _check_hash(path: str, prefix: str) -> None:
+    """PyTorch's check: the file's SHA-256 starts with ``prefix``."""
     with open(path, "rb") as f:
         digest = hashlib.sha256(f.read()).hexdigest()
     if digest[: len(prefix)] != prefix:
@@ -90,8 +87,9 @@ def load_state_dict_from_url(
             raise _no_network(url, local)
     elif not os.path.exists(local):
         raise FileNotFoundError(f"no such file: {local} (from {url})")
-    if check_hash:
-        _check_hash(local, filename)
+    found = HASH_REGEX.search(filename) if check_hash else None
+    if found:
+        _check_hash(local, found.group(1))
     return load(local, map_location=map_location, weights_only=weights_only)
 
 
@@ -102,13 +100,9 @@ def download_url_to_file(
     local = _local_path(url)
     if local is None:
         raise _no_network(url, dst)
-    shutil.copyfile(local, dst)
     if hash_prefix is not None:
-        with open(dst, "rb") as f:
-            digest = hashlib.sha256(f.read()).hexdigest()
-        if digest[: len(hash_prefix)] != hash_prefix:
-            os.remove(dst)
-            raise RuntimeError(f'invalid hash value (expected "{hash_prefix}", got "{digest}")')
+        _check_hash(local, hash_prefix)
+    shutil.copyfile(local, dst)
 
 
 def _hub_code(repo_or_dir: str) -> RuntimeError:

@@ -93,6 +93,11 @@ def test_hub_loads_file_urls_and_cached_checkpoints(tmp_path, monkeypatch) -> No
     )
     with pytest.raises(RuntimeError, match="GitHub"):
         hub.load("pytorch/vision", "resnet18")
+    copy = tmp_path / "copy.pt"
+    hub.download_url_to_file(f"file://{local}", str(copy), hash_prefix=digest)
+    assert copy.read_bytes() == local.read_bytes()
+    with pytest.raises(RuntimeError, match="does not use the network"):
+        hub.download_url_to_file(url, str(tmp_path / "x.pt"))
 
 
 def test_pytree_flattens_and_rebuilds_like_torchs() -> None:
