@@ -178,3 +178,17 @@ def test_port_lists_what_works_as_without_the_feature_and_alternatives(capsys, t
     code, out, _ = agrad(capsys, "port", both, "--json")
     (row,) = json.loads(out)["missing"]
     assert code == 1 and row["name"] == "torch.jit.load" and "load_state_dict" in row["instead"]
+
+
+def test_port_exit_2_names_a_notebook_cell_python_cannot_parse(capsys, tmp_path) -> None:
+    cells = [
+        {"cell_type": "code", "source": "import torch\n"},
+        {"cell_type": "code", "source": "x = (\n"},
+    ]
+    nb = tmp_path / "bad.ipynb"
+    nb.write_text(json.dumps({"cells": cells}))
+    code, _, err = agrad(capsys, "port", str(nb))
+    assert code == 2 and f"{nb}:1:" in err and "(cell 2)" in err
+    nb.write_text("{not json")
+    code, _, err = agrad(capsys, "port", str(nb))
+    assert code == 2 and "not a readable notebook" in err

@@ -446,7 +446,9 @@ path that does not exist or a file Python cannot parse (file:line).
 
 @app.command(help=PORT_HELP)
 def port(
-    paths: list[Path] = typer.Argument(..., metavar="SCRIPT_OR_DIR...", help="Files or folders."),
+    paths: list[Path] = typer.Argument(
+        ..., metavar="SCRIPT_OR_DIR", help="Python files, notebooks or folders."
+    ),
     json_: bool = typer.Option(False, "--json", help="Write the report as JSON to stdout."),
 ) -> None:
     from .port_cmd import run_port
