@@ -192,3 +192,15 @@ def test_port_exit_2_names_a_notebook_cell_python_cannot_parse(capsys, tmp_path)
     nb.write_text("{not json")
     code, _, err = agrad(capsys, "port", str(nb))
     assert code == 2 and "not a readable notebook" in err
+
+
+def test_an_alias_the_file_rebinds_counts_only_confirmed_names() -> None:
+    src = """
+    from torch.utils import data
+    loader = data.DataLoader(ds)
+    data = load_table()
+    print(data.shape, data.no_such_loader)
+    """
+    found = names(src)
+    assert "torch.utils.data.DataLoader" in found
+    assert not any(n.endswith((".shape", ".no_such_loader")) for n in found)

@@ -8,6 +8,7 @@ import ast
 import builtins
 import json
 from dataclasses import dataclass
+from typing import Any
 
 from .port_methods import MODULE_METHODS, TENSOR_METHODS
 
@@ -103,8 +104,9 @@ def _receiver_root(node: ast.expr) -> str | None:
     return node.id if isinstance(node, ast.Name) else None
 
 
-def _bound_names(tree: ast.AST) -> set[str]:
-    """Every name the file binds itself (assignments, defs, arguments, imports, loop targets)."""
+def _bound_names(tree: ast.AST, imports: bool = True) -> set[str]:
+    """Every name the file binds itself (assignments, defs, arguments, loop targets, and with
+    ``imports`` its imports)."""
     bound: set[str] = set()
     for node in ast.walk(tree):
         if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
@@ -113,7 +115,7 @@ def _bound_names(tree: ast.AST) -> set[str]:
             bound.add(node.name)
         elif isinstance(node, ast.arg):
             bound.add(node.arg)
-        elif isinstance(node, ast.alias):
+        elif isinstance(node, ast.alias) and imports:
             bound.add((node.asname or node.name).split(".")[0])
         elif isinstance(node, ast.ExceptHandler) and node.name:
             bound.add(node.name)
@@ -123,9 +125,13 @@ def _bound_names(tree: ast.AST) -> set[str]:
 class _Uses(ast.NodeVisitor):
     """Walks a tree and records each torch name it reads (the longest resolved chain)."""
 
-    def __init__(self, imports: _Imports, star_names: dict[str, str]) -> None:
+    def __init__(
+        self, imports: _Imports, star_names: dict[str, str], rebound: set[str], present: Any
+    ) -> None:
         self.imports = imports
         self.star_names = star_names  # free name -> the star-imported module it comes from
+        self.rebound = rebound  # aliases the file also assigns (``data = load(...)``)
+        self.present = present
         self.uses: list[tuple[str, int]] = []
 
     def _resolve(self, node: ast.expr) -> str | None:
@@ -138,7 +144,10 @@ class _Uses(ast.NodeVisitor):
             base = f"{self.star_names[root]}.{root}"
         if base is None:
             return None
-        return ".".join([base, *attrs])
+        full = ".".join([base, *attrs])
+        if root in self.rebound and self.present is not None and not self.present(full):
+            return None  # most likely the other binding's attribute (``data.shape``)
+        return full
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
         full = self._resolve(node)
@@ -199,12 +208,13 @@ def _tree_uses(trees: list[ast.AST], present: object) -> list[tuple[int, str, in
         imports.visit(tree)
     whole = ast.Module(body=[s for t in trees for s in t.body], type_ignores=[])  # type: ignore[attr-defined]
     star = _star_names(whole, imports, present)
+    rebound = _bound_names(whole, imports=False) & set(imports.aliases)
     out: list[tuple[int, str, int]] = []
     for i, tree in enumerate(trees):
         own = _Imports()
         own.visit(tree)
         out += [(i, name, line) for name, line in own.uses]
-        visitor = _Uses(imports, star)
+        visitor = _Uses(imports, star, rebound, present)
         visitor.visit(tree)
         out += [(i, name, line) for name, line in visitor.uses]
     return out
