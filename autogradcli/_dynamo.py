@@ -1,19 +1,19 @@
-"""``torch._dynamo``: the compiler's cache and settings, which programs reset or tune around
-``torch.compile``. autogradcli compiles nothing, so ``reset`` has nothing to clear and the
-settings are kept and read back."""
+"""``torch._dynamo``: the compiler's switches that programs touch; nothing is compiled here, so
+``reset`` has nothing to clear and ``config`` values are kept and read back."""
 
 from __future__ import annotations
 
-from types import SimpleNamespace
+import types
 
-config = SimpleNamespace(
-    suppress_errors=False,
+from .compiler import disable, is_compiling, reset
+
+__all__ = ["config", "disable", "is_compiling", "reset"]
+
+config = types.SimpleNamespace(
     cache_size_limit=8,
     accumulated_cache_size_limit=256,
+    suppress_errors=False,
     verbose=False,
     optimize_ddp=True,
+    capture_scalar_outputs=False,
 )
-
-
-def reset() -> None:
-    """Clear compiled code (there is none)."""

@@ -14,9 +14,15 @@ import autogradcli
 PACKAGE_DIR = os.path.dirname(os.path.abspath(autogradcli.__file__))
 LAYERS = {
     "_version": 0,
-    "_dynamo": 0,  # torch._dynamo: reset and config, with nothing compiled
     "_startup": 0,  # stdlib only: quiet Ctrl-C while the agrad process imports
     "_utils": 0,  # internal helpers: atomic writes, hook handles
+    "_constants": 0,  # torch.inf, pi, memory formats
+    "version": 0,  # torch.version
+    "deterministic": 0,  # torch.use_deterministic_algorithms' flags
+    "random": 2,  # torch.random over tensor.random
+    "jit": 0,  # torch.jit as PyTorch behaves without TorchScript: stdlib only
+    "compiler": 0,  # torch.compile returning its argument: stdlib only
+    "_dynamo": 0,  # torch._dynamo's reset and config over compiler
     "backend": 1,
     "tensor": 2,
     "autograd": 2,
@@ -33,6 +39,7 @@ LAYERS = {
     "optim": 4,
     "data": 4,
     "serialization": 4,
+    "hub": 4,  # torch.hub's load_state_dict_from_url over serialization.load, no network
     "distributed": 4,
     "multiprocessing": 4,  # torch.multiprocessing: shared-memory tensors across processes
     "onnx": 4,  # torch.onnx's export: traces the ops, converters per op family

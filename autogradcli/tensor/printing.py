@@ -1,33 +1,67 @@
-"""``repr(tensor)`` in PyTorch's layout: ``tensor([1.0000, 2.5000], requires_grad=True)``."""
+"""``repr(tensor)`` in PyTorch's layout: ``tensor([1.0000, 2.5000], requires_grad=True)``, and
+``set_printoptions`` (precision, threshold, edgeitems, linewidth, profile, sci_mode)."""
 
 from __future__ import annotations
 
+import math
+import sys
 from typing import Any
 
 import numpy as np
 
 from .. import backend
 
-_PRECISION = 4
-_THRESHOLD = 1000
-_EDGEITEMS = 3
-_LINEWIDTH = 80
+__all__ = ["format_tensor", "get_printoptions", "set_printoptions"]
+
+_PROFILES: dict[str, dict[str, Any]] = {
+    "default": {"precision": 4, "threshold": 1000, "edgeitems": 3, "linewidth": 80},
+    "short": {"precision": 2, "threshold": 1000, "edgeitems": 2, "linewidth": 80},
+    "full": {"precision": 4, "threshold": math.inf, "edgeitems": 3, "linewidth": 80},
+}
+_OPTS: dict[str, Any] = {**_PROFILES["default"], "sci_mode": None}
+
+
+def set_printoptions(
+    precision: int | None = None,
+    threshold: float | None = None,
+    edgeitems: int | None = None,
+    linewidth: int | None = None,
+    profile: str | None = None,
+    sci_mode: bool | None = None,
+) -> None:
+    """Set how tensors print, as ``torch.set_printoptions``: a profile (``default``, ``short``,
+    ``full``) first, then each option given; ``sci_mode`` is always set (None: automatic)."""
+    if profile is not None and profile in _PROFILES:
+        _OPTS.update(_PROFILES[profile])
+    given = {"precision": precision, "threshold": threshold}
+    given.update(edgeitems=edgeitems, linewidth=linewidth)
+    _OPTS.update({k: v for k, v in given.items() if v is not None})
+    _OPTS["sci_mode"] = sci_mode
+
+
+def get_printoptions() -> dict[str, Any]:
+    """The current print options (a copy)."""
+    return dict(_OPTS)
+
+
+def _threshold() -> int:
+    t = _OPTS["threshold"]
+    return sys.maxsize if t == math.inf else int(t)
 
 
 def _float_formatter(values: np.ndarray) -> Any:
     finite = np.abs(values[np.isfinite(values)]).astype(np.float64)
     nonzero = finite[finite != 0]
-    if (
-        finite.size
-        and np.all(finite == np.round(finite))
-        and (not nonzero.size or (nonzero.max() < 1e8 and nonzero.max() / nonzero.min() <= 1000.0))
-    ):
-        width = max(len(f"{v:.0f}") for v in values[np.isfinite(values)]) + 1 if finite.size else 1
+    int_mode = bool(finite.size) and bool(np.all(finite == np.round(finite)))
+    wide = bool(nonzero.size) and (nonzero.max() / nonzero.min() > 1000.0 or nonzero.max() > 1e8)
+    sci = wide or (not int_mode and bool(nonzero.size) and nonzero.min() < 1e-4)
+    if _OPTS["sci_mode"] is not None:
+        sci = bool(_OPTS["sci_mode"])
+    if int_mode and not sci:
+        width = max(len(f"{v:.0f}") for v in values[np.isfinite(values)]) + 1
         return lambda v: (f"{v:.0f}." if np.isfinite(v) else str(v)).rjust(width)
-    sci = nonzero.size and (
-        nonzero.max() / nonzero.min() > 1000.0 or nonzero.max() > 1e8 or nonzero.min() < 1e-4
-    )
-    fmt = f"{{:.{_PRECISION}e}}" if sci else f"{{:.{_PRECISION}f}}"
+    precision = _OPTS["precision"]
+    fmt = f"{{:.{precision}e}}" if sci else f"{{:.{precision}f}}"
     shown = [fmt.format(v) if np.isfinite(v) else str(v) for v in values.ravel()]
     width = max((len(s) for s in shown), default=1)
     return lambda v: (fmt.format(v) if np.isfinite(v) else str(v)).rjust(width)
@@ -35,12 +69,13 @@ def _float_formatter(values: np.ndarray) -> Any:
 
 def _summarized(arr: np.ndarray) -> np.ndarray:
     """The elements a summarised print shows (PyTorch picks the format from these alone)."""
-    if arr.size <= _THRESHOLD:
+    edge = _OPTS["edgeitems"]
+    if arr.size <= _threshold():
         return arr
     for axis, n in enumerate(arr.shape):
-        if n > 2 * _EDGEITEMS:
-            head = np.take(arr, range(_EDGEITEMS), axis=axis)
-            tail = np.take(arr, range(n - _EDGEITEMS, n), axis=axis)
+        if n > 2 * edge:
+            head = np.take(arr, range(edge), axis=axis)
+            tail = np.take(arr, range(n - edge, n), axis=axis)
             arr = np.concatenate([head, tail], axis=axis)
     return arr
 
@@ -63,11 +98,11 @@ def format_array(arr: np.ndarray, prefix: str) -> str:
         separator=", ",
         prefix=prefix,
         formatter=formatter,
-        threshold=_THRESHOLD,
-        edgeitems=_EDGEITEMS,
-        max_line_width=_LINEWIDTH,
+        threshold=_threshold(),
+        edgeitems=_OPTS["edgeitems"],
+        max_line_width=_OPTS["linewidth"],
     )
-    return text.replace(", ..., ", ",  ..., ") if arr.size > _THRESHOLD else text
+    return text.replace(", ..., ", ",  ..., ") if arr.size > _threshold() else text
 
 
 def format_tensor(t: Any, name: str = "tensor") -> str:
