@@ -95,7 +95,7 @@ def _run(
             atomic_write_text(
                 os.path.join(sweep_dir, MANIFEST), json.dumps(manifest, indent=2) + "\n"
             )
-            for n in requeue_interrupted(study):
+            for n in requeue_interrupted(study, sweep_dir, spec):
                 say(f"trial {n} was interrupted: it runs again")
     else:
         if config_path is None:
@@ -112,11 +112,7 @@ def _run(
         f"sweep {sweep_dir}: {spec.trials} trials, {spec.settings['sampler']} sampler, "
         f"{spec.direction} {spec.metric}, {jobs} process{'es' if jobs > 1 else ''}"
     )
-    if jobs == 1:
-        set_threads(threads)
-        code = run_trials(spec, sweep_dir, study, say)
-    else:
-        code = _run_workers(sweep_dir, jobs, threads)
+    code = _run_workers(spec, sweep_dir, study, jobs, threads, say)
     _report(sweep_dir, spec, study, code)
     return code
 
@@ -128,22 +124,28 @@ def _printer() -> Any:
     return say
 
 
-def _run_workers(sweep_dir: str, jobs: int, threads: int | None) -> int:
-    """``jobs`` worker processes sharing the study, each with its share of the cores."""
+def _run_workers(
+    spec: Any, sweep_dir: str, study: Any, jobs: int, threads: int | None, say: Any
+) -> int:
+    """This process and ``jobs - 1`` worker processes take trials from the shared study, each
+    with its share of the cores (``--threads``, default the usable cores / ``jobs``)."""
     from ..backend.threads import get_num_threads
+    from ..sweep.runner import run_trials
+    from .train_cmd import set_threads
 
     share = threads if threads is not None else max(1, get_num_threads() // jobs)
     cmd = [sys.executable, "-m", "autogradcli.cli", "sweep", "--resume", sweep_dir, "--worker"]
     cmd += ["--threads", str(share)]
-    procs = [subprocess.Popen(cmd) for _ in range(jobs)]
-    interrupted = False
+    procs = [subprocess.Popen(cmd) for _ in range(jobs - 1)]
+    set_threads(share)
+    codes = [run_trials(spec, sweep_dir, study, say)]
     while True:
         try:
-            codes = [p.wait() for p in procs]
+            codes += [p.wait() for p in procs]
             break
         except KeyboardInterrupt:  # the workers got it too: wait for them to stop cleanly
-            interrupted = True
-    if interrupted or EXIT_INTERRUPTED in codes:
+            codes.append(EXIT_INTERRUPTED)
+    if EXIT_INTERRUPTED in codes:
         return EXIT_INTERRUPTED
     return max(codes) if any(codes) else EXIT_OK
 

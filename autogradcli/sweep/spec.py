@@ -76,8 +76,6 @@ def _space_file(text: str, path: str, has_val: bool) -> tuple[dict[str, Any], li
         data, prefix = data["sweep"], ("sweep",)
     v = Validator(source, os.path.dirname(os.path.abspath(path)), "space")
     resolved = validate_sweep(v, data, prefix, has_val) or {}
-    if v.issues:
-        raise ConfigError(v.issues)
     written = {k: resolved[k] for k in data if k in resolved and k != "params"}
     params = [
         Param(key, space, source.where(prefix + ("params", key)))
@@ -109,11 +107,13 @@ def load_spec(
         for key, sp in section.get("params", {}).items()
         if sp is not None
     }
+    issues: list[ConfigIssue] = []
     if space is not None:
-        written, file_params, _ = _space_file(space[0], space[1], has_val)
+        written, file_params, issues = _space_file(space[0], space[1], has_val)
         settings.update(written)
         merged.update({p.path: p for p in file_params})
-    extra, issues = cli_params(params)
+    extra, cli_issues = cli_params(params)
+    issues += cli_issues
     merged.update({p.path: p for p in extra})
     found = list(merged.values())
     issues += check_params(config, overrides, found)

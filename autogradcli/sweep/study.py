@@ -167,15 +167,42 @@ def _alive(pid: Any) -> bool:
     return True
 
 
-def requeue_interrupted(study: Any) -> list[int]:
-    """Trials left ``running`` by a process that is gone (killed) are marked interrupted; every
-    interrupted trial not yet queued again is queued with its parameters. Their numbers."""
+def _finished_run(sweep_dir: str, t: Any) -> tuple[str, list[dict]] | None:
+    """(status, epochs) of a trial's run folder that ended (its process was killed after the
+    run finished, before the study heard of it), or None."""
+    from ..trainer.run_dir import RunDir
+
+    folder = os.path.join(sweep_dir, str(t.user_attrs.get("run", "")))
+    try:
+        with open(os.path.join(folder, "summary.json"), encoding="utf-8") as f:
+            status = json.load(f).get("status")
+        history = RunDir(folder).read_metrics()
+    except (OSError, ValueError, AttributeError):
+        return None
+    return (status, history) if status in ("completed", "pruned") else None
+
+
+def requeue_interrupted(study: Any, sweep_dir: str, spec: SweepSpec) -> list[int]:
+    """Trials left ``running`` by a process that is gone (killed): one whose run had finished
+    is told its result; the others are marked interrupted. Every interrupted trial not yet
+    queued again is queued with its parameters. The numbers of those queued."""
+    from .runner import best_value
+
     optuna = optuna_module()
+    states = optuna.trial.TrialState
     storage = study._storage  # the public BaseStorage API, for trials of other processes
-    for t in study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.RUNNING,)):
-        if not _alive(t.user_attrs.get("pid")):
+    for t in study.get_trials(deepcopy=False, states=(states.RUNNING,)):
+        if _alive(t.user_attrs.get("pid")):
+            continue
+        ended = _finished_run(sweep_dir, t)
+        value = best_value(ended[1], spec.metric, spec.direction) if ended else None
+        if ended and ended[0] == "completed" and value is not None:
+            study.tell(t.number, value, skip_if_finished=True)
+        elif ended and ended[0] == "pruned":
+            study.tell(t.number, state=states.PRUNED, skip_if_finished=True)
+        else:
             storage.set_trial_user_attr(t._trial_id, "interrupted", True)
-            study.tell(t.number, state=optuna.trial.TrialState.FAIL, skip_if_finished=True)
+            study.tell(t.number, state=states.FAIL, skip_if_finished=True)
     trials = study.get_trials(deepcopy=False)
     retried = {t.user_attrs.get("retry_of") for t in trials}
     queued = []

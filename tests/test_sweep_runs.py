@@ -1,0 +1,109 @@
+"""agrad sweep end to end, in this process: trials as run folders, the table sorted by the
+metric, best.yaml reproducing the best trial, the plots, pruning, and a study refused for
+another config. Values are checked against the trial folders' own metrics.jsonl."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+from test_cli_helpers import agrad, write
+from test_sweep_space import BASE
+
+
+def _history(folder) -> list[dict]:
+    with open(os.path.join(folder, "metrics.jsonl"), encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def _summary(folder) -> dict:
+    with open(os.path.join(folder, "summary.json"), encoding="utf-8") as f:
+        return json.load(f)
+
+
+def _sweep_dir(runs) -> str:
+    (name,) = [n for n in os.listdir(runs) if "-sweep-" in n]
+    return os.path.join(runs, name)
+
+
+def test_sweep_table_best_yaml_plots_and_another_config_refused(tmp_path, capsys):
+    pytest.importorskip("optuna")
+    cfg = write(
+        tmp_path / "s.yaml",
+        BASE.replace("epochs: 1", "epochs: 2")
+        + "sweep: {trials: 4, sampler: random, pruner: none}\n",
+    )
+    runs = tmp_path / "runs"
+    code, out, err = agrad(
+        capsys, "sweep", cfg, "--runs-dir", str(runs), "--param", "optimizer.lr=loguniform:1e-6,0.5"
+    )
+    assert code == 0, err
+    sweep = _sweep_dir(runs)
+    assert sorted(n for n in os.listdir(sweep) if not n.startswith(".")) == sorted(
+        ["best.yaml", "plot-optimizer.lr.svg", "study.db", "sweep.json"]
+        + [f"trial-{i:03d}" for i in range(4)]
+    )
+    best_of = {}
+    for i in range(4):
+        folder = os.path.join(sweep, f"trial-{i:03d}")
+        assert _summary(folder)["status"] == "completed"
+        best_of[f"trial-{i:03d}"] = min(r["val_loss"] for r in _history(folder))
+    # the table: the trials sorted by val_loss, lowest first (minimize, from the metric)
+    table = [row for row in map(str.split, out.splitlines()) if row and row[0].isdigit()]
+    assert [row[-1] for row in table] == sorted(best_of, key=best_of.get)
+    assert all(row[1] == "completed" for row in table)
+    assert "minimize val_loss" in out
+    best_run = min(best_of, key=best_of.get)
+    # best.yaml is that trial's resolved config: training it again gives the same numbers
+    code, _, err = agrad(
+        capsys, "train", os.path.join(sweep, "best.yaml"), "--progress", "none",
+        "--runs-dir", str(tmp_path / "again"),
+    )  # fmt: skip
+    assert code == 0, err
+    (again,) = os.listdir(tmp_path / "again")
+    assert _history(tmp_path / "again" / again)[-1]["val_loss"] == pytest.approx(
+        _history(os.path.join(sweep, best_run))[-1]["val_loss"], rel=1e-6
+    )
+    with open(os.path.join(sweep, "plot-optimizer.lr.svg"), encoding="utf-8") as f:
+        assert f.read().count("<circle") == 4
+    # the study refuses a config that did not make it; nothing is run
+    other = write(tmp_path / "o.yaml", BASE.replace("out_features: 8", "out_features: 4"))
+    code, _, err = agrad(
+        capsys, "sweep", other, "--resume", sweep, "--param", "optimizer.lr=loguniform:1e-6,0.5"
+    )
+    assert code == 2 and "was made by another config or search space" in err, err
+    assert len([n for n in os.listdir(sweep) if n.startswith("trial-")]) == 4
+
+
+def test_pruning_stops_a_trial_far_below_the_median_before_its_last_epoch(tmp_path, capsys):
+    optuna = pytest.importorskip("optuna")
+    cfg = write(
+        tmp_path / "s.yaml",
+        BASE.replace("epochs: 1", "epochs: 4")
+        + "sweep:\n  sampler: grid\n  pruner: median\n  pruner_startup: 2\n  pruner_warmup: 1\n"
+        "  params:\n    optimizer.lr: {choice: [0.05, 0.04, 1.0e-7]}\n",
+    )
+    runs = tmp_path / "runs"
+    code, out, err = agrad(capsys, "sweep", cfg, "--runs-dir", str(runs))
+    assert code == 0, err
+    sweep = _sweep_dir(runs)
+    states = [_summary(os.path.join(sweep, f"trial-{i:03d}"))["status"] for i in range(3)]
+    assert states == ["completed", "completed", "pruned"]
+    pruned = os.path.join(sweep, "trial-002")
+    assert _summary(pruned)["epochs_completed"] == 2 < _summary(pruned)["epochs"] == 4
+    assert len(_history(pruned)) == 2  # no third epoch ran
+    assert "pruned at epoch 2: val_loss" in _summary(pruned)["message"]
+    study = optuna.load_study(study_name="sweep", storage=f"sqlite:///{sweep}/study.db")
+    assert [t.state.name for t in study.trials] == ["COMPLETE", "COMPLETE", "PRUNED"]
+    # the study's values are the trial folders' best val_loss
+    for t in study.trials[:2]:
+        hist = _history(os.path.join(sweep, f"trial-{t.number:03d}"))
+        assert t.value == pytest.approx(min(r["val_loss"] for r in hist))
+    table = [row for row in map(str.split, out.splitlines()) if row and row[0].isdigit()]
+    by_value = sorted(study.trials[:2], key=lambda t: t.value)
+    assert [(int(row[0]), row[1]) for row in table] == [
+        (by_value[0].number, "completed"),
+        (by_value[1].number, "completed"),
+        (2, "pruned"),
+    ]
