@@ -8,7 +8,7 @@ import json
 import os
 
 import pytest
-from test_cli_helpers import agrad, write
+from test_cli_helpers import REPO, agrad, write
 from test_sweep_space import BASE
 
 
@@ -107,3 +107,27 @@ def test_pruning_stops_a_trial_far_below_the_median_before_its_last_epoch(tmp_pa
         (by_value[1].number, "completed"),
         (2, "pruned"),
     ]
+
+
+@pytest.mark.slow
+def test_six_digits_trials_over_a_bad_lr_range_find_the_good_region(tmp_path, capsys):
+    """The issue's sweep: lr from 1e-6 (learns nothing) to 10 (diverges); 6 trials (TPE, its
+    first 3 random) reach val_acc >= 0.95 and the pruner stops hopeless trials early."""
+    pytest.importorskip("optuna")
+    runs = tmp_path / "runs"
+    code, out, err = agrad(
+        capsys, "sweep", os.path.join(REPO, "configs", "digits_mlp.yaml"), "--runs-dir", str(runs),
+        "--set", "sweep.metric=val_acc", "--set", "sweep.trials=6", "--set", "train.epochs=5",
+        "--param", "optimizer.lr=loguniform:1e-6,10",
+    )  # fmt: skip
+    assert code == 0, err
+    sweep = _sweep_dir(runs)
+    best = max(
+        max(r["val_acc"] for r in _history(os.path.join(sweep, n)))
+        for n in os.listdir(sweep)
+        if n.startswith("trial-")
+    )
+    assert best >= 0.95
+    with open(os.path.join(sweep, "best.yaml"), encoding="utf-8") as f:
+        head = f.readline()
+    assert f"val_acc {best:.6g}" in head
