@@ -115,7 +115,7 @@ def test_six_digits_trials_over_a_bad_lr_range_find_the_good_region(tmp_path, ca
     first 3 random) reach val_acc >= 0.95 and the pruner stops hopeless trials early."""
     pytest.importorskip("optuna")
     runs = tmp_path / "runs"
-    code, out, err = agrad(
+    code, _out, err = agrad(
         capsys, "sweep", os.path.join(REPO, "configs", "digits_mlp.yaml"), "--runs-dir", str(runs),
         "--set", "sweep.metric=val_acc", "--set", "sweep.trials=6", "--set", "train.epochs=5",
         "--param", "optimizer.lr=loguniform:1e-6,10",

@@ -381,12 +381,34 @@ def generate(
 def runs(
     runs_dir: Path = typer.Argument(Path("runs"), metavar="DIR", help="The runs folder."),
     json_: bool = typer.Option(False, "--json", help="Write the rows as JSON to stdout."),
+    sort: str | None = typer.Option(
+        None,
+        "--sort",
+        metavar="KEY",
+        help="Sort by a metric of the best epoch (val_acc), a setting (optimizer.lr), status, "
+        "epochs, best, wall_time or started; -KEY: descending.",
+    ),
+    desc: bool = typer.Option(False, "--desc", help="Sort descending."),
+    filter_: list[str] = typer.Option(
+        [],
+        "--filter",
+        "-f",
+        metavar="KEY=VALUE",
+        help="Keep the runs where KEY=VALUE (also !=, <, >, <=, >=: val_acc>0.9). Repeatable.",
+    ),
+    diff: tuple[str, str] | None = typer.Option(
+        None,
+        "--diff",
+        metavar="RUN_A RUN_B",
+        help="Compare two runs: the settings that differ and the metric changes.",
+    ),
 ) -> None:
-    """The runs in DIR as a table (name, status, epochs, best metric, wall time, start time),
-    newest first; folders whose summary.json is unreadable are listed as broken."""
+    """The runs in DIR as a table (name, status, epochs, best metric, the settings that differ
+    between the runs, wall time, start time), newest first; a sweep's trials are grouped under
+    it; folders whose summary.json is unreadable are listed as broken."""
     from .runs_cmd import run_runs
 
-    raise typer.Exit(run_runs(str(runs_dir), json_))
+    raise typer.Exit(run_runs(str(runs_dir), json_, sort, desc, list(filter_), diff))
 
 
 SWEEP_HELP = """Search hyperparameters of CONFIG with Optuna (the `sweep` extra).
