@@ -131,3 +131,47 @@ def test_six_digits_trials_over_a_bad_lr_range_find_the_good_region(tmp_path, ca
     with open(os.path.join(sweep, "best.yaml"), encoding="utf-8") as f:
         head = f.readline()
     assert f"val_acc {best:.6g}" in head
+
+
+INTERRUPT_ONCE = """
+import os, signal
+from autogradcli.trainer import Callback
+
+
+class InterruptOnce(Callback):
+    def __init__(self, marker: str = "") -> None:
+        self.marker = marker
+
+    def on_epoch_end(self, trainer) -> None:
+        if not os.path.exists(self.marker):  # the first time only: as a person's Ctrl-C
+            open(self.marker, "w").close()
+            os.kill(os.getpid(), signal.SIGINT)
+"""
+
+
+def test_ctrl_c_stops_cleanly_and_resume_reruns_the_cut_trial(tmp_path, capsys):
+    optuna = pytest.importorskip("optuna")
+    write(tmp_path / "hooks.py", INTERRUPT_ONCE)
+    marker = tmp_path / "interrupted"
+    cfg = write(
+        tmp_path / "s.yaml",
+        BASE.replace("epochs: 1", "epochs: 2")
+        + f"hooks: [{{type: hooks.py:InterruptOnce, marker: {marker}}}]\n"
+        + "sweep: {trials: 2, sampler: random, pruner: none}\n",
+    )
+    runs = tmp_path / "runs"
+    argv = ("sweep", cfg, "--runs-dir", str(runs), "--param", "optimizer.lr=loguniform:1e-3,0.1")
+    code, out, err = agrad(capsys, *argv)
+    assert code == 130, err
+    sweep = _sweep_dir(runs)
+    assert f"interrupted: continue with agrad sweep --resume {sweep}" in out
+    assert _summary(os.path.join(sweep, "trial-000"))["status"] == "interrupted"
+    assert not os.path.exists(os.path.join(sweep, "trial-001"))  # stopped: no new trial
+    code, out, err = agrad(capsys, "sweep", "--resume", sweep)
+    assert code == 0, err
+    assert "trial 0 was interrupted: it runs again" in out
+    study = optuna.load_study(study_name="sweep", storage=f"sqlite:///{sweep}/study.db")
+    states = [t.state.name for t in study.trials]
+    assert states == ["FAIL", "COMPLETE", "COMPLETE"]
+    assert study.trials[1].user_attrs["retry_of"] == 0
+    assert study.trials[1].params == study.trials[0].params
