@@ -109,7 +109,7 @@ def _run(
         set_threads(threads)
         return run_trials(spec, sweep_dir, study, say)
     say(
-        f"sweep {sweep_dir}: {spec.trials} trials, {spec.settings['sampler']} sampler, "
+        f"sweep {_shown(sweep_dir)}: {spec.trials} trials, {spec.settings['sampler']} sampler, "
         f"{spec.direction} {spec.metric}, {jobs} process{'es' if jobs > 1 else ''}"
     )
     code = _run_workers(spec, sweep_dir, study, jobs, threads, say)
@@ -172,10 +172,18 @@ def _report(sweep_dir: str, spec: Any, study: Any, code: int) -> None:
     best = write_best(sweep_dir, rows, spec)
     plots = write_plots(sweep_dir, rows, spec)
     if best is not None:
-        out.print(f"best config: {best} (agrad train {best})", markup=False)
+        out.print(f"best config: {_shown(best)} (agrad train {_shown(best)})", markup=False)
     out.print(f"plots: {', '.join(os.path.basename(p) for p in plots)}", markup=False)
     if code == EXIT_INTERRUPTED:
-        out.print(f"interrupted: continue with agrad sweep --resume {sweep_dir}", markup=False)
+        out.print(
+            f"interrupted: continue with agrad sweep --resume {_shown(sweep_dir)}", markup=False
+        )
+
+
+def _shown(path: str) -> str:
+    """``path`` relative to the working directory when it is inside it."""
+    rel = os.path.relpath(path)
+    return path if rel.startswith("..") else rel
 
 
 def _cell(v: Any) -> str:
