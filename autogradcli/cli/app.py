@@ -92,6 +92,7 @@ default is filled in, see --print-config):
              {metrics}
   train      {train}
   output     dir: where run folders go
+  sweep      the search space of `agrad sweep` (agrad train ignores it)
 
 The full schema: README.md, section "Config schema". Problems in the
 config are reported all at once as `file:line:col  key.path: message`
