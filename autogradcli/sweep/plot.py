@@ -8,7 +8,19 @@ import math
 from typing import Any
 from xml.sax.saxutils import escape
 
-from ..trainer.plot import BOTTOM, HEIGHT, LEFT, RIGHT, TOP, WIDTH, _fmt, nice_ticks
+from ..trainer.plot import (
+    BOTTOM,
+    HEIGHT,
+    LEFT,
+    RIGHT,
+    TOP,
+    WIDTH,
+    _fmt,
+    axes,
+    nice_ticks,
+    svg_head,
+    tick_marks,
+)
 
 __all__ = ["param_svg"]
 
@@ -34,14 +46,7 @@ def _x_axis(
 def param_svg(points: list[tuple[Any, float, str]], param: str, space: dict, metric: str) -> str:
     """An SVG of ``metric`` against ``param`` for ``points`` ``(value, metric, state)``."""
     pw, ph = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
-    out = [
-        '<?xml version="1.0" encoding="UTF-8"?>',
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" '
-        f'viewBox="0 0 {WIDTH} {HEIGHT}" font-family="sans-serif" font-size="12">',
-        f'<rect x="0" y="0" width="{WIDTH}" height="{HEIGHT}" fill="white"/>',
-        f'<text x="{WIDTH / 2}" y="22" text-anchor="middle" font-size="15">'
-        f"{escape(metric)} against {escape(param)}</text>",
-    ]
+    out = svg_head(f"{metric} against {param}")
     xs, x_ticks = _x_axis([p[0] for p in points], space)
     ys = [p[1] for p in points]
     if points:
@@ -60,20 +65,7 @@ def param_svg(points: list[tuple[Any, float, str]], param: str, space: dict, met
         def sy(y: float) -> float:
             return TOP + ph - (y - y_lo) / (y_hi - y_lo) * ph
 
-        for t in y_ticks:
-            y = sy(t)
-            out.append(
-                f'<line x1="{LEFT}" y1="{y:.2f}" x2="{LEFT + pw}" y2="{y:.2f}" stroke="#e0e0e0"/>'
-            )
-            out.append(f'<text x="{LEFT - 6}" y="{y + 4:.2f}" text-anchor="end">{_fmt(t)}</text>')
-        for t, label in x_ticks:
-            x = sx(t)
-            out.append(
-                f'<line x1="{x:.2f}" y1="{TOP + ph}" x2="{x:.2f}" y2="{TOP + ph + 5}" stroke="black"/>'
-            )
-            out.append(
-                f'<text x="{x:.2f}" y="{TOP + ph + 18}" text-anchor="middle">{escape(label)}</text>'
-            )
+        out += tick_marks(y_ticks, sy, [(sx(t), label) for t, label in x_ticks])
         for x, (value, y, state) in zip(xs, points):
             out.append(
                 f'<circle cx="{sx(x):.2f}" cy="{sy(y):.2f}" r="4" fill="{COLORS.get(state, "#d62728")}">'
@@ -84,12 +76,6 @@ def param_svg(points: list[tuple[Any, float, str]], param: str, space: dict, met
             f'<text x="{WIDTH / 2}" y="{HEIGHT / 2}" text-anchor="middle" fill="#888">'
             "no finished trial yet</text>"
         )
-    out.append(
-        f'<line x1="{LEFT}" y1="{TOP}" x2="{LEFT}" y2="{TOP + ph}" stroke="black"/>'
-        f'<line x1="{LEFT}" y1="{TOP + ph}" x2="{LEFT + pw}" y2="{TOP + ph}" stroke="black"/>'
-        f'<text x="{LEFT + pw / 2}" y="{HEIGHT - 10}" text-anchor="middle">{escape(param)}</text>'
-        f'<text x="16" y="{TOP + ph / 2}" text-anchor="middle" '
-        f'transform="rotate(-90 16 {TOP + ph / 2})">{escape(metric)}</text>'
-    )
+    out.append(axes(param, metric))
     out.append("</svg>")
     return "\n".join(out) + "\n"
