@@ -5,22 +5,11 @@ trial runs, at its line:col (or --param #N), exit 2, and no sweep folder is made
 from __future__ import annotations
 
 import pytest
-from test_cli_helpers import agrad, write
+from test_cli_helpers import TINY_CONFIG, agrad, write
 
 from autogradcli.config import ConfigError, load_config_text
 
-BASE = """
-name: tiny
-seed: 0
-data: {dataset: sine, n: 32, val_split: 0.25}
-model:
-  - {type: Linear, in_features: auto, out_features: 8}
-  - Tanh
-  - {type: Linear, in_features: auto, out_features: 1}
-loss: mse
-optimizer: {type: SGD, lr: 0.05}
-train: {epochs: 1, batch_size: 16}
-"""
+BASE = TINY_CONFIG.replace("n: 64", "n: 32").replace("epochs: 2", "epochs: 1")
 
 
 def _issues(sweep: str) -> list[str]:
@@ -53,13 +42,13 @@ def test_section_limits_just_inside_pass_and_just_outside_are_located():
         "    f: {normal: [0, 1]}\n"
     )
     assert issues == [
-        "s.yaml:12:3  sweep.trials: expected a positive integer, got 0 (int)",
-        "s.yaml:14:9  sweep.params.a.uniform: low must be below high, got [1.0, 1.0]",
-        "s.yaml:15:9  sweep.params.b.loguniform: a log range needs low > 0, got [0.0, 1.0]",
-        "s.yaml:16:22  sweep.params.c.step: expected a positive integer, got 0 (int)",
-        "s.yaml:17:9  sweep.params.d.choice: expected a non-empty list of values, an empty choice",
-        "s.yaml:18:37  sweep.params.e.step: step and log cannot be combined",
-        "s.yaml:19:5  sweep.params.f: expected one of loguniform, uniform, int, choice "
+        "s.yaml:15:3  sweep.trials: expected a positive integer, got 0 (int)",
+        "s.yaml:17:9  sweep.params.a.uniform: low must be below high, got [1.0, 1.0]",
+        "s.yaml:18:9  sweep.params.b.loguniform: a log range needs low > 0, got [0.0, 1.0]",
+        "s.yaml:19:22  sweep.params.c.step: expected a positive integer, got 0 (int)",
+        "s.yaml:20:9  sweep.params.d.choice: expected a non-empty list of values, an empty choice",
+        "s.yaml:21:37  sweep.params.e.step: step and log cannot be combined",
+        "s.yaml:22:5  sweep.params.f: expected one of loguniform, uniform, int, choice "
         "({loguniform: [low, high]}, {uniform: [low, high]}, {int: [low, high]} or "
         "{choice: [...]}); found none",
     ]
@@ -67,7 +56,7 @@ def test_section_limits_just_inside_pass_and_just_outside_are_located():
 
 def test_metric_mode_is_the_hooks_rule():
     issues = _issues("sweep:\n  metric: val_acc\n  mode: min\n")
-    assert len(issues) == 1 and issues[0].startswith("s.yaml:13:3  sweep.mode: ")
+    assert len(issues) == 1 and issues[0].startswith("s.yaml:16:3  sweep.mode: ")
     assert "contradicts val_acc" in issues[0]
     assert "sweep.metric" in _issues("sweep:\n  metric: val_accuracy\n")[0]
 
@@ -99,13 +88,13 @@ sweep:
     body = sorted(line.strip() for line in lines[1:])
     assert body == sorted(
         [
-            f"{cfg}:14:5  sweep.params.optimizer.lrr: with optimizer.lrr=0.0001: SGD got an "
+            f"{cfg}:17:5  sweep.params.optimizer.lrr: with optimizer.lrr=0.0001: SGD got an "
             "unexpected argument 'lrr' (did you mean 'lr'?)",
-            f"{cfg}:15:5  sweep.params.modle.0.out_features: the config has no key 'modle' "
+            f"{cfg}:18:5  sweep.params.modle.0.out_features: the config has no key 'modle' "
             "(did you mean 'model'?)",
-            f"{cfg}:16:5  sweep.params.model.7.out_features: model is a list of 3 items: '7' "
+            f"{cfg}:19:5  sweep.params.model.7.out_features: model is a list of 3 items: '7' "
             "is not an index of it",
-            f"{cfg}:17:5  sweep.params.model.0.out_features: with model.0.out_features=0: "
+            f"{cfg}:20:5  sweep.params.model.0.out_features: with model.0.out_features=0: "
             "expected a positive integer, got 0 (int)",
             f"{space}:2:18  params.optimizer.lr.uniform: low must be below high, got [0.5, 0.1]",
             "--param #1  optimizer.momentum.loguniform: a log range needs low > 0, got [-1, 1]",
@@ -123,4 +112,4 @@ def test_grid_needs_discrete_values_and_nothing_to_search_is_an_error(tmp_path, 
     code, _, err = agrad(capsys, "sweep", cfg, "--param", "optimizer.lr=uniform:0.01,0.1")
     assert code == 2 and "--param #1  sweep.params.optimizer.lr: sampler grid needs" in err
     code, _, err = agrad(capsys, "sweep", cfg)
-    assert code == 2 and f"{cfg}:11:1  nothing to search" in err
+    assert code == 2 and f"{cfg}:14:1  nothing to search" in err
