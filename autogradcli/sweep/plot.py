@@ -9,15 +9,12 @@ from typing import Any
 from xml.sax.saxutils import escape
 
 from ..trainer.plot import (
-    BOTTOM,
     HEIGHT,
-    LEFT,
-    RIGHT,
-    TOP,
     WIDTH,
     _fmt,
     axes,
     nice_ticks,
+    scales,
     svg_head,
     tick_marks,
 )
@@ -45,7 +42,6 @@ def _x_axis(
 
 def param_svg(points: list[tuple[Any, float, str]], param: str, space: dict, metric: str) -> str:
     """An SVG of ``metric`` against ``param`` for ``points`` ``(value, metric, state)``."""
-    pw, ph = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
     out = svg_head(f"{metric} against {param}")
     xs, x_ticks = _x_axis([p[0] for p in points], space)
     ys = [p[1] for p in points]
@@ -54,17 +50,7 @@ def param_svg(points: list[tuple[Any, float, str]], param: str, space: dict, met
         x_lo, x_hi = min(xs + tick_pos), max(xs + tick_pos)
         pad = (x_hi - x_lo) * 0.05 or 0.5
         x_lo, x_hi = x_lo - pad, x_hi + pad
-        y_ticks = nice_ticks(min(ys), max(ys))
-        y_lo, y_hi = y_ticks[0], y_ticks[-1]
-        if y_hi == y_lo:
-            y_hi = y_lo + 1
-
-        def sx(x: float) -> float:
-            return LEFT + (x - x_lo) / (x_hi - x_lo) * pw
-
-        def sy(y: float) -> float:
-            return TOP + ph - (y - y_lo) / (y_hi - y_lo) * ph
-
+        sx, sy, y_ticks = scales(x_lo, x_hi, ys)
         out += tick_marks(y_ticks, sy, [(sx(t), label) for t, label in x_ticks])
         for x, (value, y, state) in zip(xs, points):
             out.append(

@@ -7,7 +7,16 @@ from collections.abc import Sequence
 from typing import Any
 from xml.sax.saxutils import escape
 
-__all__ = ["acc_svg", "axes", "loss_svg", "metric_svg", "nice_ticks", "svg_head", "tick_marks"]
+__all__ = [
+    "acc_svg",
+    "axes",
+    "loss_svg",
+    "metric_svg",
+    "nice_ticks",
+    "scales",
+    "svg_head",
+    "tick_marks",
+]
 
 WIDTH, HEIGHT = 640, 400
 LEFT, RIGHT, TOP, BOTTOM = 70, 20, 40, 50
@@ -37,6 +46,24 @@ def nice_ticks(lo: float, hi: float, n: int = 5) -> list[float]:
 
 def _fmt(v: float) -> str:
     return f"{v:.4g}"
+
+
+def scales(x_lo: float, x_hi: float, ys: Sequence[float]) -> tuple[Any, Any, list[float]]:
+    """(x to pixel, y to pixel, y ticks): x over ``[x_lo, x_hi]``, y over round ticks
+    covering ``ys``, both onto the plot area."""
+    pw, ph = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
+    y_ticks = nice_ticks(min(ys), max(ys))
+    y_lo, y_hi = y_ticks[0], y_ticks[-1]
+    if y_hi == y_lo:
+        y_hi = y_lo + 1
+
+    def sx(x: float) -> float:
+        return LEFT + (x - x_lo) / (x_hi - x_lo) * pw
+
+    def sy(y: float) -> float:
+        return TOP + ph - (y - y_lo) / (y_hi - y_lo) * ph
+
+    return sx, sy, y_ticks
 
 
 def svg_head(title: str) -> list[str]:
@@ -112,23 +139,13 @@ def metric_svg(
         points[key] = pts
     xs = [p[0] for pts in points.values() for p in pts]
     ys = [p[1] for pts in points.values() for p in pts]
-    pw, ph = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
+    pw = WIDTH - LEFT - RIGHT
     out = svg_head(title)
     if xs:
         x_lo, x_hi = min(xs), max(xs)
         if x_hi == x_lo:
             x_lo, x_hi = x_lo - 1, x_hi + 1
-        y_ticks = nice_ticks(min(ys), max(ys))
-        y_lo, y_hi = y_ticks[0], y_ticks[-1]
-        if y_hi == y_lo:
-            y_hi = y_lo + 1
-
-        def sx(x: float) -> float:
-            return LEFT + (x - x_lo) / (x_hi - x_lo) * pw
-
-        def sy(y: float) -> float:
-            return TOP + ph - (y - y_lo) / (y_hi - y_lo) * ph
-
+        sx, sy, y_ticks = scales(x_lo, x_hi, ys)
         # x axis ticks: integer epochs, at most ~10 labels
         first, last = math.ceil(x_lo), math.floor(x_hi)
         every = max(1, math.ceil((last - first + 1) / 10))
