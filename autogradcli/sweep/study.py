@@ -95,7 +95,9 @@ def open_study(sweep_dir: str, spec: SweepSpec, *, create: bool, worker: int = 0
     """The study in ``sweep_dir/study.db``: made (with the config's hash and, for a grid,
     every point queued) when ``create``, else loaded and checked against ``spec``."""
     optuna = optuna_module()
-    storage = f"sqlite:///{os.path.join(os.path.abspath(sweep_dir), STUDY_DB)}"
+    url = f"sqlite:///{os.path.join(os.path.abspath(sweep_dir), STUDY_DB)}"
+    # --jobs N processes write one SQLite file: wait for its lock rather than fail at 5 s
+    storage = optuna.storages.RDBStorage(url, engine_kwargs={"connect_args": {"timeout": 120}})
     kwargs = {"sampler": _sampler(optuna, spec, worker), "pruner": _pruner(optuna, spec)}
     if create:
         study = optuna.create_study(
