@@ -59,6 +59,11 @@ def test_metric_mode_is_the_hooks_rule():
     assert len(issues) == 1 and issues[0].startswith("s.yaml:16:3  sweep.mode: ")
     assert "contradicts val_acc" in issues[0]
     assert "sweep.metric" in _issues("sweep:\n  metric: val_accuracy\n")[0]
+    unlogged = _issues("metrics: [mae]\nsweep:\n  metric: val_acc\n")
+    assert unlogged == [
+        "s.yaml:16:3  sweep.metric: val_acc is not logged: add accuracy to metrics (metrics: "
+        "['mae'])"
+    ]
 
 
 def test_hostile_params_exit_2_located_before_any_trial(tmp_path, capsys):

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..trainer.metrics import DEFAULT_MONITOR, MODE_VALUES, mode_problem
+from ..trainer.metrics import DEFAULT_MONITOR, MODE_VALUES, mode_problem, monitors
 from .checks import NONNEG_INT, POS_INT, is_int, is_num, show
 from .errors import Path, did_you_mean
+from .validate_hooks import _unlogged
 
 if TYPE_CHECKING:
     from .issues import IssueCollector
@@ -48,8 +49,11 @@ _SPACE_HINT = (
 )
 
 
-def validate_sweep(v: Validator, value: Any, path: Path, has_val: bool) -> dict[str, Any] | None:
-    """The ``sweep`` section with its defaults filled in (None after reporting a non-mapping)."""
+def validate_sweep(
+    v: Validator, value: Any, path: Path, has_val: bool, metrics: list[str] | None = None
+) -> dict[str, Any] | None:
+    """The ``sweep`` section with its defaults filled in (None after reporting a non-mapping);
+    its metric must be among the run's ``metrics`` (when given), as a hook's monitor must."""
     spec = v.mapping(value, path, "'sweep'")
     if spec is None:
         return None
@@ -66,6 +70,10 @@ def validate_sweep(v: Validator, value: Any, path: Path, has_val: bool) -> dict[
     out = v.fields(spec, path, SWEEP_DEFAULTS, checks, "'sweep'")
     if "metric" in spec:
         v.monitor(out["metric"], path + ("metric",), has_val)
+        if out["metric"] in monitors():
+            unlogged = _unlogged(out["metric"], metrics)
+            if unlogged:
+                v.error(path + ("metric",), unlogged)
     if isinstance(out["metric"], str) and out["mode"] in MODE_VALUES:
         problem = mode_problem(out["metric"], out["mode"])
         if problem:

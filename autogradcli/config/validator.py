@@ -101,7 +101,7 @@ class Validator(IssueCollector):
         output = self.mapping(root.get("output", {}), ("output",), "'output'")
         out["output"] = self.fields(output or {}, ("output",), OUTPUT_DEFAULTS, {}, "'output'")
         if "sweep" in root:  # only when written: `--print-config` of other configs is unchanged
-            out["sweep"] = validate_sweep(self, root["sweep"], ("sweep",), has_val)
+            out["sweep"] = validate_sweep(self, root["sweep"], ("sweep",), has_val, out["metrics"])
         return out
 
     # ------------------------------------------------------------------ shared checks

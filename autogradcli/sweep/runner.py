@@ -86,7 +86,10 @@ def _run_one(spec: SweepSpec, sweep_dir: str, study: Any, trial: Any, say: Calla
         study.tell(trial, value)
         state = "completed"
     else:
-        trial.set_user_attr("message", result.message.splitlines()[0] if result.message else "")
+        why = result.message.splitlines()[0] if result.message else ""
+        if result.status == "completed":  # ran to the end without logging the metric
+            why = f"{spec.metric} was never logged (or never finite)"
+        trial.set_user_attr("message", why)
         study.tell(trial, state=states.FAIL)
         state = "failed"
     metric = f"{spec.metric} {value:.4g}" if value is not None else f"{spec.metric} -"

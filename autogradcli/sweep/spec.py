@@ -67,7 +67,9 @@ class SweepSpec:
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def _space_file(text: str, path: str, has_val: bool) -> tuple[dict[str, Any], list[Param], list]:
+def _space_file(
+    text: str, path: str, has_val: bool, metrics: list[str] | None
+) -> tuple[dict[str, Any], list[Param], list]:
     """The settings written in a ``--space`` file (a sweep section, or ``sweep:`` holding one)
     and its parameters, located in that file."""
     data, source = load_yaml_text(text, path)
@@ -75,7 +77,7 @@ def _space_file(text: str, path: str, has_val: bool) -> tuple[dict[str, Any], li
     if isinstance(data, dict) and list(data) == ["sweep"]:
         data, prefix = data["sweep"], ("sweep",)
     v = Validator(source, os.path.dirname(os.path.abspath(path)), "space")
-    resolved = validate_sweep(v, data, prefix, has_val) or {}
+    resolved = validate_sweep(v, data, prefix, has_val, metrics) or {}
     written = {k: resolved[k] for k in data if k in resolved and k != "params"}
     params = [
         Param(key, space, source.where(prefix + ("params", key)))
@@ -109,7 +111,9 @@ def load_spec(
     }
     issues: list[ConfigIssue] = []
     if space is not None:
-        written, file_params, issues = _space_file(space[0], space[1], has_val)
+        written, file_params, issues = _space_file(
+            space[0], space[1], has_val, config.data.get("metrics")
+        )
         settings.update(written)
         merged.update({p.path: p for p in file_params})
     extra, cli_issues = cli_params(params)
