@@ -71,15 +71,14 @@ def _run(
 ) -> int:
     import json
 
-    from ..sweep.runner import run_trials
     from ..sweep.study import (
         MANIFEST,
+        close_study,
         make_sweep_dir,
         open_study,
         read_manifest,
         requeue_interrupted,
     )
-    from .train_cmd import set_threads
 
     say = _printer()
     if resume is not None:
@@ -105,6 +104,19 @@ def _run(
         runs = runs_dir if runs_dir is not None else spec.config.output_dir()
         sweep_dir = make_sweep_dir(runs, spec.config.data["name"], manifest)
         study = open_study(sweep_dir, spec, create=True)
+    try:
+        return _work(spec, sweep_dir, study, jobs, threads, worker, say)
+    finally:
+        close_study(study)
+
+
+def _work(
+    spec: Any, sweep_dir: str, study: Any, jobs: int, threads: Any, worker: bool, say: Any
+) -> int:
+    """Run the trials (a ``--worker`` process: only its share of them), then report them."""
+    from ..sweep.runner import run_trials
+    from .train_cmd import set_threads
+
     if worker:
         set_threads(threads)
         return run_trials(spec, sweep_dir, study, say)

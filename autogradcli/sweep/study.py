@@ -7,6 +7,7 @@ import contextlib
 import json
 import os
 import time
+import weakref
 from collections.abc import Iterator
 from typing import Any
 
@@ -18,6 +19,7 @@ __all__ = [
     "STUDY_DB",
     "SweepError",
     "ask_lock",
+    "close_study",
     "make_sweep_dir",
     "open_study",
     "optuna_module",
@@ -30,6 +32,7 @@ __all__ = [
 STUDY_DB = "study.db"
 MANIFEST = "sweep.json"  # how to rebuild the sweep: the config text, overrides, params, space
 STUDY_NAME = "sweep"
+_STORAGES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # study -> its RDBStorage
 
 
 class SweepError(Exception):
@@ -91,18 +94,35 @@ def _pruner(optuna: Any, spec: SweepSpec) -> Any:
     )
 
 
+def _wal_connection() -> type:
+    """A sqlite3 connection in WAL mode with ``synchronous=NORMAL``: a killed process loses
+    nothing committed and the file is never torn, without an fsync per commit (Optuna commits
+    several times per trial; with the default journal, making a study took 3x longer)."""
+    import sqlite3
+
+    class WalConnection(sqlite3.Connection):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self.execute("PRAGMA journal_mode=WAL")
+            self.execute("PRAGMA synchronous=NORMAL")
+
+    return WalConnection
+
+
 def open_study(sweep_dir: str, spec: SweepSpec, *, create: bool, worker: int = 0) -> Any:
     """The study in ``sweep_dir/study.db``: made (with the config's hash and, for a grid,
     every point queued) when ``create``, else loaded and checked against ``spec``."""
     optuna = optuna_module()
     url = f"sqlite:///{os.path.join(os.path.abspath(sweep_dir), STUDY_DB)}"
     # --jobs N processes write one SQLite file: wait for its lock rather than fail at 5 s
-    storage = optuna.storages.RDBStorage(url, engine_kwargs={"connect_args": {"timeout": 120}})
+    connect = {"timeout": 120, "factory": _wal_connection()}
+    storage = optuna.storages.RDBStorage(url, engine_kwargs={"connect_args": connect})
     kwargs = {"sampler": _sampler(optuna, spec, worker), "pruner": _pruner(optuna, spec)}
     if create:
         study = optuna.create_study(
             study_name=STUDY_NAME, storage=storage, direction=spec.direction, **kwargs
         )
+        _STORAGES[study] = storage
         study.set_user_attr("config_hash", spec.hash())
         study.set_user_attr("metric", spec.metric)
         for point in spec.grid[: spec.trials]:
@@ -112,13 +132,24 @@ def open_study(sweep_dir: str, spec: SweepSpec, *, create: bool, worker: int = 0
         study = optuna.load_study(study_name=STUDY_NAME, storage=storage, **kwargs)
     except KeyError:
         raise SweepError(f"{sweep_dir}/{STUDY_DB} holds no sweep study") from None
+    _STORAGES[study] = storage
     made_by = study.user_attrs.get("config_hash")
     if made_by != spec.hash():
+        close_study(study)
         raise SweepError(
             f"{sweep_dir}/{STUDY_DB} was made by another config or search space (hash "
             f"{made_by}, this one {spec.hash()}): resume it without CONFIG, or start a new sweep"
         )
     return study
+
+
+def close_study(study: Any) -> None:
+    """Close the study's database connections: the last one out folds the WAL file back in,
+    leaving ``study.db`` alone in the folder."""
+    storage = _STORAGES.pop(study, None)
+    if storage is not None:
+        storage.remove_session()
+        storage.engine.dispose()
 
 
 def trial_state(t: Any) -> str:
