@@ -12,6 +12,7 @@ import sys
 import time
 
 import pytest
+import yaml
 from test_cli_helpers import REPO, agrad, write
 from test_sweep_runs import _summary, _sweep_dir
 from test_sweep_space import BASE
@@ -79,15 +80,18 @@ def _completed(trials: dict[str, dict]) -> list[str]:
 
 def test_jobs_2_runs_the_same_grid_trials_as_jobs_1(tmp_path, capsys):
     pytest.importorskip("optuna")
-    cfg = write(
-        tmp_path / "s.yaml",
-        BASE + "sweep:\n  sampler: grid\n  pruner: none\n  params:\n"
-        "    optimizer.lr: {choice: [0.01, 0.05]}\n    model.0.out_features: {int: [4, 8], step: 4}\n",
+    cfg = write(tmp_path / "s.yaml", BASE + "sweep: {sampler: random, trials: 9}\n")
+    space = write(  # a --space file replaces the config's sampler and gives the params
+        tmp_path / "space.yaml",
+        "sampler: grid\npruner: none\nparams:\n"
+        "  optimizer.lr: {choice: [0.01, 0.05]}\n  model.0.out_features: {int: [4, 8], step: 4}\n",
     )
     found = []
     for jobs in ("1", "2"):
         runs = tmp_path / f"runs{jobs}"
-        code, _out, err = agrad(capsys, "sweep", cfg, "--runs-dir", str(runs), "--jobs", jobs)
+        code, _out, err = agrad(
+            capsys, "sweep", cfg, "--space", space, "--runs-dir", str(runs), "--jobs", jobs
+        )
         assert code == 0, err
         sweep = _sweep_dir(runs)
         trials = _trials(sweep)
@@ -97,8 +101,6 @@ def test_jobs_2_runs_the_same_grid_trials_as_jobs_1(tmp_path, capsys):
         points = set()
         for name in trials:
             with open(os.path.join(sweep, name, "config.resolved.yaml"), encoding="utf-8") as f:
-                import yaml
-
                 data = yaml.safe_load(f)
             points.add((data["optimizer"]["lr"], data["model"][0]["out_features"]))
         found.append(points)

@@ -4,6 +4,8 @@ trial runs, at its line:col (or --param #N), exit 2, and no sweep folder is made
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 from test_cli_helpers import TINY_CONFIG, agrad, write
 
@@ -118,3 +120,14 @@ def test_grid_needs_discrete_values_and_nothing_to_search_is_an_error(tmp_path, 
     assert code == 2 and "--param #1  sweep.params.optimizer.lr: sampler grid needs" in err
     code, _, err = agrad(capsys, "sweep", cfg)
     assert code == 2 and f"{cfg}:14:1  nothing to search" in err
+
+
+def test_without_optuna_the_install_command_is_named_and_nothing_is_made(
+    tmp_path, capsys, monkeypatch
+):
+    monkeypatch.setitem(sys.modules, "optuna", None)  # import optuna raises ImportError
+    cfg = write(tmp_path / "s.yaml", BASE + "sweep: {params: {optimizer.lr: {choice: [0.1]}}}\n")
+    code, _, err = agrad(capsys, "sweep", cfg, "--runs-dir", str(tmp_path / "runs"))
+    assert code == 2
+    assert err == "agrad: error: agrad sweep needs Optuna: pip install 'autogradcli[sweep]'\n"
+    assert not (tmp_path / "runs").exists()

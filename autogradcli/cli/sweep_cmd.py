@@ -76,10 +76,12 @@ def _run(
         close_study,
         make_sweep_dir,
         open_study,
+        optuna_module,
         read_manifest,
         requeue_interrupted,
     )
 
+    optuna_module()  # missing: say so before anything is read or made
     say = _printer()
     if resume is not None:
         if not os.path.isdir(resume):
