@@ -175,3 +175,17 @@ def test_ctrl_c_stops_cleanly_and_resume_reruns_the_cut_trial(tmp_path, capsys):
     assert states == ["FAIL", "COMPLETE", "COMPLETE"]
     assert study.trials[1].user_attrs["retry_of"] == 0
     assert study.trials[1].params == study.trials[0].params
+
+
+def test_a_sweep_whose_every_trial_fails_exits_1_with_the_reason(tmp_path, capsys):
+    pytest.importorskip("optuna")
+    cfg = write(tmp_path / "s.yaml", BASE + "sweep: {trials: 1, pruner: none}\n")
+    runs = tmp_path / "runs"
+    code, out, _ = agrad(
+        capsys, "sweep", cfg, "--runs-dir", str(runs), "--param", "optimizer.lr=choice:1e30"
+    )
+    assert code == 1
+    sweep = _sweep_dir(runs)
+    assert _summary(os.path.join(sweep, "trial-000"))["status"] == "failed"
+    assert "trial 0: failed (non-finite loss" in out and "no trial completed: no best.yaml" in out
+    assert not os.path.exists(os.path.join(sweep, "best.yaml"))

@@ -10,7 +10,7 @@ import sys
 from typing import Any
 
 from .console import console
-from .errors import EXIT_INTERRUPTED, EXIT_OK, UserError
+from .errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, UserError
 
 __all__ = ["run_sweep"]
 
@@ -123,12 +123,13 @@ def _work(
         set_threads(threads)
         return run_trials(spec, sweep_dir, study, say)
     say(
-        f"sweep {_shown(sweep_dir)}: {spec.trials} trials, {spec.settings['sampler']} sampler, "
+        f"sweep {_shown(sweep_dir)}: {spec.trials} trial{'s' * (spec.trials != 1)}, "
+        f"{spec.settings['sampler']} sampler, "
         f"{spec.direction} {spec.metric}, {jobs} process{'es' if jobs > 1 else ''}"
     )
     code = _run_workers(spec, sweep_dir, study, jobs, threads, say)
-    _report(sweep_dir, spec, study, code)
-    return code
+    best = _report(sweep_dir, spec, study, code)
+    return EXIT_FAILED if code == EXIT_OK and best is None else code
 
 
 def _printer() -> Any:
@@ -164,7 +165,9 @@ def _run_workers(
     return max(codes) if any(codes) else EXIT_OK
 
 
-def _report(sweep_dir: str, spec: Any, study: Any, code: int) -> None:
+def _report(sweep_dir: str, spec: Any, study: Any, code: int) -> str | None:
+    """Print the trials table; write best.yaml and the plots; best.yaml's path (None when no
+    trial completed)."""
     from ..sweep.report import trial_rows, write_best, write_plots
 
     rows = trial_rows(study, spec)
@@ -187,11 +190,14 @@ def _report(sweep_dir: str, spec: Any, study: Any, code: int) -> None:
     plots = write_plots(sweep_dir, rows, spec)
     if best is not None:
         out.print(f"best config: {_shown(best)} (agrad train {_shown(best)})", markup=False)
+    else:
+        out.print("no trial completed: no best.yaml", markup=False)
     out.print(f"plots: {', '.join(os.path.basename(p) for p in plots)}", markup=False)
     if code == EXIT_INTERRUPTED:
         out.print(
             f"interrupted: continue with agrad sweep --resume {_shown(sweep_dir)}", markup=False
         )
+    return best
 
 
 def _shown(path: str) -> str:

@@ -91,10 +91,10 @@ def _run_one(spec: SweepSpec, sweep_dir: str, study: Any, trial: Any, say: Calla
             why = f"{spec.metric} was never logged (or never finite)"
         trial.set_user_attr("message", why)
         study.tell(trial, state=states.FAIL)
-        state = "failed"
+        state = f"failed ({why})" if why else "failed"
     metric = f"{spec.metric} {value:.4g}" if value is not None else f"{spec.metric} -"
     say(f"trial {trial.number}: {state}, {metric} ({shown}) in {folder}")
-    return state
+    return state.split(" ")[0]
 
 
 def run_trials(spec: SweepSpec, sweep_dir: str, study: Any, say: Callable = print) -> int:
