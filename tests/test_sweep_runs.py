@@ -149,7 +149,9 @@ class InterruptOnce(Callback):
 """
 
 
-def test_ctrl_c_stops_cleanly_and_resume_reruns_the_cut_trial(tmp_path, capsys):
+def test_ctrl_c_stops_cleanly_and_resume_reruns_the_cut_trial_and_may_raise_the_count(
+    tmp_path, capsys
+):
     optuna = pytest.importorskip("optuna")
     write(tmp_path / "hooks.py", INTERRUPT_ONCE)
     marker = tmp_path / "interrupted"
@@ -167,12 +169,12 @@ def test_ctrl_c_stops_cleanly_and_resume_reruns_the_cut_trial(tmp_path, capsys):
     assert f"interrupted: continue with agrad sweep --resume {sweep}" in out
     assert _summary(os.path.join(sweep, "trial-000"))["status"] == "interrupted"
     assert not os.path.exists(os.path.join(sweep, "trial-001"))  # stopped: no new trial
-    code, out, err = agrad(capsys, "sweep", "--resume", sweep)
+    code, out, err = agrad(capsys, "sweep", "--resume", sweep, "--set", "sweep.trials=3")
     assert code == 0, err
     assert "trial 0 was interrupted: it runs again" in out
     study = optuna.load_study(study_name="sweep", storage=f"sqlite:///{sweep}/study.db")
     states = [t.state.name for t in study.trials]
-    assert states == ["FAIL", "COMPLETE", "COMPLETE"]
+    assert states == ["FAIL", "COMPLETE", "COMPLETE", "COMPLETE"]  # resumed to 3 trials
     assert study.trials[1].user_attrs["retry_of"] == 0
     assert study.trials[1].params == study.trials[0].params
 
