@@ -46,6 +46,7 @@ LAYERS = {
     "utils": 4,  # PyTorch's public torch.utils namespace (utils.data over autogradcli.data)
     "config": 5,
     "trainer": 5,
+    "sweep": 5,  # agrad sweep: search spaces and trials on Optuna, over config and trainer
     "cli": 6,
 }
 
