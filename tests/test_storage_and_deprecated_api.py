@@ -169,3 +169,27 @@ def test_dynamo_reset_and_config_defaults_as_torch():
         "suppress_errors": False,
     }
     assert {k: getattr(ag._dynamo.config, k) for k in expected} == expected
+
+
+@pytest.mark.parametrize("device", ["cpu", "cuda:1", "meta"])
+def test_default_backend_for_device_as_torch(torch, device):
+    import torch.distributed
+
+    import autogradcli.distributed
+
+    try:
+        expected = torch.distributed.get_default_backend_for_device(device)
+    except ValueError as err:
+        with pytest.raises(ValueError, match=str(err)):
+            autogradcli.distributed.get_default_backend_for_device(device)
+    else:
+        assert autogradcli.distributed.get_default_backend_for_device(device) == expected
+
+
+def test_module_compile_checks_its_arguments_and_changes_nothing():
+    model = ag.nn.Linear(3, 2)
+    x = ag.randn(4, 3)
+    before = model(x)
+    assert model.compile(mode="max-autotune") is None
+    np.testing.assert_array_equal(model(x).detach().numpy(), before.detach().numpy())
+    assert list(model.state_dict()) == ["weight", "bias"]  # no _orig_mod. prefix
