@@ -16,6 +16,7 @@ LAYERS = {
     "_version": 0,
     "_startup": 0,  # stdlib only: quiet Ctrl-C while the agrad process imports
     "_utils": 0,  # internal helpers: atomic writes, hook handles
+    "futures": 0,  # torch.futures: a thread-safe Future, stdlib only
     "backend": 1,
     "tensor": 2,
     "autograd": 2,
