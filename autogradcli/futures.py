@@ -64,14 +64,15 @@ class Future(Generic[T]):
     def set_exception(self, result: BaseException) -> None:
         """Complete with an exception: ``wait`` and ``value`` raise it."""
         if not isinstance(result, BaseException):
-            raise TypeError(f"{result!r} is of type {type(result)}, not an Exception.")
+            raise AssertionError(f"{result!r} is of type {type(result)}, not an Exception.")
         self._complete(None, result)
 
     def _complete(self, value: Any, error: BaseException | None) -> None:
         with self._cond:
             if self._done:
                 raise RuntimeError(
-                    "Future can only be marked completed once, but it is already completed"
+                    "Attempting to mark a completed Future as complete again. Note that a Future "
+                    "can only be marked completed once."
                 )
             self._value, self._error, self._done = value, error, True
             callbacks, self._callbacks = self._callbacks, []
@@ -104,8 +105,13 @@ class Future(Generic[T]):
         def chain(fut: Future[T]) -> None:
             try:
                 out.set_result(callback(fut))
-            except Exception as error:
-                out.set_exception(error)
+            except Exception as error:  # as torch: a RuntimeError naming the callback's error
+                out.set_exception(
+                    RuntimeError(
+                        "Got the following error when running the callback: "
+                        f"{type(error).__name__}: {error}"
+                    )
+                )
 
         self.add_done_callback(chain)
         return out
