@@ -71,15 +71,15 @@ def send_frame(sock: socket.socket, lock: threading.Lock, data: bytes) -> None:
         sock.sendall(_HEADER.pack(len(data)) + data)
 
 
-def recv_frame(sock: socket.socket) -> bytes | None:
+def recv_frame(sock: socket.socket) -> bytearray | None:
     """Read one frame; None when the peer closed the connection."""
     header = _recv_exactly(sock, _HEADER.size)
     if header is None:
         return None
-    return _recv_exactly(sock, _HEADER.unpack(header)[0])
+    return _recv_exactly(sock, _HEADER.unpack(bytes(header))[0])
 
 
-def _recv_exactly(sock: socket.socket, n: int) -> bytes | None:
+def _recv_exactly(sock: socket.socket, n: int) -> bytearray | None:
     buf = bytearray(n)
     view = memoryview(buf)
     got = 0
@@ -91,4 +91,4 @@ def _recv_exactly(sock: socket.socket, n: int) -> bytes | None:
         if k == 0:
             return None
         got += k
-    return bytes(buf)
+    return buf
