@@ -106,14 +106,18 @@ class RpcAgent:
         self.listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self.listener.bind(("", 0))
         self.listener.listen(64)
-        table = rendezvous(
-            options.init_method,
-            name,
-            rank,
-            world_size,
-            self.listener.getsockname()[1],
-            options.rpc_timeout if options.rpc_timeout > 0 else 1800.0,
-        )
+        try:
+            table = rendezvous(
+                options.init_method,
+                name,
+                rank,
+                world_size,
+                self.listener.getsockname()[1],
+                options.rpc_timeout if options.rpc_timeout > 0 else 1800.0,
+            )
+        except BaseException:
+            self.listener.close()
+            raise
         self.info = WorkerInfo(name, rank)
         self.workers = [WorkerInfo(n, i) for i, (n, _, _) in enumerate(table)]
         self.addresses = [(host, port) for _, host, port in table]
@@ -129,10 +133,14 @@ class RpcAgent:
         self._owned_lock = threading.Lock()
         self._requests: queue.Queue = queue.Queue()
         self._stopped = False
-        self._threads = [threading.Thread(target=self._accept_loop, daemon=True)]
-        for _ in range(options.num_worker_threads):
-            self._threads.append(threading.Thread(target=self._serve_loop, daemon=True))
-        for thread in self._threads:
+
+    def start(self) -> None:
+        """Start serving (once the agent is reachable as the current one: the peers may call
+        at once, and their functions look it up)."""
+        threads = [threading.Thread(target=self._accept_loop, daemon=True)]
+        for _ in range(self.options.num_worker_threads):
+            threads.append(threading.Thread(target=self._serve_loop, daemon=True))
+        for thread in threads:
             thread.start()
         futures._blocking = _blocking
 

@@ -55,6 +55,7 @@ def init_rpc(
     if not 0 <= rank < world_size:
         raise ValueError(f"rank {rank} is out of range for world_size {world_size}")
     _agent = RpcAgent(name, rank, world_size, rpc_backend_options or TensorPipeRpcBackendOptions())
+    _agent.start()
 
 
 def _env_int(key: str, arg: str) -> int:
