@@ -81,6 +81,29 @@ def later(x):
     return result
 
 
+def grad_info(t):
+    return (t.requires_grad, t.is_leaf, type(t).__name__)
+
+
+class Batcher:
+    """As pytorch/examples' batch parameter server: an async_execution staticmethod whose callers
+    all get their reply when the second one has arrived."""
+
+    def __init__(self):
+        self.future = Future()
+        self.arrived = 0
+
+    @staticmethod
+    @rpc.functions.async_execution
+    def arrive(rref, x):
+        self = rref.local_value()
+        self.arrived += 1
+        fut = self.future
+        if self.arrived == 2:
+            fut.set_result(x * 100)
+        return fut
+
+
 def _calls(rank):
     if rank != 0:
         return
@@ -95,6 +118,14 @@ def _calls(rank):
     p = rpc.rpc_sync("w1", nn.Parameter, args=(a,))
     assert isinstance(p, nn.Parameter) and p.requires_grad
     assert rpc.rpc_sync("w2", add, kwargs={"a": "x", "b": "y"}) == "xy"
+    # outside a distributed autograd context a tensor that requires grad arrives as a leaf (torch)
+    x = torch.ones(2, requires_grad=True) * 3
+    assert rpc.rpc_sync("w1", grad_info, args=(x,)) == (True, True, "Tensor")
+    batcher = rpc.remote("w2", Batcher)
+    first = rpc.rpc_async("w2", Batcher.arrive, args=(batcher, 1))
+    assert not first.done()
+    assert rpc.rpc_sync("w2", Batcher.arrive, args=(batcher, 2)) == 200
+    assert first.wait() == 200
     assert rpc.get_worker_info() == rpc.WorkerInfo("w0", 0)
     assert repr(rpc.get_worker_info("w2")) == "WorkerInfo(id=2, name=w2)"
     assert rpc.rpc_sync("w2", whoami) == "w2"
