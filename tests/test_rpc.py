@@ -246,3 +246,28 @@ def test_a_single_worker_group_over_tcp_init_method():
         assert rpc.rpc_sync("solo", add, args=(2, 3)) == 5
     finally:
         rpc.shutdown()
+
+
+def test_cuda_tensors_travel_through_host_memory(strict_cuda):
+    """A CUDA tensor (the strict cupy stand-in) is pickled from the host copy; it arrives on the
+    CPU with its values, dtype and requires_grad, and is noted for distributed autograd."""
+    from autogradcli.distributed.rpc import wire
+
+    t = torch.tensor([[1.5, -2.0]], device="cuda", requires_grad=True)
+    data, grad_tensors = wire.dumps({"x": t, "n": 3})
+    assert grad_tensors == [t]
+    out, leaves = wire.loads(data)
+    x = out["x"]
+    assert x.device.type == "cpu" and x.dtype == torch.float32 and x.requires_grad
+    assert x.tolist() == [[1.5, -2.0]] and out["n"] == 3 and leaves == [x]
+
+
+def _same_name(rank, port):
+    os.environ["MASTER_ADDR"] = "localhost"
+    os.environ["MASTER_PORT"] = str(port)
+    rpc.init_rpc("same", rank=rank, world_size=2)
+
+
+def test_duplicate_worker_names_are_refused():
+    with pytest.raises(mp.ProcessRaisedException, match="two workers are named 'same'"):
+        mp.spawn(_same_name, args=(free_port(),), nprocs=2, start_method="fork")
