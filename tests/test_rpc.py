@@ -133,6 +133,11 @@ def _calls(rank):
     futs = [rpc.rpc_async(f"w{i}", add, args=(i, 10)) for i in (1, 2)]
     assert torch.futures.wait_all(futs) == [11, 12]
     assert rpc.rpc_async("w1", add, args=(2, 3)).then(lambda f: f.wait() * 2).wait() == 10
+    # a callback may itself wait on an RPC to the same worker
+    chained = rpc.rpc_async("w1", add, args=(2, 3)).then(
+        lambda f: rpc.rpc_sync("w1", add, args=(f.wait(), 1))
+    )
+    assert chained.wait() == 6
     # nested RPC, and RPC to oneself
     assert rpc.rpc_sync("w1", relay, args=("w2", 1, 2)) == 30
     assert rpc.rpc_sync("w0", add, args=(1, 1)) == 2

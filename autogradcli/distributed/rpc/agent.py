@@ -208,10 +208,11 @@ class RpcAgent:
                 continue
             if leaves and ctx_id is not None:
                 dist_ctx.get_or_create(ctx_id).record_recv(peer, send_id, leaves)
-            if ok:
-                fut.set_result(value)
+            outcome = (fut.set_result, value) if ok else (fut.set_exception, value.to_exception())
+            if fut._callbacks:  # they may block on RPC replies that only this thread reads
+                threading.Thread(target=outcome[0], args=(outcome[1],), daemon=True).start()
             else:
-                fut.set_exception(value.to_exception())
+                outcome[0](outcome[1])
 
     def _fail_pending(self, peer: int) -> None:
         with self._pending_lock:
