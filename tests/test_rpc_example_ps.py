@@ -230,7 +230,7 @@ def get_accuracy(test_loader, model):
     else:
         device = torch.device("cpu")
     with torch.no_grad():
-        for i, (data, target) in enumerate(test_loader):
+        for i, (data, target) in enumerate(test_loader):  # noqa: B007  (as the source)
             out = model(data)
             pred = out.argmax(dim=1, keepdim=True)
             pred, target = pred.to(device), target.to(device)
