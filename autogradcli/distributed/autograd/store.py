@@ -45,6 +45,7 @@ class DistAutogradContext:
             self.recv_leaves.extend(leaves)
 
     def accumulate(self, leaf: Tensor, grad: Tensor) -> None:
+        """Add ``grad`` to the context's gradient of ``leaf``."""
         with self.lock:
             old = self.grads.get(id(leaf))
             self.grads[id(leaf)] = (leaf, grad if old is None else old[1] + grad)
@@ -59,6 +60,7 @@ def new_context(worker_id: int) -> DistAutogradContext:
 
 
 def get_or_create(context_id: int) -> DistAutogradContext:
+    """The context ``context_id`` on this worker, made when an RPC first brings it here."""
     with _lock:
         ctx = _contexts.get(context_id)
         if ctx is None:
@@ -75,6 +77,7 @@ def retrieve(context_id: int) -> DistAutogradContext:
 
 
 def release(context_id: int) -> DistAutogradContext | None:
+    """Forget the context here; the released one, or None when it was not here."""
     with _lock:
         return _contexts.pop(context_id, None)
 

@@ -22,6 +22,7 @@ class _LocalOptimizer:
         self.optim = optimizer_class(self.params, *args, **kwargs)
 
     def step(self, context_id: int) -> None:
+        """One step with the context's gradients (``.grad`` is restored after)."""
         grads = _context.retrieve(context_id).grads
         with _LocalOptimizer._lock:
             saved = [p.grad for p in self.params]

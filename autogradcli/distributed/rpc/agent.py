@@ -67,6 +67,7 @@ class RemoteError:
         return _remote_error, (_picklable_type(self.exc_type), self.message)
 
     def to_exception(self) -> BaseException:
+        """The exception to raise in the caller: its type, the remote traceback as message."""
         try:
             return self.exc_type(self.message)
         except Exception:
@@ -311,10 +312,12 @@ class RpcAgent:
             return fut
 
     def new_rref_id(self) -> tuple[int, int]:
+        """An RRef id unique across workers: (this worker's id, a counter)."""
         return (self.info.id, next(self._ids))
 
     # ----------------------------------------------------------------- stopping
     def outstanding(self) -> list[Future]:
+        """The futures of this worker's calls still waiting for a reply."""
         with self._pending_lock:
             return [fut for fut, _, _ in self._pending.values()]
 

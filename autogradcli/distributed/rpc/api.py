@@ -29,6 +29,7 @@ def current_agent() -> RpcAgent:
 
 
 def is_initialized() -> bool:
+    """Whether this process has joined RPC (``init_rpc`` called, ``shutdown`` not yet)."""
     return _agent is not None
 
 

@@ -35,12 +35,15 @@ class RRef:
         return self._owner
 
     def owner_name(self) -> str:
+        """The owner's worker name."""
         return self._owner.name
 
     def is_owner(self) -> bool:
+        """Whether this worker owns the value."""
         return api.current_agent().info.id == self._owner.id
 
     def confirmed_by_owner(self) -> bool:
+        """Always True: the owner knows every RRef from the moment it is made."""
         return True
 
     def local_value(self) -> Any:
