@@ -155,6 +155,10 @@ def _calls(rank):
     # a timeout marks the call with an error (as torch: RuntimeError)
     with pytest.raises(RuntimeError, match="RPC ran for more than set timeout"):
         rpc.rpc_sync("w1", slow, args=(0.5,), timeout=0.05)
+    late = rpc.rpc_async("w2", slow, args=(0.3,), timeout=0.05)
+    with pytest.raises(RuntimeError, match=r"RPC ran for more than set timeout \(50 ms\)"):
+        late.wait()
+    assert rpc.rpc_sync("w2", slow, args=(0.01,), timeout=5) == 0.01  # within its timeout
     with pytest.raises(ValueError, match="Unknown destination worker"):
         rpc.rpc_sync("nobody", add, args=(1, 2))
 

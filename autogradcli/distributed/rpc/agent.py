@@ -23,6 +23,7 @@ from ... import futures
 from ...futures import Future
 from ..autograd import store as dist_ctx
 from . import wire
+from .deadlines import Deadlines
 from .options import TensorPipeRpcBackendOptions, WorkerInfo
 from .rendezvous import rendezvous
 
@@ -133,6 +134,7 @@ class RpcAgent:
         self._owned: dict[Any, Future] = {}
         self._owned_lock = threading.Lock()
         self._requests: queue.Queue = queue.Queue()
+        self._deadlines = Deadlines(self._expire)
         self._stopped = False
 
     def start(self) -> None:
@@ -160,8 +162,11 @@ class RpcAgent:
         raise ValueError(f"Unknown destination worker {to}")
 
     # ----------------------------------------------------------------- calling
-    def call(self, to: int, fn: Callable, args: tuple, kwargs: dict) -> Future:
-        """Send ``fn(*args, **kwargs)`` to worker ``to``; the future of its result."""
+    def call(
+        self, to: int, fn: Callable, args: tuple, kwargs: dict, timeout: float | None = None
+    ) -> Future:
+        """Send ``fn(*args, **kwargs)`` to worker ``to``; the future of its result, failed if no
+        reply came within ``timeout`` seconds (None: no limit)."""
         if self._stopped:
             raise RuntimeError("RPC has not been initialized or has been shut down")
         ctx = dist_ctx.current()
@@ -173,6 +178,8 @@ class RpcAgent:
         fut: Future = Future()
         with self._pending_lock:
             self._pending[msg_id] = (fut, ctx.id if ctx is not None else None, to)
+        if timeout is not None:
+            self._deadlines.add(msg_id, timeout)
         header = (msg_id, self.info.id, ctx.id if ctx is not None else None, send_id)
         try:
             self._connection(to).send(pickle.dumps((header, body), pickle.HIGHEST_PROTOCOL))
@@ -201,7 +208,10 @@ class RpcAgent:
                 return
             msg_id, send_id, payload = pickle.loads(frame)
             with self._pending_lock:
-                fut, ctx_id, _ = self._pending.pop(msg_id)
+                entry = self._pending.pop(msg_id, None)
+            if entry is None:
+                continue  # timed out already
+            fut, ctx_id, _ = entry
             try:
                 (ok, value), leaves = wire.loads(payload)
             except Exception as error:
@@ -214,6 +224,17 @@ class RpcAgent:
                 threading.Thread(target=outcome[0], args=(outcome[1],), daemon=True).start()
             else:
                 outcome[0](outcome[1])
+
+    def _expire(self, msg_id: int, seconds: float) -> None:
+        with self._pending_lock:
+            entry = self._pending.pop(msg_id, None)
+        if entry is not None:
+            entry[0].set_exception(
+                RuntimeError(
+                    f"RPC ran for more than set timeout ({int(seconds * 1000)} ms) and will now "
+                    "be marked with an error"
+                )
+            )
 
     def _fail_pending(self, peer: int) -> None:
         with self._pending_lock:
@@ -326,6 +347,7 @@ class RpcAgent:
         with self._idle:
             self._idle.wait_for(lambda: self._in_flight == 0, timeout)
         self._stopped = True
+        self._deadlines.stop()
         for sock in [self.listener, *self._accepted, *(c.sock for c in self._out.values())]:
             with contextlib.suppress(OSError):
                 sock.shutdown(socket.SHUT_RDWR)

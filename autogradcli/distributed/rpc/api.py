@@ -81,7 +81,9 @@ def rpc_async(
 ) -> Future:
     """Run ``func(*args, **kwargs)`` on worker ``to`` (name, id or WorkerInfo); a Future."""
     agent = current_agent()
-    return agent.call(agent.worker(to).id, func, tuple(args or ()), dict(kwargs or {}))
+    return agent.call(
+        agent.worker(to).id, func, tuple(args or ()), dict(kwargs or {}), _timeout(agent, timeout)
+    )
 
 
 def rpc_sync(
@@ -89,16 +91,7 @@ def rpc_sync(
 ) -> Any:
     """Run ``func(*args, **kwargs)`` on worker ``to`` and return its result (its error raises
     here, with the remote traceback in the message)."""
-    agent = current_agent()
-    fut = rpc_async(to, func, args, kwargs)
-    seconds = _timeout(agent, timeout)
-    try:
-        return fut.wait(seconds)
-    except TimeoutError:
-        raise RuntimeError(
-            f"RPC ran for more than set timeout ({int(seconds * 1000)} ms) and will now be "
-            "marked with an error"
-        ) from None
+    return rpc_async(to, func, args, kwargs, timeout).wait()
 
 
 def remote(
@@ -110,7 +103,8 @@ def remote(
     agent = current_agent()
     owner = agent.worker(to)
     rref_id = agent.new_rref_id()
-    agent.call(owner.id, _create_owned, (rref_id, func, tuple(args or ()), dict(kwargs or {})), {})
+    args = (rref_id, func, tuple(args or ()), dict(kwargs or {}))
+    agent.call(owner.id, _create_owned, args, {}, _timeout(agent, timeout))
     return RRef._existing(owner, rref_id)
 
 
