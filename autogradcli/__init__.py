@@ -99,6 +99,7 @@ _LAZY = {
     "data": ".data",
     "distributed": ".distributed",
     "distributions": ".distributions",
+    "futures": ".futures",
     "linalg": ".linalg",
     "multiprocessing": ".multiprocessing",
     "serialization": ".serialization",

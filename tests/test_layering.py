@@ -29,6 +29,7 @@ LAYERS = {
     "cuda": 2,  # torch.cuda: device queries, and the legacy cuda tensor types
     "accelerator": 1,  # torch.accelerator's queries over the backend
     "backends": 1,  # torch.backends.cudnn: flags kept for programs that set them
+    "futures": 0,  # torch.futures: a thread-safe Future, stdlib only
     "amp": 1,  # autocast/GradScaler: deliberate no-ops on the CPU
     "testing": 3,  # assert_close over tensors
     "ops": 3,

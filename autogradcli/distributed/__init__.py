@@ -30,6 +30,9 @@ _LAZY = {
     "is_nccl_available": ".process_group:is_nccl_available",
     "reduce_scatter": ".collectives:reduce_scatter",
     "reduce_scatter_tensor": ".collectives:reduce_scatter_tensor",
+    "autograd": ".autograd",
+    "optim": ".optim",
+    "rpc": ".rpc",
 }
 __getattr__, __dir__ = lazy_attributes(globals(), _LAZY)
 
