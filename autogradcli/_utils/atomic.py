@@ -1,6 +1,8 @@
 """Atomic file writes: write a temporary file in the target's folder, flush and fsync it, then
 ``os.replace`` it over the target and fsync the folder. A crash leaves either the old file or
-the new one, never a torn one, and the temporary file is removed on failure.
+the new one, never a torn one, and the temporary file is removed on failure. With
+``durable=False`` the two fsyncs are skipped: still atomic against a crash of the process, but
+a power loss may lose the write (for files rewritten often and rebuilt from durable ones).
 
 Dependency-free (standard library only), so every layer can use it.
 """
@@ -52,11 +54,12 @@ def atomic_open(
     mode: str = "wb",
     *,
     permissions: int | None = None,
+    durable: bool = True,
     **open_kwargs: Any,
 ) -> Iterator[IO[Any]]:
     """Open a temporary file to write ``path``'s new content; on leaving the block without an
-    error it is fsynced, given ``permissions`` (default: :func:`default_file_mode`) and moved
-    over ``path``. ``open_kwargs`` (encoding, newline...) go to ``os.fdopen``."""
+    error it is fsynced (``durable``), given ``permissions`` (default: :func:`default_file_mode`)
+    and moved over ``path``. ``open_kwargs`` (encoding, newline...) go to ``os.fdopen``."""
     path = os.fspath(path)
     directory = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{os.path.basename(path)}.", suffix=".tmp")
@@ -64,14 +67,16 @@ def atomic_open(
         with os.fdopen(fd, mode, **open_kwargs) as out:
             yield out
             out.flush()
-            os.fsync(out.fileno())
+            if durable:
+                os.fsync(out.fileno())
         os.chmod(tmp, default_file_mode(path) if permissions is None else permissions)
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
-    fsync_directory(directory)
+    if durable:
+        fsync_directory(directory)
 
 
 def atomic_write_bytes(
@@ -83,8 +88,14 @@ def atomic_write_bytes(
 
 
 def atomic_write_text(
-    path: str | os.PathLike, text: str, *, permissions: int | None = None, encoding: str = "utf-8"
+    path: str | os.PathLike,
+    text: str,
+    *,
+    permissions: int | None = None,
+    encoding: str = "utf-8",
+    durable: bool = True,
 ) -> None:
     """Replace ``path``'s content with ``text`` atomically (no newline translation)."""
-    with atomic_open(path, "w", permissions=permissions, encoding=encoding, newline="") as out:
+    kwargs: dict[str, Any] = {"encoding": encoding, "newline": ""}
+    with atomic_open(path, "w", permissions=permissions, durable=durable, **kwargs) as out:
         out.write(text)
