@@ -86,3 +86,22 @@ def test_bad_file_named_at_first_decode_and_every_later_one(tmp_path):
     for _ in range(2):  # a failed decode is not kept as if it were pixels
         with pytest.raises(DataError, match=r"1\.png: cannot be decoded"):
             ds[source.files.index(bad)]
+
+
+@pytest.mark.parametrize(
+    "augment", [["RandomHorizontalFlip"], [{"type": "ColorJitter", "brightness": 0.5}]]
+)
+def test_batched_fetch_equals_item_by_item(tmp_path, augment):
+    """The DataLoader's ``__getitems__``: the samples ``ds[i]`` gives under the same seed."""
+    import autogradcli as ag
+
+    kind = KINDS["image_folder"](root=_folder(tmp_path), size=4, augment=augment, normalize="auto")
+    source = kind.read()
+    ds = kind.samples(source, kind.fit(source, range(6)), range(6), train=True)
+    ag.manual_seed(5)
+    one = [ds[i] for i in (4, 0, 2)]
+    ag.manual_seed(5)
+    batch = ds.__getitems__([4, 0, 2])
+    for (a, ya), (b, yb) in zip(one, batch):
+        assert ya == yb and b.dtype == np.float32 and b.flags.c_contiguous
+        np.testing.assert_array_equal(a, b)

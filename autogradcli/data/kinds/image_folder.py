@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ..dataset import Dataset
+from ..image.batch import transform_batch
 from ..image.cache import DecodedImages
 from ..image.decode import BadImage, Header, decode, probe, to_float
 from ..image.files import EXTENSIONS, class_folders, files_under, is_image_name, matching
@@ -78,19 +79,33 @@ class ImageFolderDataset(Dataset):
     def __len__(self) -> int:
         return len(self.files)
 
-    def __getitem__(self, index: int) -> Any:
+    def _image(self, index: int) -> np.ndarray:
         path = self.files[index]
         try:
             if self.store is None or self.rows is None:
-                img = decode(path, self.size, self.channels)
-            else:
-                img = to_float(self.store.pixels(self.rows[index]))
+                return decode(path, self.size, self.channels)
+            return to_float(self.store.pixels(self.rows[index]))
         except BadImage as err:
             raise DataError([Problem(path, str(err))]) from None
-        if self.transform is not None:
-            img = self.transform(img)
+
+    def __getitems__(self, indices: Sequence[int]) -> list[Any]:
+        """A batch's samples (the DataLoader's batched fetch): the transforms run once over the
+        batch where they can (``image/batch.py``), with the same draws and values as one by one."""
+        if self.transform is None or not indices:
+            return [self[i] for i in indices]
+        images = np.stack([self._image(i) for i in indices])
+        out = transform_batch(self.transform, images)
+        if out is None:
+            return [self._sample(i, self.transform(img)) for i, img in zip(indices, images)]
+        return [self._sample(i, img) for i, img in zip(indices, out)]
+
+    def _sample(self, index: int, img: np.ndarray) -> Any:
         img = np.ascontiguousarray(img, dtype=np.float32)
         return img if self.targets is None else (img, self.targets[index])
+
+    def __getitem__(self, index: int) -> Any:
+        img = self._image(index)
+        return self._sample(index, img if self.transform is None else self.transform(img))
 
 
 def _limited(problems: list[Problem]) -> DataError:
