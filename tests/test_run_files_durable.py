@@ -8,6 +8,7 @@ import collections
 import json
 import os
 import re
+from pathlib import Path
 
 import pytest
 
@@ -58,3 +59,34 @@ def test_per_epoch_files_fsynced_once_at_the_end_checkpoints_every_epoch(tmp_pat
         assert [json.loads(line)["epoch"] for line in f] == [1, 2, 3, 4]
     with open(os.path.join(run_dir, "summary.json"), encoding="utf-8") as f:
         assert json.load(f)["epochs_completed"] == 4
+
+
+def test_best_checkpoint_linked_to_last_keeps_its_state_when_last_moves_on(tmp_path, monkeypatch):
+    from autogradcli._utils.atomic import atomic_link, atomic_write_bytes
+
+    last, best = str(tmp_path / "last"), str(tmp_path / "best")
+    atomic_write_bytes(last, b"epoch 3")
+    atomic_write_bytes(best, b"epoch 1")
+    assert atomic_link(last, best)
+    atomic_write_bytes(last, b"epoch 4")  # the next epoch's last, not a better one
+    assert Path(best).read_bytes() == b"epoch 3"
+    assert sorted(os.listdir(tmp_path)) == ["best", "last"]  # no temporary name left
+
+    def no_links(src, dst):
+        raise OSError(1, "Operation not permitted")
+
+    monkeypatch.setattr(os, "link", no_links)  # a file system without hard links
+    assert not atomic_link(last, best)
+    assert Path(best).read_bytes() == b"epoch 3"
+    assert sorted(os.listdir(tmp_path)) == ["best", "last"]
+
+
+def test_run_best_checkpoint_holds_the_best_epoch(tmp_path, monkeypatch):
+    import autogradcli as ag
+
+    _, run_dir = _fsynced(tmp_path / "run", monkeypatch, 4)
+    with open(os.path.join(run_dir, "summary.json"), encoding="utf-8") as f:
+        best_epoch = json.load(f)["best"]["epoch"]
+    checkpoints = os.path.join(run_dir, "checkpoints")
+    assert ag.load(os.path.join(checkpoints, "best"))["epoch"] == best_epoch
+    assert ag.load(os.path.join(checkpoints, "last"))["epoch"] == 4

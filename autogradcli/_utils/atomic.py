@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from typing import IO, Any
 
 __all__ = [
+    "atomic_link",
     "atomic_open",
     "atomic_write_bytes",
     "atomic_write_text",
@@ -77,6 +78,26 @@ def atomic_open(
         raise
     if durable:
         fsync_directory(directory)
+
+
+def atomic_link(source: str | os.PathLike, path: str | os.PathLike) -> bool:
+    """Make ``path`` another name of the (durable, atomically written) file ``source``: a hard
+    link under a temporary name moved over ``path``, then the folder fsynced. False, with
+    ``path`` untouched, where the file system has no hard links (the caller writes a copy)."""
+    source, path = os.fspath(source), os.fspath(path)
+    directory = os.path.dirname(os.path.abspath(path))
+    tmp = os.path.join(directory, f".{os.path.basename(path)}.{os.getpid()}.link.tmp")
+    try:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        os.link(source, tmp)
+        os.replace(tmp, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        return False
+    fsync_directory(directory)
+    return True
 
 
 def atomic_write_bytes(
