@@ -15,7 +15,14 @@ from typing import Any
 import numpy as np
 
 from ...tensor.random import generator_for
-from ..transforms import Compose, Normalize, RandomCrop, RandomHorizontalFlip, RandomRotation
+from ..transforms import (
+    Compose,
+    Normalize,
+    RandomCrop,
+    RandomHorizontalFlip,
+    RandomRotation,
+    rotation_sources,
+)
 
 __all__ = ["transform_batch"]
 
@@ -104,12 +111,7 @@ def _rotation(step: RandomRotation, x: np.ndarray, plan: list) -> np.ndarray:
     thetas = [math.radians(a) for a in plan]
     cos = np.array([math.cos(t) for t in thetas])[:, None, None]
     sin = np.array([math.sin(t) for t in thetas])[:, None, None]
-    cy, cx = (h - 1) / 2.0, (w - 1) / 2.0
-    yy, xx = np.mgrid[0:h, 0:w].astype(np.float64)
-    src_x = cos * (xx - cx) - sin * (yy - cy) + cx
-    src_y = sin * (xx - cx) + cos * (yy - cy) + cy
-    sx, sy = np.rint(src_x).astype(np.int64), np.rint(src_y).astype(np.int64)
-    inside = (sx >= 0) & (sx < w) & (sy >= 0) & (sy < h)
+    sx, sy, inside = rotation_sources(h, w, cos, sin)
     flat = np.where(inside, sy * w + sx, 0).reshape(n, 1, h * w)
     picked = np.take_along_axis(x.reshape(n, c, h * w), flat, axis=2).reshape(n, c, h, w)
     return np.where(inside[:, None], picked, np.asarray(step.fill, dtype=x.dtype))
