@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+import autogradcli as ag
 from autogradcli.trainer import train_from_config
 
 CONFIG = """\
@@ -58,7 +59,11 @@ def test_per_epoch_files_fsynced_once_at_the_end_checkpoints_every_epoch(tmp_pat
     with open(os.path.join(run_dir, "metrics.jsonl"), encoding="utf-8") as f:
         assert [json.loads(line)["epoch"] for line in f] == [1, 2, 3, 4]
     with open(os.path.join(run_dir, "summary.json"), encoding="utf-8") as f:
-        assert json.load(f)["epochs_completed"] == 4
+        summary = json.load(f)
+    assert summary["epochs_completed"] == 4
+    checkpoints = os.path.join(run_dir, "checkpoints")  # best: linked to that epoch's last
+    assert ag.load(os.path.join(checkpoints, "best"))["epoch"] == summary["best"]["epoch"]
+    assert ag.load(os.path.join(checkpoints, "last"))["epoch"] == 4
 
 
 def test_best_checkpoint_linked_to_last_keeps_its_state_when_last_moves_on(tmp_path, monkeypatch):
@@ -79,14 +84,3 @@ def test_best_checkpoint_linked_to_last_keeps_its_state_when_last_moves_on(tmp_p
     assert not atomic_link(last, best)
     assert Path(best).read_bytes() == b"epoch 3"
     assert sorted(os.listdir(tmp_path)) == ["best", "last"]
-
-
-def test_run_best_checkpoint_holds_the_best_epoch(tmp_path, monkeypatch):
-    import autogradcli as ag
-
-    _, run_dir = _fsynced(tmp_path / "run", monkeypatch, 4)
-    with open(os.path.join(run_dir, "summary.json"), encoding="utf-8") as f:
-        best_epoch = json.load(f)["best"]["epoch"]
-    checkpoints = os.path.join(run_dir, "checkpoints")
-    assert ag.load(os.path.join(checkpoints, "best"))["epoch"] == best_epoch
-    assert ag.load(os.path.join(checkpoints, "last"))["epoch"] == 4
