@@ -105,3 +105,36 @@ def test_batched_fetch_equals_item_by_item(tmp_path, augment):
     for (a, ya), (b, yb) in zip(one, batch):
         assert ya == yb and b.dtype == np.float32 and b.flags.c_contiguous
         np.testing.assert_array_equal(a, b)
+
+
+def test_full_temporary_folder_or_too_many_pixels_decode_each_time(tmp_path, monkeypatch):
+    """A failed write (ENOSPC) and a store over MAX_BYTES both fall back to decoding: the run
+    goes on with the same pixels."""
+    import errno
+
+    root = _folder(tmp_path)
+    files = [os.path.join(root, "a", f"{i}.png") for i in range(3)]
+    want = [cache.decode_uint8(f, (4, 4), 3) for f in files]
+
+    def full(*args):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    with monkeypatch.context() as m:
+        m.setattr(os, "pwrite", full)
+        store = cache.DecodedImages(files, (4, 4), 3)
+        for _ in range(2):
+            for i, w in enumerate(want):
+                np.testing.assert_array_equal(store.pixels(i), w)
+    record = 1 + 3 * 4 * 4
+    monkeypatch.setattr(cache, "MAX_BYTES", 3 * record)  # just enough: kept
+    calls = _counting(monkeypatch)
+    kept = cache.DecodedImages(files, (4, 4), 3)
+    for i, w in enumerate(want * 2):
+        np.testing.assert_array_equal(kept.pixels(i % 3), w)
+    assert len(calls) == 3
+    monkeypatch.setattr(cache, "MAX_BYTES", 3 * record - 1)  # one byte over: decoded each time
+    calls.clear()
+    over = cache.DecodedImages(files, (4, 4), 3)
+    for i, w in enumerate(want * 2):
+        np.testing.assert_array_equal(over.pixels(i % 3), w)
+    assert len(calls) == 6

@@ -8,7 +8,10 @@ text kind's ids are, and never mapped: pixels are read one image at a time, so t
 memory does not grow with the number of images (the OS's page cache holds the file). Each
 record is a one-byte "written" flag and the pixels; the flag is written after the pixels, so a
 record is read back only once complete. Worker processes forked from the owner share the open
-file and fill it for each other; a pickled copy (a spawned worker) decodes every image itself."""
+file and fill it for each other; a pickled copy (a spawned worker) decodes every image itself.
+Images whose pixels would take more than ``MAX_BYTES`` are not kept at all, and a write that
+fails (the temporary folder full) stops the keeping: the images are decoded each time, as
+without the store, rather than failing the run."""
 
 from __future__ import annotations
 
@@ -24,6 +27,7 @@ from .decode import decode_uint8
 __all__ = ["DecodedImages"]
 
 _WRITTEN = b"\x01"
+MAX_BYTES = 4 << 30  # pixels kept at most (4 GiB of the temporary folder)
 
 
 class DecodedImages:
@@ -33,9 +37,12 @@ class DecodedImages:
         self.files, self.size, self.channels = list(files), size, channels
         self.shape = (channels, size[0], size[1])
         self._record = 1 + channels * size[0] * size[1]
-        # open while the images are used; closed (and the space freed) when this object goes
-        self._fh: Any = tempfile.TemporaryFile(prefix="agrad-images-")  # noqa: SIM115
-        self._fh.truncate(len(self.files) * self._record)  # unwritten records read as zeros
+        self._fh: Any = None  # None: every image decoded when asked for
+        self._writable = True
+        if len(self.files) * self._record <= MAX_BYTES:
+            # open while the images are used; closed (and the space freed) when this object goes
+            self._fh = tempfile.TemporaryFile(prefix="agrad-images-")  # noqa: SIM115
+            self._fh.truncate(len(self.files) * self._record)  # unwritten records read as zeros
 
     def pixels(self, index: int) -> np.ndarray:
         """Image ``index``'s uint8 (channels, h, w): read back if decoded before, else decoded
@@ -47,8 +54,12 @@ class DecodedImages:
         if raw[:1] == _WRITTEN and len(raw) == self._record:
             return np.frombuffer(raw, np.uint8, offset=1).reshape(self.shape)
         pixels = np.ascontiguousarray(decode_uint8(self.files[index], self.size, self.channels))
-        _write(self._fh, pixels.tobytes(), offset + 1)
-        _write(self._fh, _WRITTEN, offset)
+        if self._writable:
+            try:
+                _write(self._fh, pixels.tobytes(), offset + 1)
+                _write(self._fh, _WRITTEN, offset)
+            except OSError:  # the temporary folder is full: keep no more (this process)
+                self._writable = False
         return pixels
 
     def __getstate__(self) -> dict[str, Any]:
