@@ -61,3 +61,21 @@ def test_iinfo_equals_torchs(name: str) -> None:
     for attr in ("bits", "max", "min", "dtype"):
         assert getattr(ours, attr) == getattr(theirs, attr), attr
     assert repr(ours) == repr(theirs)
+
+
+def test_finfo_of_an_ml_dtypes_float_equals_torchs_bfloat16() -> None:
+    torch = pytest.importorskip("torch")
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    from autogradcli.tensor.dtype import DType
+
+    ours, theirs = (
+        autogradcli.finfo(DType("bfloat16", ml_dtypes.bfloat16)),
+        torch.finfo(torch.bfloat16),
+    )
+    assert repr(ours) == repr(theirs)
+    assert (ours.eps, ours.max, ours.tiny, ours.resolution) == (
+        theirs.eps,
+        theirs.max,
+        theirs.tiny,
+        theirs.resolution,
+    )
