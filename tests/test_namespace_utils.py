@@ -45,6 +45,8 @@ def test_summary_writer_logs_tensors_through_tensorboardx(tmp_path) -> None:
         writer.add_scalar("loss", autogradcli.tensor(0.5), 0)
         writer.add_scalars("pair", {"a": autogradcli.tensor(1.0)}, 0)
         writer.add_histogram("w", autogradcli.randn(10), 0)
+        with pytest.raises(NotImplementedError, match="TorchScript"):
+            writer.add_graph(autogradcli.nn.Linear(1, 1), autogradcli.zeros(1, 1))
     assert any(name.startswith("events.out.tfevents") for name in os.listdir(tmp_path))
 
 
