@@ -77,6 +77,7 @@ def test_hub_loads_file_urls_and_cached_checkpoints(tmp_path, monkeypatch) -> No
     _saved(local)
     loaded = hub.load_state_dict_from_url(f"file://{local}")
     assert loaded["w"].tolist() == [0.0, 1.0, 2.0]
+    assert autogradcli.utils.model_zoo.load_url is hub.load_state_dict_from_url
     url = "https://example.com/models/net-0123abcd.pth"
     with pytest.raises(RuntimeError, match="does not use the network") as err:
         hub.load_state_dict_from_url(url)
