@@ -73,6 +73,7 @@ def test_hub_loads_file_urls_and_cached_checkpoints(tmp_path, monkeypatch) -> No
     monkeypatch.setenv("TORCH_HOME", str(tmp_path / "home"))
     monkeypatch.setattr(hub, "_hub_dir", [])
     assert hub.get_dir() == str(tmp_path / "home" / "hub")
+    assert hub._get_torch_home() == str(tmp_path / "home")
     local = tmp_path / "weights.pt"
     _saved(local)
     loaded = hub.load_state_dict_from_url(f"file://{local}")
