@@ -3,8 +3,7 @@ queries that need a device raise a RuntimeError that says so (PyTorch's CPU buil
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..backend import cuda as _cuda
 from ..backend import registry
@@ -59,8 +58,7 @@ def is_initialized() -> bool:
     return registry._cuda is not None
 
 
-@dataclass(frozen=True)
-class DeviceProperties:
+class DeviceProperties(NamedTuple):
     """A GPU's properties under PyTorch's attribute names."""
 
     name: str
