@@ -34,9 +34,7 @@ from .backend.threads import (
 from .ops import *
 from .tensor.dtype import DType as dtype
 from .tensor.dtype import (
-    bool_ as bool,
-)
-from .tensor.dtype import (
+    bfloat16,
     double,
     float16,
     float32,
@@ -51,6 +49,9 @@ from .tensor.dtype import (
     set_default_dtype,
     short,
     uint8,
+)
+from .tensor.dtype import (
+    bool_ as bool,
 )
 from .tensor.dtype import float32 as float
 from .tensor.dtype import int32 as int
@@ -99,6 +100,7 @@ _LAZY = {
     "distributed": ".distributed",
     "distributions": ".distributions",
     "linalg": ".linalg",
+    "multiprocessing": ".multiprocessing",
     "serialization": ".serialization",
     "sparse": ".sparse",
     "testing": ".testing",

@@ -16,13 +16,13 @@ LAYERS = {
     "_version": 0,
     "_startup": 0,  # stdlib only: quiet Ctrl-C while the agrad process imports
     "_utils": 0,  # internal helpers: atomic writes, hook handles
-    "_constants": 0,
+    "_constants": 0,  # torch.inf, pi, memory formats
     "version": 0,  # torch.version
     "deterministic": 0,  # torch.use_deterministic_algorithms' flags
-    "random": 2,  # torch.random over tensor.random  # torch.inf, pi, memory formats
+    "random": 2,  # torch.random over tensor.random
     "jit": 0,  # torch.jit as PyTorch behaves without TorchScript: stdlib only
-    "compiler": 0,
-    "_dynamo": 0,  # torch._dynamo's reset and config over compiler  # torch.compile returning its argument: stdlib only
+    "compiler": 0,  # torch.compile returning its argument: stdlib only
+    "_dynamo": 0,  # torch._dynamo's reset and config over compiler
     "backend": 1,
     "tensor": 2,
     "autograd": 2,
@@ -41,9 +41,12 @@ LAYERS = {
     "serialization": 4,
     "hub": 4,  # torch.hub's load_state_dict_from_url over serialization.load, no network
     "distributed": 4,
+    "multiprocessing": 4,  # torch.multiprocessing: shared-memory tensors across processes
+    "onnx": 4,  # torch.onnx's export: traces the ops, converters per op family
     "utils": 4,  # PyTorch's public torch.utils namespace (utils.data over autogradcli.data)
     "config": 5,
     "trainer": 5,
+    "sweep": 5,  # agrad sweep: search spaces and trials on Optuna, over config and trainer
     "cli": 6,
 }
 

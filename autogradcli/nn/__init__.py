@@ -12,6 +12,7 @@ from .dropout import *
 from .flatten import *
 from .function_layer import *
 from .instancenorm import *
+from .lazy import *
 from .linear import *
 from .loss import *
 from .module import *

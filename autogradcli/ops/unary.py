@@ -18,7 +18,7 @@ def _float_operand(x: Tensor) -> tuple[Any, Any]:
     become the default float dtype."""
     arr = x._data
     xp = array_module(arr)
-    if arr.dtype.kind in "fc":
+    if arr.dtype.kind in "fcV":
         return xp, arr
     from ..tensor.dtype import get_default_dtype
 
@@ -338,7 +338,9 @@ class Clamp(Function):
             out = xp.minimum(out, hi)
         if out.dtype != arr.dtype and not isinstance(min, Tensor) and not isinstance(max, Tensor):
             out = (
-                out.astype(arr.dtype) if arr.dtype.kind == "f" or isinstance(lo or hi, int) else out
+                out.astype(arr.dtype)
+                if arr.dtype.kind in "fV" or isinstance(lo or hi, int)
+                else out
             )
         ctx.save_for_backward(x)
         ctx.bounds = (lo, hi)
@@ -438,7 +440,24 @@ def where(cond: Tensor, a: Any = None, b: Any = None) -> Any:
         from .indexing import nonzero
 
         return nonzero(cond, as_tuple=True)
+    if not isinstance(a, Tensor) and not isinstance(b, Tensor):
+        a = _scalar_tensor(a, b, cond)
     return Where.apply(cond, a, b)
+
+
+def _scalar_tensor(a: Any, b: Any, like: Tensor) -> Tensor:
+    """Python scalar ``a`` as a 0-d tensor on ``like``'s device, of the dtype PyTorch gives two
+    scalar branches: the default float if either is a float, else int64, else bool."""
+    from ..tensor.dtype import get_default_dtype
+
+    kinds = {type(a), type(b)}
+    if float in kinds:
+        dtype = get_default_dtype().np
+    elif int in kinds:
+        dtype = "int64"
+    else:
+        dtype = bool
+    return wrap(array_module(like._data).asarray(a, dtype=dtype))
 
 
 TENSOR_METHODS: dict[str, Any] = {

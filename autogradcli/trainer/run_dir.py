@@ -185,16 +185,19 @@ class RunDir:
         return run
 
     @classmethod
-    def stage(cls, runs_dir: str, name: str, *, now: float | None = None) -> RunDir:
+    def stage(
+        cls, runs_dir: str, name: str, *, now: float | None = None, folder: str | None = None
+    ) -> RunDir:
         """A new run folder made out of sight, as ``.<final name>.partial`` (``agrad runs``
         skips dot folders): its first files go there, then ``publish()`` renames it to
         ``final_path``, so a failure part-way (disk full) leaves no half-made run folder
-        (``discard()`` removes it)."""
+        (``discard()`` removes it). ``folder``: that exact folder name (a sweep's
+        ``trial-007``) instead of ``<name>-<stamp>-<id>``."""
         os.makedirs(runs_dir, exist_ok=True)
         stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(now))
         base = _safe_name(name)
         for _ in range(100):
-            final = os.path.join(runs_dir, f"{base}-{stamp}-{secrets.token_hex(3)}")
+            final = os.path.join(runs_dir, folder or f"{base}-{stamp}-{secrets.token_hex(3)}")
             staging = os.path.join(runs_dir, f".{os.path.basename(final)}.partial")
             if os.path.lexists(final):
                 continue
