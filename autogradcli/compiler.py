@@ -24,7 +24,7 @@ def compile(
     if model is None:
         return lambda fn: fn
     if not callable(model):
-        raise RuntimeError("torch.compile() expects a callable (a module or function)")
+        raise AssertionError(f"A callable function is expected, but {type(model)} is provided.")
     return model
 
 

@@ -16,7 +16,8 @@ def use_deterministic_algorithms(mode: bool, *, warn_only: bool = False) -> None
     """Record the mode (and ``warn_only``)."""
     if not isinstance(mode, bool):
         raise TypeError(
-            f"use_deterministic_algorithms(): argument 'mode' must be bool, not {type(mode).__name__}"
+            "use_deterministic_algorithms(): argument 'mode' (position 1) must be bool, "
+            f"not {type(mode).__name__}"
         )
     _flags.update(mode=mode, warn_only=bool(warn_only))
 

@@ -26,14 +26,18 @@ HASH_REGEX = re.compile(r"-([a-f0-9]*)\.")
 _hub_dir: list[str] = []
 
 
+def _get_torch_home() -> str:
+    """``$TORCH_HOME``, else ``$XDG_CACHE_HOME/torch`` (default ``~/.cache/torch``)."""
+    cache = os.getenv("XDG_CACHE_HOME", os.path.join("~", ".cache"))
+    return os.path.expanduser(os.getenv("TORCH_HOME", os.path.join(cache, "torch")))
+
+
 def get_dir() -> str:
-    """Where hub files live: ``set_dir``'s, else ``$TORCH_HOME/hub`` (default
-    ``$XDG_CACHE_HOME/torch/hub``, ``~/.cache/torch/hub``), as PyTorch resolves it."""
+    """Where hub files live: ``set_dir``'s, else ``_get_torch_home()/hub``, as PyTorch
+    resolves it."""
     if _hub_dir:
         return _hub_dir[0]
-    cache = os.getenv("XDG_CACHE_HOME", os.path.join("~", ".cache"))
-    home = os.path.expanduser(os.getenv("TORCH_HOME", os.path.join(cache, "torch")))
-    return os.path.join(home, "hub")
+    return os.path.join(_get_torch_home(), "hub")
 
 
 def set_dir(d: str | os.PathLike[str]) -> None:
@@ -103,6 +107,9 @@ def download_url_to_file(
     if hash_prefix is not None:
         _check_hash(local, hash_prefix)
     shutil.copyfile(local, dst)
+
+
+_download_url_to_file = download_url_to_file  # the old private name some programs import
 
 
 def _hub_code(repo_or_dir: str) -> RuntimeError:

@@ -61,3 +61,16 @@ def test_iinfo_equals_torchs(name: str) -> None:
     for attr in ("bits", "max", "min", "dtype"):
         assert getattr(ours, attr) == getattr(theirs, attr), attr
     assert repr(ours) == repr(theirs)
+
+
+def test_finfo_of_an_ml_dtypes_float_equals_torchs_bfloat16() -> None:
+    torch = pytest.importorskip("torch")
+    ml_dtypes = pytest.importorskip("ml_dtypes")
+    from autogradcli.tensor.dtype import DType
+
+    bf16 = DType("bfloat16", ml_dtypes.bfloat16)
+    bf16.is_floating_point = True  # numpy calls ml_dtypes' kind "V"; the dtype table says float
+    ours, theirs = autogradcli.finfo(bf16), torch.finfo(torch.bfloat16)
+    assert repr(ours) == repr(theirs)
+    for attr in ("bits", "eps", "max", "min", "tiny", "resolution", "dtype"):
+        assert getattr(ours, attr) == getattr(theirs, attr), attr

@@ -151,3 +151,36 @@ def test_accelerator_device_index_answers_like_torch_without_one() -> None:
             lib.accelerator.set_device_index(None)
     with autogradcli.accelerator.device_index(None):
         pass
+
+
+def test_device_queries_read_cupys_runtime(monkeypatch) -> None:
+    from autogradcli.backend import cuda as backend_cuda
+
+    props = {
+        "name": b"Stand-in GPU",
+        "major": 9,
+        "minor": 0,
+        "totalGlobalMem": 80 * 1024**3,
+        "multiProcessorCount": 132,
+    }
+    used = []
+    runtime = types.SimpleNamespace(
+        getDeviceProperties=lambda i: props,
+        getDevice=lambda: 0,
+        memGetInfo=lambda: (1024, 2048),
+    )
+    cuda_ns = types.SimpleNamespace(
+        runtime=runtime, Device=lambda i: types.SimpleNamespace(use=lambda: used.append(i))
+    )
+    monkeypatch.setattr(registry, "_cuda", types.SimpleNamespace(cuda=cuda_ns))
+    monkeypatch.setattr(backend_cuda, "is_available", lambda: True)
+    cuda = autogradcli.cuda
+    p = cuda.get_device_properties(0)
+    assert (p.name, p.major, p.minor, p.total_memory) == ("Stand-in GPU", 9, 0, 80 * 1024**3)
+    assert repr(p).startswith(
+        "_CudaDeviceProperties(name='Stand-in GPU', major=9, minor=0, total_memory=81920MB"
+    )
+    assert cuda.get_device_name() == "Stand-in GPU" and cuda.get_device_capability() == (9, 0)
+    assert cuda.is_bf16_supported() is True and cuda.mem_get_info() == (1024, 2048)
+    cuda.set_device("cuda:1")
+    assert used == [1] and cuda.current_device() == 0

@@ -67,7 +67,7 @@ def test_compile_returns_its_argument_and_works_as_a_decorator_with_options() ->
         return x * 2
 
     assert g(3) == 6 and g.__name__ == "g"
-    with pytest.raises(RuntimeError):
+    with pytest.raises(AssertionError, match="A callable function is expected"):
         autogradcli.compile(3)
 
 

@@ -22,6 +22,7 @@ OPTIONS = [
     {"sci_mode": True},
     {"threshold": 5, "edgeitems": 2},
     {"linewidth": 30},
+    {"sci_mode": True, "linewidth": 60},
     {"profile": "short"},
     {"profile": "full"},
 ]
@@ -35,12 +36,11 @@ def test_reprs_equal_torchs_under_the_options(both, opts) -> None:
         np.arange(12, dtype=np.float32).reshape(3, 4),
         np.linspace(0, 1, 1001, dtype=np.float32),
         np.arange(10, dtype=np.int64),
+        np.random.default_rng(0).standard_normal((30, 40)).astype(np.float32) * 1e6,
     ]
     autogradcli.set_printoptions(**opts)
     torch.set_printoptions(**opts)
     for arr in values:
-        if "linewidth" in opts and arr.size > 1000:
-            continue  # known difference: a summarised row wraps at numpy's "..." width
         assert repr(autogradcli.tensor(arr)) == repr(torch.tensor(arr)), arr
 
 
@@ -54,3 +54,13 @@ def test_sci_mode_is_reset_by_each_call_and_defaults_come_back(both) -> None:
     autogradcli.set_printoptions(profile="default")
     assert autogradcli.get_printoptions()["precision"] == 4
     assert repr(autogradcli.tensor(x)) == "tensor([1.5000, 2.2500])"
+
+
+def test_suffixes_wrap_at_the_line_width_like_torchs(both) -> None:
+    torch = both
+    short = np.linspace(-1, 1, 11, dtype=np.float32)
+    full_rows = np.arange(16, dtype=np.float32).reshape(2, 8) / 3  # the last row is full
+    for x, wrapped in ((short, False), (full_rows, True)):
+        ours = repr(autogradcli.tensor(x, requires_grad=True))
+        assert ours == repr(torch.tensor(x, requires_grad=True))
+        assert ours.endswith(",\n       requires_grad=True)") is wrapped

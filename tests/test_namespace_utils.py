@@ -45,6 +45,8 @@ def test_summary_writer_logs_tensors_through_tensorboardx(tmp_path) -> None:
         writer.add_scalar("loss", autogradcli.tensor(0.5), 0)
         writer.add_scalars("pair", {"a": autogradcli.tensor(1.0)}, 0)
         writer.add_histogram("w", autogradcli.randn(10), 0)
+        with pytest.raises(NotImplementedError, match="TorchScript"):
+            writer.add_graph(autogradcli.nn.Linear(1, 1), autogradcli.zeros(1, 1))
     assert any(name.startswith("events.out.tfevents") for name in os.listdir(tmp_path))
 
 
@@ -71,10 +73,12 @@ def test_hub_loads_file_urls_and_cached_checkpoints(tmp_path, monkeypatch) -> No
     monkeypatch.setenv("TORCH_HOME", str(tmp_path / "home"))
     monkeypatch.setattr(hub, "_hub_dir", [])
     assert hub.get_dir() == str(tmp_path / "home" / "hub")
+    assert hub._get_torch_home() == str(tmp_path / "home")
     local = tmp_path / "weights.pt"
     _saved(local)
     loaded = hub.load_state_dict_from_url(f"file://{local}")
     assert loaded["w"].tolist() == [0.0, 1.0, 2.0]
+    assert autogradcli.utils.model_zoo.load_url is hub.load_state_dict_from_url
     url = "https://example.com/models/net-0123abcd.pth"
     with pytest.raises(RuntimeError, match="does not use the network") as err:
         hub.load_state_dict_from_url(url)

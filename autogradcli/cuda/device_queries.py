@@ -3,7 +3,7 @@ queries that need a device raise a RuntimeError that says so (PyTorch's CPU buil
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..backend import cuda as _cuda
 from ..backend import registry
@@ -58,22 +58,46 @@ def is_initialized() -> bool:
     return registry._cuda is not None
 
 
-def get_device_properties(device: Any = None) -> Any:
-    """cupy's property dict of the GPU (``name``, ``totalGlobalMem``, ``major``, ``minor``...)."""
+class DeviceProperties(NamedTuple):
+    """A GPU's properties under PyTorch's attribute names."""
+
+    name: str
+    major: int
+    minor: int
+    total_memory: int
+    multi_processor_count: int
+
+    def __repr__(self) -> str:
+        return (
+            f"_CudaDeviceProperties(name='{self.name}', major={self.major}, minor={self.minor}, "
+            f"total_memory={self.total_memory // (1024 * 1024)}MB, "
+            f"multi_processor_count={self.multi_processor_count})"
+        )
+
+
+def get_device_properties(device: Any = None) -> DeviceProperties:
+    """The GPU's name, compute capability, memory and multiprocessor count (read by cupy)."""
     xp = _cupy("get_device_properties")
-    return xp.cuda.runtime.getDeviceProperties(_index(device))
+    props = xp.cuda.runtime.getDeviceProperties(_index(device))
+    name = props["name"]
+    return DeviceProperties(
+        name=name.decode() if isinstance(name, bytes) else str(name),
+        major=int(props["major"]),
+        minor=int(props["minor"]),
+        total_memory=int(props["totalGlobalMem"]),
+        multi_processor_count=int(props["multiProcessorCount"]),
+    )
 
 
 def get_device_name(device: Any = None) -> str:
     """The GPU's name."""
-    name = get_device_properties(device)["name"]
-    return name.decode() if isinstance(name, bytes) else str(name)
+    return get_device_properties(device).name
 
 
 def get_device_capability(device: Any = None) -> tuple[int, int]:
     """The GPU's compute capability (major, minor)."""
     props = get_device_properties(device)
-    return int(props["major"]), int(props["minor"])
+    return props.major, props.minor
 
 
 def mem_get_info(device: Any = None) -> tuple[int, int]:

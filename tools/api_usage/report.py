@@ -87,4 +87,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    try:
+        raise SystemExit(main())
+    except BrokenPipeError:  # ``report.py | head``: the reader has what it wanted
+        os.dup2(os.open(os.devnull, os.O_WRONLY), 1)
+        raise SystemExit(0) from None

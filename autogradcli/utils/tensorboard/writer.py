@@ -30,6 +30,14 @@ def _converting(method: Any) -> Any:
     return wrapper
 
 
+def _no_graph(self: Any, model: Any, *args: Any, **kwargs: Any) -> None:
+    """PyTorch traces the model with TorchScript to draw it; there is no tracer here."""
+    raise NotImplementedError(
+        "SummaryWriter.add_graph draws a TorchScript trace of the model, and autogradcli "
+        "produces no TorchScript; log scalars, histograms and images instead"
+    )
+
+
 def writer_class() -> type:
     """tensorboardX.SummaryWriter with tensor-converting ``add_*`` methods (built once)."""
     if _CLASS:
@@ -47,6 +55,7 @@ def writer_class() -> type:
         for name in dir(base)
         if name.startswith("add_") and name != "add_graph" and callable(getattr(base, name))
     }
+    methods["add_graph"] = _no_graph
     doc = "tensorboardX's SummaryWriter; autogradcli tensors are logged as numpy arrays."
     cls = type("SummaryWriter", (base,), {**methods, "__doc__": doc, "__module__": __name__})
     _CLASS.append(cls)
