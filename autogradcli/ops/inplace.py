@@ -286,6 +286,34 @@ def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, generator: Any = 
     return _fill_random(self, values, _Normal, "normal_")
 
 
+def random_(self: Tensor, from_: Any = None, to: Any = None, *, generator: Any = None,
+            **kwargs: Any) -> Tensor:  # fmt: skip
+    """Integers uniform on [from, to - 1]; ``random_(to)`` from 0; ``random_()`` on [0, 2**m]
+    with m the mantissa bits of a float dtype (the dtype's maximum for integers)."""
+    from_ = kwargs.pop("from", from_)
+    if from_ is not None and to is None and "from" not in kwargs:
+        from_, to = 0, from_
+    lo = 0 if from_ is None else int(from_)
+    if to is None:
+        dt = self._data.dtype
+        digits = {"float16": 11, "float32": 24, "float64": 53}.get(dt.name)
+        to = (1 << digits) + 1 if digits else (1 if dt.kind == "b" else int(_iinfo_max(dt)) + 1)
+    if int(to) <= lo:
+        raise RuntimeError(
+            f"random_ expects 'from' to be less than 'to', but got from={lo} >= to={int(to)}"
+        )
+    xp = array_module(self._data)
+    gen = generator or generator_for(xp)
+    values = gen.integers(lo, int(to), size=self._data.shape)
+    return _fill_random(self, values.astype(self._data.dtype), _Uniform, "random_")
+
+
+def _iinfo_max(dt: Any) -> int:
+    import numpy as np
+
+    return np.iinfo(dt).max
+
+
 def _fill_random(self: Tensor, values: Any, fn: type[Overwrite], name: str) -> Tensor:
     if _needs_graph(self):
         values = values.astype(self._data.dtype, copy=False)
@@ -329,4 +357,5 @@ TENSOR_METHODS: dict[str, Any] = {
     "copy_": copy_,
     "uniform_": uniform_,
     "normal_": normal_,
+    "random_": random_,
 }
