@@ -31,9 +31,9 @@ NOTES: dict[str, tuple[str, str]] = {
     ),
     "torch.profiler": ("no profiler", "cProfile, or time.perf_counter around steps"),
     "torch.autograd.profiler": ("no profiler", "cProfile, or time.perf_counter around steps"),
-    "torch.fx": ("no graph capture or rewriting", ""),
+    "torch.fx": ("symbolic tracing and graph rewriting; not every fx pass", ""),
     "torch._dynamo": ("no compiler", ""),
-    "torch.distributed.rpc": ("no RPC framework", "autogradcli.distributed collectives"),
+    "torch.distributed.rpc": ("TCP between trusted workers; no ProcessGroup/Faulty backends", ""),
     "torch.distributed.launch": ("", "mpiexec -n N python prog.py"),
     "torch.cuda.amp": ("", "autogradcli.amp.autocast / autogradcli.amp.GradScaler"),
 }
