@@ -97,6 +97,7 @@ __all__ = [
 from . import (  # noqa: E402
     activation,
     closeness,
+    complex_numbers,
     diagonal,
     discrete_reduction,
     einstein,
@@ -117,6 +118,7 @@ from . import (  # noqa: E402
 )
 from .activation import *  # noqa: E402
 from .closeness import *  # noqa: E402
+from .complex_numbers import *  # noqa: E402
 from .diagonal import *  # noqa: E402
 from .discrete_reduction import *  # noqa: E402
 from .einstein import *  # noqa: E402
@@ -139,6 +141,7 @@ from .uniqueness import *  # noqa: E402
 for _module in (
     activation,
     closeness,
+    complex_numbers,
     diagonal,
     discrete_reduction,
     einstein,

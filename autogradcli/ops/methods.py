@@ -15,6 +15,7 @@ from . import (
     arithmetic,
     closeness,
     comparison,
+    complex_numbers,
     conversion,
     convolution,
     diagonal,
@@ -74,6 +75,7 @@ MODULES: tuple[ModuleType, ...] = (
     inplace_shape,
     sparse_layout,
     special,
+    complex_numbers,
 )
 
 

@@ -15,6 +15,8 @@ _LINEWIDTH = 80
 
 
 def _float_formatter(values: np.ndarray) -> Any:
+    # as PyTorch, the column width comes from the nonzero finite values (-0. is not counted)
+    shown_vals = values[np.isfinite(values) & (values != 0)]
     finite = np.abs(values[np.isfinite(values)]).astype(np.float64)
     nonzero = finite[finite != 0]
     if (
@@ -22,15 +24,27 @@ def _float_formatter(values: np.ndarray) -> Any:
         and np.all(finite == np.round(finite))
         and (not nonzero.size or (nonzero.max() < 1e8 and nonzero.max() / nonzero.min() <= 1000.0))
     ):
-        width = max(len(f"{v:.0f}") for v in values[np.isfinite(values)]) + 1 if finite.size else 1
+        width = max((len(f"{v:.0f}") for v in shown_vals), default=0) + 1
         return lambda v: (f"{v:.0f}." if np.isfinite(v) else str(v)).rjust(width)
     sci = nonzero.size and (
         nonzero.max() / nonzero.min() > 1000.0 or nonzero.max() > 1e8 or nonzero.min() < 1e-4
     )
     fmt = f"{{:.{_PRECISION}e}}" if sci else f"{{:.{_PRECISION}f}}"
-    shown = [fmt.format(v) if np.isfinite(v) else str(v) for v in values.ravel()]
-    width = max((len(s) for s in shown), default=1)
+    width = max((len(fmt.format(v)) for v in shown_vals.ravel()), default=1)
     return lambda v: (fmt.format(v) if np.isfinite(v) else str(v)).rjust(width)
+
+
+def _complex_formatter(values: np.ndarray) -> Any:
+    """PyTorch's complex layout: real and imaginary parts each formatted as a float tensor of
+    their own, joined as ``re+imj``."""
+    real = _float_formatter(values.real.astype(np.float64))
+    imag = _float_formatter(values.imag.astype(np.float64))
+
+    def fmt(v: complex) -> str:
+        im = imag(v.imag).lstrip()
+        return real(v.real) + ("" if im[0] in "+-" else "+") + im + "j"
+
+    return fmt
 
 
 def _summarized(arr: np.ndarray) -> np.ndarray:
@@ -51,13 +65,16 @@ def format_array(arr: np.ndarray, prefix: str) -> str:
     if arr.dtype.kind == "f":
         shown = _summarized(arr).astype(np.float64)
         formatter: dict[str, Any] = {"float_kind": _float_formatter(shown)}
+    elif arr.dtype.kind == "c":
+        formatter = {"complex_kind": _complex_formatter(_summarized(arr))}
     elif arr.dtype.kind == "b":
         width = 5 if arr.size and not arr.all() else 4
         formatter = {"bool": lambda v: str(bool(v)).rjust(width)}
     else:
         formatter = {}
     if arr.ndim == 0:
-        return formatter.get("float_kind", formatter.get("bool", str))(arr.item()).strip()
+        scalar = formatter.get("float_kind", formatter.get("complex_kind", formatter.get("bool")))
+        return (scalar or str)(arr.item()).strip()
     text = np.array2string(
         arr,
         separator=", ",
@@ -71,7 +88,7 @@ def format_array(arr: np.ndarray, prefix: str) -> str:
 
 
 def format_tensor(t: Any, name: str = "tensor") -> str:
-    from .dtype import bool_, get_default_dtype, int64
+    from .dtype import bool_, default_complex, get_default_dtype, int64
 
     prefix = f"{name}("
     arr = backend.to_numpy(t._data)
@@ -83,7 +100,7 @@ def format_tensor(t: Any, name: str = "tensor") -> str:
         suffixes.append(f"size={tuple(arr.shape)}")
     else:
         body = format_array(arr, prefix)
-    if t.dtype not in (get_default_dtype(), int64, bool_) or (
+    if t.dtype not in (get_default_dtype(), default_complex(), int64, bool_) or (
         arr.size == 0 and t.dtype is not get_default_dtype()
     ):
         suffixes.append(f"dtype={t.dtype!r}")
