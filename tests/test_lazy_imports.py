@@ -30,6 +30,7 @@ LAZY_MODULES = (
     "autogradcli.serialization",
     "autogradcli.distributions",
     "autogradcli.linalg",
+    "autogradcli.fft",
     "autogradcli.sparse",
     "autogradcli.testing",
     "autogradcli.utils",

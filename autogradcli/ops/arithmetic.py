@@ -10,6 +10,7 @@ from ..autograd.grad_mode import STATE
 from ..autograd.gradient_ops import sum_to
 from ..tensor.tensor import Tensor, wrap
 from ._util import OPERANDS, array_module, binary_operands, load_mixed, save_mixed
+from .complex_numbers import conj_grad
 
 
 def _finish(out: Any, dtype: Any) -> Any:
@@ -135,12 +136,15 @@ class Mul(Function):
         const = ctx.const
         if const is not None:
             pos, c = const
+            c = conj_grad(c)  # a complex factor's gradient is conjugated
             if plain and type(c) is float and g._data.dtype.kind in "fV":
                 gc = wrap(g._data * c)
             else:
                 gc = _mul(g, c)
             return (gc, None) if pos == 1 else (None, gc)
         a, b = ctx.saved_tensors
+        if g._data.dtype.kind == "c":
+            a, b = conj_grad(a), conj_grad(b)
         na, nb = ctx.needs_input_grad
         sa, sb = ctx.shapes
         ga = gb = None
@@ -189,8 +193,10 @@ class Div(Function):
     def backward(ctx: Any, g: Tensor) -> tuple[Any, Any]:
         divisor = ctx.__dict__.get("divisor")
         if divisor is not None:
-            return g / divisor, None
+            return g / conj_grad(divisor), None
         a, b = load_mixed(ctx)
+        if g._data.dtype.kind == "c":
+            a, b = conj_grad(a), conj_grad(b)
         na, nb = ctx.needs_input_grad
         sa, sb = ctx.shapes
         ga = sum_to(g / b, sa) if na else None

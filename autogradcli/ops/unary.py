@@ -50,7 +50,13 @@ class Exp(Function):
     @staticmethod
     def backward(ctx: Any, g: Tensor) -> Tensor:
         (out,) = ctx.saved_tensors
-        return g * out
+        return g * _conj_if_complex(out)
+
+
+def _conj_if_complex(t: Tensor) -> Tensor:
+    from .complex_numbers import conj_grad
+
+    return conj_grad(t)
 
 
 class Log(Function):
@@ -293,6 +299,10 @@ class Abs(Function):
     @staticmethod
     def backward(ctx: Any, g: Tensor) -> Tensor:
         (x,) = ctx.saved_tensors
+        if x._data.dtype.kind == "c":  # d|z| = Re(conj(z/|z|) dz)
+            from .complex_numbers import sgn
+
+            return g * sgn(x)
         return g * x.sign()
 
 
