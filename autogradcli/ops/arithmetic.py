@@ -183,7 +183,7 @@ class Div(Function):
         out = x / y
         if dt is None:
             dt = x.dtype if isinstance(a, Tensor) else y.dtype
-        if dt.kind not in "fV":  # true division of integers gives the default float dtype
+        if dt.kind not in "fcV":  # true division of integers gives the default float dtype
             from ..tensor.dtype import get_default_dtype
 
             dt = get_default_dtype().np
@@ -234,6 +234,8 @@ class Pow(Function):
     @staticmethod
     def backward(ctx: Any, g: Tensor) -> tuple[Any, Any]:
         a, b = load_mixed(ctx)
+        if g._data.dtype.kind == "c":
+            a, b = conj_grad(a), conj_grad(b)
         na, nb = ctx.needs_input_grad
         sa, sb = ctx.shapes
         ga = gb = None

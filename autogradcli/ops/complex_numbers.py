@@ -199,7 +199,8 @@ class Complex(Function):
         x, y = re._data, im._data
         xp = array_module(x)
         out = xp.empty(xp.broadcast_shapes(x.shape, y.shape), _COMPLEX_OF[x.dtype.name])
-        out.real, out.imag = x, y
+        out.real[...] = x  # the part views (as cupy has them) broadcast the operands
+        out.imag[...] = y
         return out if x.dtype.name != "float16" else out.astype("complex64")
 
     @staticmethod

@@ -1,0 +1,144 @@
+"""Gradients through complex ops with PyTorch's convention (for a real loss L of z = x + iy,
+z.grad = dL/dx + i dL/dy): each against torch on identical data and against finite differences
+of the real and imaginary parts; and the rotary-embedding pattern of LLM code, ported by the
+import rename."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import autogradcli as ag
+
+
+@pytest.fixture
+def torch():
+    return pytest.importorskip("torch")
+
+
+def _data(spec, dtype, rng):
+    """A complex array for ``("c", shape)``, a real one for ``("r", shape)``."""
+    kind, shape = spec
+    real = rng.standard_normal(shape)
+    if kind == "c":
+        return (real + 1j * rng.standard_normal(shape)).astype(dtype)
+    return real.astype(np.float64 if dtype == np.complex128 else np.float32)
+
+
+def _loss(m, out, weights):
+    """A real loss reading both parts of a complex output."""
+    parts = m.view_as_real(out) if out.is_complex() else out
+    return (parts * m.tensor(weights, dtype=parts.dtype)).sum()
+
+
+def _weights(out):
+    shape = tuple(out.shape) + ((2,) if out.is_complex() else ())
+    return np.random.default_rng(7).standard_normal(shape)
+
+
+def _run(m, fn, arrays):
+    inputs = [m.tensor(a, requires_grad=True) for a in arrays]
+    out = fn(m, *inputs)
+    _loss(m, out, _weights(out)).backward()
+    return out, [t.grad for t in inputs]
+
+
+def _numeric_grad(fn, arrays, k, weights, eps=1e-6):
+    """dL/dx + i dL/dy of input ``k`` by central differences (complex128 / float64)."""
+    base = arrays[k]
+    grad = np.zeros(base.shape, dtype=base.dtype)
+    steps = (1.0, 1j) if base.dtype.kind == "c" else (1.0,)
+    for idx in np.ndindex(base.shape):
+        for step in steps:
+            values = []
+            for sign in (1, -1):
+                moved = [a.copy() for a in arrays]
+                moved[k][idx] += sign * eps * step
+                out = fn(ag, *[ag.tensor(a) for a in moved])
+                values.append(_loss(ag, out, weights).item())
+            grad[idx] += (values[0] - values[1]) / (2 * eps) * step
+    return grad
+
+
+C, R = "c", "r"
+CASES = {
+    "add": (lambda m, a, b: a + b, [(C, (2, 3)), (C, (3,))]),
+    "sub_real": (lambda m, a, b: a - b, [(C, (2, 3)), (R, (2, 1))]),
+    "mul": (lambda m, a, b: a * b, [(C, (2, 3)), (C, (2, 3))]),
+    "mul_real": (lambda m, a, b: b * a, [(C, (2, 3)), (R, (3,))]),
+    "mul_scalar": (lambda m, a: (1.5 - 2j) * a * 2.0, [(C, (2, 3))]),
+    "real_times_complex_scalar": (lambda m, a: a * (0.5 + 1j), [(R, (2, 3))]),
+    "div": (lambda m, a, b: a / b, [(C, (2, 3)), (C, (2, 3))]),
+    "div_real": (lambda m, a, b: b / a, [(C, (2, 3)), (R, (2, 3))]),
+    "div_scalar": (lambda m, a: a / (2 - 1j), [(C, (2, 3))]),
+    "matmul": (lambda m, a, b: a @ b, [(C, (2, 3)), (C, (3, 2))]),
+    "matmul_vec": (lambda m, a, b: a @ b, [(C, (2, 3)), (C, (3,))]),
+    "sum_mean": (lambda m, a: a.sum(0) + a.mean(), [(C, (2, 3))]),
+    "exp": (lambda m, a: m.exp(a), [(C, (2, 3))]),
+    "abs": (lambda m, a: a.abs(), [(C, (2, 3))]),
+    "angle": (lambda m, a: m.angle(a), [(C, (2, 3))]),
+    "real_imag": (lambda m, a: a.real * 2.0 + a.imag * a.imag, [(C, (2, 3))]),
+    "conj": (lambda m, a: m.conj(a) * a[0], [(C, (2, 3))]),
+    "complex": (lambda m, a, b: m.complex(a, b), [(R, (2, 3)), (R, (3,))]),
+    "polar": (lambda m, a, b: m.polar(a.exp(), b), [(R, (2, 3)), (R, (2, 3))]),
+    "view_as_real": (lambda m, a: m.view_as_real(a) * m.view_as_real(a), [(C, (2, 3))]),
+    "view_as_complex": (lambda m, a: m.view_as_complex(a) ** 2, [(R, (3, 2))]),
+    "shape_ops": (
+        lambda m, a, b: m.cat([a.reshape(3, 2), b.flatten()[None].t()[:3]], 1)[1:, 1:],
+        [(C, (2, 3)), (C, (2, 2))],
+    ),
+    "index": (lambda m, a: a[:, m.tensor([2, 0, 2])] * a[0, 1], [(C, (2, 3))]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_values_and_gradients_equal_torchs(torch, name):
+    fn, specs = CASES[name]
+    arrays = [_data(s, np.complex64, np.random.default_rng(0)) for s in specs]
+    ours, our_grads = _run(ag, fn, arrays)
+    theirs, their_grads = _run(torch, fn, arrays)
+    assert str(ours.dtype).split(".")[-1] == str(theirs.dtype).split(".")[-1]
+    np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), 1e-5, 1e-5)
+    for g, h in zip(our_grads, their_grads):
+        assert g.dtype.name == str(h.dtype).split(".")[-1] and g.shape == h.shape
+        np.testing.assert_allclose(g.numpy(), h.numpy(), 1e-4, 1e-5)
+
+
+@pytest.mark.parametrize("name", ["mul", "div", "matmul", "exp", "abs", "angle", "polar"])
+def test_gradients_equal_finite_differences(name):
+    fn, specs = CASES[name]
+    rng = np.random.default_rng(1)
+    arrays = [_data(s, np.complex128, rng) for s in specs]
+    out, grads = _run(ag, fn, arrays)
+    weights = _weights(out)
+    for k, g in enumerate(grads):
+        np.testing.assert_allclose(g.numpy(), _numeric_grad(fn, arrays, k, weights), 1e-6, 1e-6)
+
+
+def _rotary(m, x, freqs):
+    """The rotary position embedding as lit-llama and the annotated implementations write it."""
+    freqs_cis = m.polar(m.ones_like(freqs), freqs)
+    x_ = m.view_as_complex(x.float().reshape(*x.shape[:-1], -1, 2))
+    return m.view_as_real(x_ * freqs_cis).flatten(3).type_as(x)
+
+
+def test_rotary_embedding_ported_by_rename_equals_torch(torch):
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((2, 3, 4, 6)).astype(np.float32)  # (batch, seq, heads, head_dim)
+    freqs = np.outer(np.arange(3), 1.0 / 10000 ** (np.arange(0, 6, 2) / 6))[:, None, :]
+    results = []
+    for m in (ag, torch):
+        xt = m.tensor(x, requires_grad=True)
+        ft = m.tensor(freqs.astype(np.float32), requires_grad=True)
+        out = _rotary(m, xt, ft)
+        (out * out.detach() + out).sum().backward()
+        results.append((out, xt.grad, ft.grad))
+    for ours, theirs in zip(*results):
+        assert ours.dtype.name == "float32" and ours.shape == theirs.shape
+        np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), 1e-5, 1e-5)
+
+
+def test_complex_gradient_for_a_real_leaf_is_its_real_part():
+    x = ag.tensor([1.0, 2.0], requires_grad=True)
+    (x * (2 + 3j)).real.sum().backward()
+    assert x.grad.dtype is ag.float32 and x.grad.tolist() == [2.0, 2.0]
