@@ -189,3 +189,26 @@ def test_complex_polar_angle_conj_values(torch):
         ours, theirs = fn(ag), fn(torch)
         assert _name(ours.dtype) == _name(theirs.dtype)
         np.testing.assert_allclose(ours.numpy(), theirs.resolve_conj().numpy(), rtol=1e-6)
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda m, z: z.max(),
+        lambda m, z: z.min(0),
+        lambda m, z: z.amax(),
+        lambda m, z: z < z,
+        lambda m, z: z >= 0,
+        lambda m, z: m.relu(z),
+        lambda m, z: z.clamp(0, 1),
+        lambda m, z: z.sort(),
+        lambda m, z: z.argsort(),
+        lambda m, z: z.topk(1),
+        lambda m, z: z.argmax(),
+        lambda m, z: m.maximum(z, z),
+        lambda m, z: m.minimum(z, z),
+        lambda m, z: z.sign(),
+    ],
+)
+def test_ops_without_complex_meaning_refuse_it_as_torch_does(torch, fn):
+    _raises_like(torch, lambda m: fn(m, m.tensor([1 + 2j, 2 - 1j])))

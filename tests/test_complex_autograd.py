@@ -75,6 +75,9 @@ CASES = {
     "matmul_vec": (lambda m, a, b: a @ b, [(C, (2, 3)), (C, (3,))]),
     "sum_mean": (lambda m, a: a.sum(0) + a.mean(), [(C, (2, 3))]),
     "exp": (lambda m, a: m.exp(a), [(C, (2, 3))]),
+    "trig": (lambda m, a: m.sin(a) + m.cos(a) * m.tanh(a) + m.sigmoid(a), [(C, (2, 3))]),
+    "log_sqrt": (lambda m, a: m.log(a) + m.sqrt(a) * m.rsqrt(a * a) + m.log1p(a), [(C, (2, 3))]),
+    "expm1_pow": (lambda m, a, b: m.expm1(a) + a**2 + a**-1 + b**3, [(C, (2, 3)), (C, (3,))]),
     "abs": (lambda m, a: a.abs(), [(C, (2, 3))]),
     "angle": (lambda m, a: m.angle(a), [(C, (2, 3))]),
     "real_imag": (lambda m, a: a.real * 2.0 + a.imag * a.imag, [(C, (2, 3))]),
@@ -104,7 +107,7 @@ def test_values_and_gradients_equal_torchs(torch, name):
         np.testing.assert_allclose(g.numpy(), h.numpy(), 1e-4, 1e-5)
 
 
-@pytest.mark.parametrize("name", ["mul", "div", "matmul", "exp", "abs", "angle", "polar"])
+@pytest.mark.parametrize("name", ["mul", "div", "matmul", "trig", "abs", "angle", "polar"])
 def test_gradients_equal_finite_differences(name):
     fn, specs = CASES[name]
     rng = np.random.default_rng(1)

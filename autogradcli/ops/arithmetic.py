@@ -10,7 +10,7 @@ from ..autograd.grad_mode import STATE
 from ..autograd.gradient_ops import sum_to
 from ..tensor.tensor import Tensor, wrap
 from ._util import OPERANDS, array_module, binary_operands, load_mixed, save_mixed
-from .complex_numbers import conj_grad
+from .complex_numbers import conj_grad, refuse_complex
 
 
 def _finish(out: Any, dtype: Any) -> Any:
@@ -365,10 +365,14 @@ def pow(a: Any, b: Any) -> Tensor:
 
 
 def maximum(a: Tensor, b: Tensor) -> Tensor:
+    refuse_complex(a, "maximum not implemented for complex tensors.", RuntimeError)
+    refuse_complex(b, "maximum not implemented for complex tensors.", RuntimeError)
     return Maximum.apply(a, b)
 
 
 def minimum(a: Tensor, b: Tensor) -> Tensor:
+    refuse_complex(a, "minimum not implemented for complex tensors.", RuntimeError)
+    refuse_complex(b, "minimum not implemented for complex tensors.", RuntimeError)
     return Minimum.apply(a, b)
 
 

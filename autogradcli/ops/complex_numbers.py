@@ -302,6 +302,21 @@ def conj_grad(t: Any) -> Any:
     return t.conjugate() if isinstance(t, builtins.complex) else t
 
 
+def _holomorphic(cls: Any) -> None:
+    """Give ``cls`` (an op whose backward multiplies by its complex derivative f'(z)) PyTorch's
+    complex gradient g * conj(f'(z)), as conj(backward(conj(g))); real gradients are untouched."""
+    plain = cls.backward
+
+    def backward(ctx: Any, *grads: Any) -> Any:
+        g = grads[0]
+        if g is None or g._data.dtype.kind != "c":
+            return plain(ctx, *grads)
+        out = plain(ctx, *[conj_grad(g) for g in grads])
+        return tuple(conj_grad(o) for o in out) if isinstance(out, tuple) else conj_grad(out)
+
+    cls.backward = staticmethod(backward)
+
+
 def _set_part(getter: Any) -> Any:
     def setter(self: Tensor, value: Any) -> None:
         getter(self).copy_(value)
@@ -322,3 +337,15 @@ TENSOR_METHODS: dict[str, Any] = {
     "real": property(real, _set_part(real)),
     "imag": property(imag, _set_part(imag)),
 }
+
+
+def _register_holomorphic() -> None:
+    from . import logexp, unary
+
+    for cls in (unary.Exp, unary.Log, unary.Sqrt, unary.Rsqrt, unary.Sin, unary.Cos, unary.Tanh):
+        _holomorphic(cls)
+    for cls in (unary.Sigmoid, logexp.Log1p, logexp.Expm1):
+        _holomorphic(cls)
+
+
+_register_holomorphic()
