@@ -212,3 +212,17 @@ def test_complex_polar_angle_conj_values(torch):
 )
 def test_ops_without_complex_meaning_refuse_it_as_torch_does(torch, fn):
     _raises_like(torch, lambda m: fn(m, m.tensor([1 + 2j, 2 - 1j])))
+
+
+def test_cast_to_real_warns_as_torch_and_gradients_cross_the_cast(torch):
+    results = []
+    for m in (ag, torch):
+        z = m.tensor([1 + 2j, -3j], requires_grad=True)
+        x = m.tensor([1.0, 2.0], requires_grad=True)
+        with pytest.warns(UserWarning, match="Casting complex values to real discards"):
+            real = z.float()
+        (real.sum() + (x.to(m.complex64) * (1 + 1j)).abs().sum()).backward()
+        results.append((real.detach().numpy(), z.grad.numpy(), x.grad.numpy()))
+    for ours, theirs in zip(*results):
+        assert ours.dtype == theirs.dtype
+        np.testing.assert_allclose(ours, theirs, 1e-6)

@@ -92,12 +92,21 @@ class ToCopy(Function):
         if device is not None:
             arr = backend.to_device(arr, device)
         if np_dtype is not None and arr.dtype != np_dtype:
+            if arr.dtype.kind == "c" and np.dtype(np_dtype).kind != "c":
+                import warnings
+
+                warnings.warn(
+                    "Casting complex values to real discards the imaginary part", UserWarning
+                )
+                arr = arr.real
             arr = arr.astype(np_dtype)
         return arr if arr is not x._data else arr.copy()
 
     @staticmethod
     def backward(ctx: Any, g: Tensor) -> tuple[Any, None, None]:
         src_dtype, src_device = ctx.src
+        if g._data.dtype.kind == "c" and src_dtype.kind != "c":  # a real input: the real part
+            g = _real_part(g)
         return ToCopy.apply(g, src_dtype, src_device), None, None
 
 
