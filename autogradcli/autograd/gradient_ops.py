@@ -96,7 +96,9 @@ class ToCopy(Function):
                 import warnings
 
                 warnings.warn(
-                    "Casting complex values to real discards the imaginary part", UserWarning
+                    "Casting complex values to real discards the imaginary part",
+                    UserWarning,
+                    stacklevel=2,
                 )
                 arr = arr.real
             arr = arr.astype(np_dtype)
