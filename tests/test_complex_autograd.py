@@ -74,6 +74,11 @@ CASES = {
     "matmul": (lambda m, a, b: a @ b, [(C, (2, 3)), (C, (3, 2))]),
     "matmul_vec": (lambda m, a, b: a @ b, [(C, (2, 3)), (C, (3,))]),
     "sum_mean": (lambda m, a: a.sum(0) + a.mean(), [(C, (2, 3))]),
+    "var_std_norm": (
+        lambda m, a: a.var(0) + a.std() + a.norm() + m.linalg.vector_norm(a, 1, dim=1)[0],
+        [(C, (2, 3))],
+    ),
+    "cfloat": (lambda m, a, b: a.cfloat() * b.cdouble(), [(R, (2, 3)), (R, (3,))]),
     "exp": (lambda m, a: m.exp(a), [(C, (2, 3))]),
     "trig": (lambda m, a: m.sin(a) + m.cos(a) * m.tanh(a) + m.sigmoid(a), [(C, (2, 3))]),
     "log_sqrt": (lambda m, a: m.log(a) + m.sqrt(a) * m.rsqrt(a * a) + m.log1p(a), [(C, (2, 3))]),

@@ -10,6 +10,7 @@ from typing import Any
 from ..autograd.fixed_arity import binary_apply, unary_apply
 from ..autograd.function import Function
 from ..autograd.gradient_ops import ToCopy
+from ..tensor import dtype as dtypes
 from ..tensor.tensor import Tensor, wrap_view
 from ._util import array_module, scalar_type_name
 
@@ -334,6 +335,8 @@ TENSOR_METHODS: dict[str, Any] = {
     "is_neg": lambda self: False,
     "angle": angle,
     "sgn": sgn,
+    "cfloat": lambda self: self.to(dtypes.complex64),
+    "cdouble": lambda self: self.to(dtypes.complex128),
     "real": property(real, _set_part(real)),
     "imag": property(imag, _set_part(imag)),
 }
