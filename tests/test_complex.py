@@ -226,3 +226,15 @@ def test_cast_to_real_warns_as_torch_and_gradients_cross_the_cast(torch):
     for ours, theirs in zip(*results):
         assert ours.dtype == theirs.dtype
         np.testing.assert_allclose(ours, theirs, 1e-6)
+
+
+def test_random_complex_draws_have_torchs_dtype_and_spread(torch):
+    ag.manual_seed(0)
+    z = ag.randn(4000, dtype=ag.complex64)
+    assert z.dtype is ag.complex64 and ag.randn_like(z[:2]).dtype is ag.complex64
+    # randn: each part has variance 1/2 (E|z|^2 = 1), as torch.randn(..., dtype=cfloat)
+    assert abs(z.real.var().item() - 0.5) < 0.05 and abs(z.imag.var().item() - 0.5) < 0.05
+    u = ag.rand(4000, dtype=ag.cdouble)
+    assert u.dtype is ag.complex128 and 0 <= u.real.min().item() and u.imag.max().item() < 1
+    assert abs(u.imag.mean().item() - 0.5) < 0.05
+    assert repr(ag.rand(1, dtype=ag.cfloat, requires_grad=True)).endswith("requires_grad=True)")
