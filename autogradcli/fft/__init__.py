@@ -53,13 +53,11 @@ def irfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None =
     return FftC2R.apply(input, n, dim, check_norm(norm))
 
 
-def _plan(x: Tensor, s: Any, dim: Any, default: Any) -> list[tuple[int, int | None]]:
+def _plan(x: Tensor, s: Any, dim: Any) -> list[tuple[int, int | None]]:
     """(dim, points) pairs of an n-D transform, with PyTorch's defaults for ``s`` and ``dim``."""
     ndim = x.ndim
     if dim is None:
         dims = list(range(ndim)) if s is None else list(range(ndim - len(s), ndim))
-        if default is not None and s is None:
-            dims = list(default)
     else:
         dims = [dim] if isinstance(dim, int) else list(dim)
     dims = [wrap_dim(d, ndim) for d in dims]
@@ -75,24 +73,25 @@ def _plan(x: Tensor, s: Any, dim: Any, default: Any) -> list[tuple[int, int | No
     return [(d, None if n == -1 else n) for d, n in zip(dims, s)]
 
 
+def _c2c(out: Tensor, plan: list[tuple[int, int | None]], norm: str, forward: bool) -> Tensor:
+    """One complex transform per (dim, points) of ``plan``: together, the n-D transform."""
+    for d, n in plan:
+        out = FftC2C.apply(out, n, d, norm, forward)
+    return out
+
+
 def fftn(
     input: Tensor, s: Sequence[int] | None = None, dim: Any = None, norm: str | None = None
 ) -> Tensor:
     """The n-D transform over ``dim`` (all dims by default)."""
-    norm, out = check_norm(norm), input
-    for d, n in _plan(input, s, dim, None):
-        out = FftC2C.apply(out, n, d, norm, True)
-    return out
+    return _c2c(input, _plan(input, s, dim), check_norm(norm), True)
 
 
 def ifftn(
     input: Tensor, s: Sequence[int] | None = None, dim: Any = None, norm: str | None = None
 ) -> Tensor:
     """The n-D inverse transform over ``dim`` (all dims by default)."""
-    norm, out = check_norm(norm), input
-    for d, n in _plan(input, s, dim, None):
-        out = FftC2C.apply(out, n, d, norm, False)
-    return out
+    return _c2c(input, _plan(input, s, dim), check_norm(norm), False)
 
 
 def rfftn(
@@ -100,24 +99,19 @@ def rfftn(
 ) -> Tensor:
     """The n-D transform of a real signal, one-sided in the last of ``dim``."""
     norm = check_norm(norm)
-    plan = _plan(input, s, dim, None)
+    plan = _plan(input, s, dim)
     (last, n_last), rest = plan[-1], plan[:-1]
-    out = FftR2C.apply(input, n_last, last, norm)
-    for d, n in rest:
-        out = FftC2C.apply(out, n, d, norm, True)
-    return out
+    return _c2c(FftR2C.apply(input, n_last, last, norm), rest, norm, True)
 
 
 def irfftn(
     input: Tensor, s: Sequence[int] | None = None, dim: Any = None, norm: str | None = None
 ) -> Tensor:
     """The real n-D signal whose ``rfftn`` is ``input``."""
-    norm, out = check_norm(norm), input
-    plan = _plan(input, s, dim, None)
+    norm = check_norm(norm)
+    plan = _plan(input, s, dim)
     (last, n_last), rest = plan[-1], plan[:-1]
-    for d, n in rest:
-        out = FftC2C.apply(out, n, d, norm, False)
-    return FftC2R.apply(out, n_last, last, norm)
+    return FftC2R.apply(_c2c(input, rest, norm, False), n_last, last, norm)
 
 
 def fft2(input: Tensor, s: Any = None, dim: Any = (-2, -1), norm: str | None = None) -> Tensor:
