@@ -115,6 +115,14 @@ def test_repr_equals_torchs(torch, data):
     assert repr(ag.tensor(data)) == repr(torch.tensor(data)).replace("torch.", "autogradcli.")
 
 
+@pytest.mark.parametrize("shape", [(3, 30), (1100,), (2, 600), (8, 3, 50), (2, 0)])
+def test_repr_of_wrapped_and_summarized_tensors_equals_torchs(torch, shape):
+    rng = np.random.default_rng(0)
+    data = (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(np.complex64)
+    theirs = repr(torch.tensor(data)).replace("torch.", "autogradcli.")
+    assert repr(ag.tensor(data)) == theirs
+
+
 def test_repr_of_complex128_and_requires_grad(torch):
     for make in (
         lambda m: m.tensor([[1 + 2j, 3 - 4j]], dtype=m.complex128),

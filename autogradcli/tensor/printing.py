@@ -44,7 +44,27 @@ def _complex_formatter(values: np.ndarray) -> Any:
         im = imag(v.imag).lstrip()
         return real(v.real) + ("" if im[0] in "+-" else "+") + im + "j"
 
-    return fmt
+    return fmt, len(real(0.0)) + len(imag(0.0)) + 1
+
+
+def _complex_rows(arr: np.ndarray, indent: int, summarize: bool, fmt: Any, width: int) -> str:
+    """PyTorch's nested layout: as many elements a line as fit (an elided "..." takes a slot)."""
+    edge = summarize and arr.shape[0] > 2 * _EDGEITEMS
+    rows = (
+        list(range(_EDGEITEMS)) + [None] + list(range(len(arr) - _EDGEITEMS, len(arr)))
+        if edge
+        else list(range(len(arr)))
+    )
+    if arr.ndim == 1:
+        per_line = max(1, (_LINEWIDTH - indent) // (width + 2))
+        items = [" ..." if i is None else fmt(complex(arr[i])) for i in rows]
+        lines = [", ".join(items[i : i + per_line]) for i in range(0, len(items), per_line)]
+        return "[" + (",\n" + " " * (indent + 1)).join(lines) + "]"
+    parts = [
+        "..." if i is None else _complex_rows(arr[i], indent + 1, summarize, fmt, width)
+        for i in rows
+    ]
+    return "[" + ("," + "\n" * (arr.ndim - 1) + " " * (indent + 1)).join(parts) + "]"
 
 
 def _summarized(arr: np.ndarray) -> np.ndarray:
@@ -66,7 +86,10 @@ def format_array(arr: np.ndarray, prefix: str) -> str:
         shown = _summarized(arr).astype(np.float64)
         formatter: dict[str, Any] = {"float_kind": _float_formatter(shown)}
     elif arr.dtype.kind == "c":
-        formatter = {"complex_kind": _complex_formatter(_summarized(arr))}
+        fmt, width = _complex_formatter(_summarized(arr))
+        if arr.ndim == 0:
+            return fmt(arr.item()).strip()
+        return _complex_rows(arr, len(prefix), arr.size > _THRESHOLD, fmt, width)
     elif arr.dtype.kind == "b":
         width = 5 if arr.size and not arr.all() else 4
         formatter = {"bool": lambda v: str(bool(v)).rjust(width)}
