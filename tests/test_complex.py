@@ -246,3 +246,28 @@ def test_random_complex_draws_have_torchs_dtype_and_spread(torch):
     assert u.dtype is ag.complex128 and u.real.min().item() >= 0 and u.imag.max().item() < 1
     assert abs(u.imag.mean().item() - 0.5) < 0.05
     assert repr(ag.rand(1, dtype=ag.cfloat, requires_grad=True)).endswith("requires_grad=True)")
+
+
+def test_full_complex_conversions_closeness_and_modules_as_torch(torch):
+    for fn in (
+        lambda m: m.full((2,), 1j),
+        lambda m: m.isclose(m.tensor([1j, 1]), m.tensor([1j + 1e-9, 1 + 1j])),
+        lambda m: m.ones(2, dtype=m.cfloat).add_(1j),
+    ):
+        ours, theirs = fn(ag), fn(torch)
+        assert ours.dtype.name == str(theirs.dtype).split(".")[-1]
+        np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+    assert complex(ag.tensor(1 + 2j)) == 1 + 2j
+    assert ag.nn.Linear(2, 2).to(ag.cfloat).weight.dtype is ag.complex64
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda m: m.ones(2).add_(1j),
+        lambda m: m.ones(2).mul_(m.tensor([1j, 2])),
+        lambda m: m.ones(2, dtype=m.int64).add_(m.tensor([1j, 2])),
+    ],
+)
+def test_in_place_complex_results_into_real_tensors_raise_as_torch(torch, fn):
+    _raises_like(torch, fn)

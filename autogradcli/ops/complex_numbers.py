@@ -335,6 +335,7 @@ TENSOR_METHODS: dict[str, Any] = {
     "is_neg": lambda self: False,
     "angle": angle,
     "sgn": sgn,
+    "__complex__": lambda self: builtins.complex(self.item()),
     "cfloat": lambda self: self.to(dtypes.complex64),
     "cdouble": lambda self: self.to(dtypes.complex128),
     "real": property(real, _set_part(real)),

@@ -80,8 +80,10 @@ def _write(self: Tensor, arr: Any, name: str) -> None:
 
 
 def _can_cast(src: Any, dst: Any) -> bool:
-    order = "biuf"
-    return order.index(src.kind if src.kind in order else "f") <= order.index(dst.kind)
+    order = "biufc"  # bfloat16 ("V") ranks with the floats
+    return order.index(src.kind if src.kind in order else "f") <= order.index(
+        dst.kind if dst.kind in order else "f"
+    )
 
 
 def broadcast_message(dst: tuple[int, ...], src: tuple[int, ...]) -> str | None:
@@ -111,8 +113,10 @@ def _ufunc_inplace(self: Tensor, ufunc_name: str, other: Any, name: str) -> Tens
     y = _operand(other)
     if hasattr(y, "dtype") and not _can_cast(y.dtype, arr.dtype):
         raise _cast_error(scalar_type_name(y.dtype), arr.dtype)
-    if isinstance(y, float) and arr.dtype.kind not in "fV":
+    if isinstance(y, float) and arr.dtype.kind not in "fcV":
         raise _cast_error("Float", arr.dtype)
+    if isinstance(y, complex) and arr.dtype.kind != "c":
+        raise _cast_error("ComplexFloat", arr.dtype)
     shape = getattr(y, "shape", ())
     if shape != arr.shape:
         msg = broadcast_message(arr.shape, shape)

@@ -210,6 +210,8 @@ def _fill_dtype(fill_value: Any) -> np.dtype:
         return np.dtype(np.bool_)
     if isinstance(fill_value, (int, np.integer)):
         return np.dtype(np.int64)
+    if isinstance(fill_value, (complex, np.complexfloating)):
+        return dtypes.default_complex().np
     return dtypes.get_default_dtype().np
 
 
