@@ -28,7 +28,7 @@ def _data(spec, dtype, rng):
 def _loss(m, out, weights):
     """A real loss reading both parts of a complex output."""
     parts = m.view_as_real(out) if out.is_complex() else out
-    return (parts * m.tensor(weights, dtype=parts.dtype)).sum()
+    return (parts * m.tensor(weights, dtype=parts.dtype, device=parts.device)).sum()
 
 
 def _weights(out):
@@ -150,3 +150,24 @@ def test_complex_gradient_for_a_real_leaf_is_its_real_part():
     x = ag.tensor([1.0, 2.0], requires_grad=True)
     (x * (2 + 3j)).real.sum().backward()
     assert x.grad.dtype is ag.float32 and x.grad.tolist() == [2.0, 2.0]
+
+
+@pytest.mark.parametrize("name", ["mul", "div", "matmul", "abs", "angle", "view_as_complex"])
+def test_gradients_on_the_strict_device_equal_the_cpu_ones(strict_cuda, name):
+    fn, specs = CASES[name]
+    arrays = [_data(s, np.complex64, np.random.default_rng(4)) for s in specs]
+    expected, expected_grads = _run(ag, fn, arrays)
+    inputs = [ag.tensor(a, device="cuda", requires_grad=True) for a in arrays]
+    out = fn(ag, *inputs)
+    _loss(ag, out, _weights(out)).backward()
+    assert out.device.type == "cuda"
+    np.testing.assert_allclose(ag.backend.to_numpy(out.detach()._data), expected.detach().numpy())
+    for t, g in zip(inputs, expected_grads):
+        np.testing.assert_allclose(ag.backend.to_numpy(t.grad._data), g.numpy(), 1e-6, 1e-6)
+
+
+def test_view_as_complex_checks_the_offset_on_the_strict_device(strict_cuda):
+    base = ag.arange(6.0, device="cuda")
+    with pytest.raises(RuntimeError, match="storage_offset divisible by 2"):
+        ag.view_as_complex(base[1:5].reshape(2, 2))
+    assert ag.view_as_complex(base[2:6].reshape(2, 2)).tolist() == [2 + 3j, 4 + 5j]
