@@ -87,6 +87,7 @@ CASES = {
     "angle": (lambda m, a: m.angle(a), [(C, (2, 3))]),
     "real_imag": (lambda m, a: a.real * 2.0 + a.imag * a.imag, [(C, (2, 3))]),
     "conj": (lambda m, a: m.conj(a) * a[0], [(C, (2, 3))]),
+    "adjoints": (lambda m, a: a.mH @ a + a.H @ a.adjoint().t(), [(C, (2, 3))]),
     "complex": (lambda m, a, b: m.complex(a, b), [(R, (2, 3)), (R, (3,))]),
     "polar": (lambda m, a, b: m.polar(a.exp(), b), [(R, (2, 3)), (R, (2, 3))]),
     "view_as_real": (lambda m, a: m.view_as_real(a) * m.view_as_real(a), [(C, (2, 3))]),

@@ -336,6 +336,9 @@ TENSOR_METHODS: dict[str, Any] = {
     "angle": angle,
     "sgn": sgn,
     "__complex__": lambda self: builtins.complex(self.item()),
+    "mH": property(lambda self: conj(self.mT)),  # the conjugate transpose of the last two dims
+    "adjoint": lambda self: conj(self.mT),
+    "H": property(lambda self: conj(self.t())),
     "cfloat": lambda self: self.to(dtypes.complex64),
     "cdouble": lambda self: self.to(dtypes.complex128),
     "real": property(real, _set_part(real)),
