@@ -172,3 +172,24 @@ def test_view_as_complex_checks_the_offset_on_the_strict_device(strict_cuda):
     with pytest.raises(RuntimeError, match="storage_offset divisible by 2"):
         ag.view_as_complex(base[1:5].reshape(2, 2))
     assert ag.view_as_complex(base[2:6].reshape(2, 2)).tolist() == [2 + 3j, 4 + 5j]
+
+
+def test_grad_fn_names_equal_torchs(torch):
+    ops = [
+        lambda m, x, z: m.view_as_real(z),
+        lambda m, x, z: m.view_as_complex(x),
+        lambda m, x, z: z.real,
+        lambda m, x, z: z.imag,
+        lambda m, x, z: m.polar(x, x),
+        lambda m, x, z: m.complex(x, x),
+        lambda m, x, z: m.angle(z),
+        lambda m, x, z: m.fft.ifft(z),
+        lambda m, x, z: m.fft.rfft(x),
+        lambda m, x, z: m.fft.irfft(z),
+    ]
+    names = []
+    for m in (ag, torch):
+        x = m.ones(3, 2, requires_grad=True)
+        z = m.ones(3, 2, dtype=m.complex64, requires_grad=True)
+        names.append([type(op(m, x, z).grad_fn).__name__ for op in ops])
+    assert names[0] == names[1]

@@ -11,7 +11,7 @@ from ..autograd.fixed_arity import binary_apply, unary_apply
 from ..autograd.function import Function
 from ..autograd.gradient_ops import ToCopy
 from ..tensor import dtype as dtypes
-from ..tensor.tensor import Tensor, wrap_view
+from ..tensor.tensor import Tensor, wrap, wrap_view
 from ._util import array_module, scalar_type_name
 
 __all__ = [
@@ -117,7 +117,7 @@ def _offset(arr: Any) -> int:
 class Real(Function):
     """The real part of a complex tensor, as a view."""
 
-    _backward_name = "RealBackward0"
+    _backward_name = "SelectBackward0"  # PyTorch selects it from the view_as_real view
 
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Any:
@@ -132,7 +132,7 @@ class Real(Function):
 class Imag(Function):
     """The imaginary part of a complex tensor, as a view."""
 
-    _backward_name = "ImagBackward0"
+    _backward_name = "SelectBackward0"
 
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Any:
@@ -210,6 +210,30 @@ class Complex(Function):
         return (real(g) if na else None), (imag(g) if nb else None)
 
 
+class Polar(Function):
+    """``abs * (cos(angle) + i sin(angle))`` from two float tensors of one dtype (broadcast)."""
+
+    _backward_name = "PolarBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, r: Tensor, theta: Tensor) -> Any:
+        _check_parts(r, theta)
+        ctx.save_for_backward(r, theta)
+        x, t = r._data, theta._data
+        xp = array_module(x)
+        return Complex.forward(ctx, wrap(x * xp.cos(t)), wrap(x * xp.sin(t)))
+
+    @staticmethod
+    def backward(ctx: Any, g: Tensor) -> tuple[Any, Any]:
+        r, theta = ctx.saved_tensors
+        from .unary import cos, sin
+
+        # with e = exp(i angle): d abs = Re(g conj(e)), d angle = abs * Im(g conj(e))
+        ge = g * conj(_complex(cos(theta), sin(theta)))
+        na, nb = ctx.needs_input_grad
+        return (real(ge) if na else None), (imag(ge) * r if nb else None)
+
+
 def _check_parts(re: Any, im: Any) -> None:
     """PyTorch's checks on ``complex``/``polar`` operands: float tensors of one dtype."""
     for t in (re, im):
@@ -229,6 +253,7 @@ def _check_parts(re: Any, im: Any) -> None:
 
 
 _complex = binary_apply(Complex)
+_polar = binary_apply(Polar)
 _conj = unary_apply(Conj)
 _real = unary_apply(Real)
 _angle = unary_apply(Angle)
@@ -251,10 +276,7 @@ def complex(real: Tensor, imag: Tensor, *, out: Tensor | None = None) -> Tensor:
 
 def polar(abs: Tensor, angle: Tensor) -> Tensor:
     """``abs * (cos(angle) + i sin(angle))``; differentiable in both."""
-    _check_parts(abs, angle)
-    from .unary import cos, sin
-
-    return _complex(abs * cos(angle), abs * sin(angle))
+    return _polar(abs, angle)
 
 
 def real(input: Tensor) -> Tensor:
