@@ -36,6 +36,8 @@ CASES = {
     "ifftn": (lambda m, x, nm: m.fft.ifftn(x, norm=nm), CPLX),
     "rfft2": (lambda m, x, nm: m.fft.rfft2(x, norm=nm), REAL),
     "rfftn_s": (lambda m, x, nm: m.fft.rfftn(x, s=(2, 6), norm=nm), REAL),
+    "hfft": (lambda m, x, nm: m.fft.hfft(x, n=7, norm=nm), CPLX),
+    "ihfft": (lambda m, x, nm: m.fft.ihfft(x, norm=nm).resolve_conj(), REAL),
     "irfft2": (lambda m, x, nm: m.fft.irfft2(x, norm=nm), CPLX),
     "irfftn_s": (lambda m, x, nm: m.fft.irfftn(x, s=(4, 7), norm=nm), CPLX),
 }

@@ -1,4 +1,4 @@
-"""``autogradcli.fft``: PyTorch's ``torch.fft`` (fft, ifft, rfft, irfft and their 2-D and n-D
+"""``autogradcli.fft``: PyTorch's ``torch.fft`` (fft, ifft, rfft, irfft, hfft, ihfft, the 2-D and n-D
 forms, fftfreq, rfftfreq, fftshift, ifftshift), differentiable as in PyTorch."""
 
 from __future__ import annotations
@@ -7,11 +7,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..ops._util import wrap_dim
+from ..ops.complex_numbers import conj
 from ..ops.reorder import roll
 from ..tensor.creation_args import np_dtype
 from ..tensor.factory import tensor as _tensor
 from ..tensor.tensor import Tensor
-from .transforms import FftC2C, FftC2R, FftR2C, check_norm
+from .transforms import DUAL, FftC2C, FftC2R, FftR2C, check_norm
 
 __all__ = [
     "fft",
@@ -19,10 +20,12 @@ __all__ = [
     "fftfreq",
     "fftn",
     "fftshift",
+    "hfft",
     "ifft",
     "ifft2",
     "ifftn",
     "ifftshift",
+    "ihfft",
     "irfft",
     "irfft2",
     "irfftn",
@@ -51,6 +54,16 @@ def rfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = 
 def irfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None) -> Tensor:
     """The real signal of length ``n`` (default 2 * (m - 1)) whose ``rfft`` is ``input``."""
     return FftC2R.apply(input, n, dim, check_norm(norm))
+
+
+def hfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None) -> Tensor:
+    """The real transform of a Hermitian-symmetric signal given by its first half."""
+    return FftC2R.apply(conj(input), n, dim, DUAL[check_norm(norm)])
+
+
+def ihfft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None) -> Tensor:
+    """The inverse of ``hfft``: the one-sided inverse transform of a real signal."""
+    return conj(FftR2C.apply(input, n, dim, DUAL[check_norm(norm)]))
 
 
 def _plan(x: Tensor, s: Any, dim: Any) -> list[tuple[int, int | None]]:

@@ -17,7 +17,7 @@ from ..tensor.tensor import Tensor, wrap
 
 _NORMS = ("backward", "ortho", "forward")
 # the adjoint of a transform scaled by 1/n is the opposite transform scaled by 1/n
-_DUAL = {"backward": "forward", "ortho": "ortho", "forward": "backward"}
+DUAL = {"backward": "forward", "ortho": "ortho", "forward": "backward"}
 
 
 def check_norm(norm: str | None) -> str:
@@ -78,7 +78,7 @@ class FftC2C(Function):
     @staticmethod
     def backward(ctx: Any, g: Tensor) -> tuple[Any, ...]:
         size, dim, norm, forward = ctx.args
-        gx = FftC2C.apply(g, None, dim, _DUAL[norm], not forward)
+        gx = FftC2C.apply(g, None, dim, DUAL[norm], not forward)
         return _resize(gx, dim, size), None, None, None, None
 
 
@@ -104,7 +104,7 @@ class FftR2C(Function):
     def backward(ctx: Any, g: Tensor) -> tuple[Any, ...]:
         size, n, dim, norm = ctx.args
         # the adjoint of "take the first n // 2 + 1 outputs of a full fft": zero-fill, then ifft
-        gx = real(FftC2C.apply(_resize(g, dim, n), None, dim, _DUAL[norm], False))
+        gx = real(FftC2C.apply(_resize(g, dim, n), None, dim, DUAL[norm], False))
         return _resize(gx, dim, size), None, None, None
 
 
@@ -125,7 +125,7 @@ class FftC2R(Function):
     @staticmethod
     def backward(ctx: Any, g: Tensor) -> tuple[Any, ...]:
         size, n, dim, norm = ctx.args
-        gx = FftR2C.apply(g, None, dim, _DUAL[norm])
+        gx = FftR2C.apply(g, None, dim, DUAL[norm])
         half = n // 2 + 1
         doubled = n - half  # the frequencies whose conjugate twins the one-sided input stands for
         if doubled > 0:
