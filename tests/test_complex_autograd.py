@@ -193,3 +193,22 @@ def test_grad_fn_names_equal_torchs(torch):
         z = m.ones(3, 2, dtype=m.complex64, requires_grad=True)
         names.append([type(op(m, x, z).grad_fn).__name__ for op in ops])
     assert names[0] == names[1]
+
+
+@pytest.mark.parametrize(
+    "name, kwargs", [("Adam", {}), ("AdamW", {"weight_decay": 0.1}), ("SGD", {"momentum": 0.9})]
+)
+def test_complex_parameters_train_as_torchs(torch, name, kwargs):
+    """A complex parameter (Fourier-layer weights) is updated as pairs of reals, as in torch."""
+    start = np.array([[1 + 2j, -0.5 + 0.3j], [0.1 - 1j, 2j]], np.complex64)
+    results = []
+    for m in (ag, torch):
+        p = m.tensor(start, requires_grad=True)
+        opt = getattr(m.optim, name)([p], lr=0.1, **kwargs)
+        for _ in range(3):
+            opt.zero_grad()
+            (m.view_as_real(p) ** 3).sum().backward()
+            opt.step()
+        results.append(p.detach().numpy())
+    assert results[0].dtype == np.complex64
+    np.testing.assert_allclose(results[0], results[1], 1e-6, 1e-6)

@@ -45,8 +45,11 @@ def refuse_complex(x: Any, message: str, error: type = NotImplementedError) -> N
         raise error(message.format(dtype=scalar_type_name(x._data.dtype)))
 
 
-def _real_view(arr: Any) -> Any:
-    """The (..., 2) float view of complex ``arr`` sharing its memory."""
+def real_view(arr: Any) -> Any:
+    """``arr`` itself, or the (..., 2) float view of a complex ``arr`` sharing its memory (how an
+    optimizer updates a complex parameter as pairs of reals, as PyTorch's do)."""
+    if arr is None or arr.dtype.kind != "c":
+        return arr
     xp = array_module(arr)
     half = arr.itemsize // 2
     return xp.lib.stride_tricks.as_strided(
@@ -63,7 +66,7 @@ class ViewAsReal(Function):
     def forward(ctx: Any, x: Tensor) -> Any:
         if x._data.dtype.kind != "c":
             raise RuntimeError("view_as_real is only supported for complex tensors")
-        return wrap_view(_real_view(x._data), x)
+        return wrap_view(real_view(x._data), x)
 
     @staticmethod
     def backward(ctx: Any, g: Tensor) -> Tensor:
