@@ -212,3 +212,12 @@ def test_complex_parameters_train_as_torchs(torch, name, kwargs):
         results.append(p.detach().numpy())
     assert results[0].dtype == np.complex64
     np.testing.assert_allclose(results[0], results[1], 1e-6, 1e-6)
+
+
+def test_angle_gradient_at_zero_is_zero_without_warnings(torch):
+    grads = []
+    for m in (ag, torch):
+        z = m.tensor([0j, 1 + 1j, -2.0], requires_grad=True)
+        m.angle(z).sum().backward()
+        grads.append(z.grad.numpy())
+    np.testing.assert_allclose(grads[0], grads[1], 1e-6)

@@ -178,7 +178,8 @@ class Angle(Function):
         from .unary import _float_operand
 
         _, arr = _float_operand(x)
-        return xp.where(arr < 0, xp.asarray(xp.pi, arr.dtype), xp.zeros((), arr.dtype)) + arr * 0
+        pi = xp.asarray(xp.pi, arr.dtype)
+        return xp.where(arr < 0, pi, xp.zeros((), arr.dtype)) + arr * 0  # + arr * 0: NaN stays
 
     @staticmethod
     def backward(ctx: Any, g: Tensor) -> Tensor:
@@ -189,7 +190,8 @@ class Angle(Function):
 
         # d angle = (-y dx + x dy) / |z|^2, i.e. grad = g * i z / |z|^2 (0 at z == 0)
         abs_sq = x.real * x.real + x.imag * x.imag
-        return where(abs_sq == 0, 0.0, g * x / abs_sq * 1j)
+        zero = abs_sq == 0
+        return where(zero, 0.0, g * x / where(zero, 1.0, abs_sq) * 1j)
 
 
 class Complex(Function):
