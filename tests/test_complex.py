@@ -229,6 +229,8 @@ def test_cast_to_real_warns_as_torch_and_gradients_cross_the_cast(torch):
         x = m.tensor([1.0, 2.0], requires_grad=True)
         with pytest.warns(UserWarning, match="Casting complex values to real discards"):
             real = z.float()
+        with pytest.warns(UserWarning, match="Casting complex values to real discards"):
+            assert m.ones(2).copy_(m.tensor([1j, 2])).tolist() == [0.0, 2.0]
         (real.sum() + (x.to(m.complex64) * (1 + 1j)).abs().sum()).backward()
         results.append((real.detach().numpy(), z.grad.numpy(), x.grad.numpy()))
     for ours, theirs in zip(*results):

@@ -10,6 +10,7 @@ the old value notices.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -267,6 +268,10 @@ def copy_(self: Tensor, src: Tensor, non_blocking: bool = False) -> Tensor:
         moved = src.to(self.device) if isinstance(src, Tensor) else src
         return _record(self, "copy_", lambda s: _Copy.apply(s, moved))
     arr = backend.to_device(src._data, self.device) if isinstance(src, Tensor) else src
+    kind = getattr(getattr(arr, "dtype", None), "kind", "")
+    if kind == "c" and self._data.dtype.kind != "c":  # as PyTorch: warn, keep the real part
+        warnings.warn("Casting complex values to real discards the imaginary part", stacklevel=2)
+        arr = arr.real
     self._data[...] = arr
     self._bump_version()
     return self
