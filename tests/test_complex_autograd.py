@@ -184,6 +184,7 @@ def test_grad_fn_names_equal_torchs(torch):
         lambda m, x, z: m.complex(x, x),
         lambda m, x, z: m.angle(z),
         lambda m, x, z: m.fft.ifft(z),
+        lambda m, x, z: m.fft.fft(x),
         lambda m, x, z: m.fft.rfft(x),
         lambda m, x, z: m.fft.irfft(z),
     ]

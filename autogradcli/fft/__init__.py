@@ -12,7 +12,7 @@ from ..ops.reorder import roll
 from ..tensor.creation_args import np_dtype
 from ..tensor.factory import tensor as _tensor
 from ..tensor.tensor import Tensor
-from .transforms import DUAL, FftC2C, FftC2R, FftR2C, check_norm
+from .transforms import DUAL, FftC2C, FftC2R, FftR2C, FftR2CFull, check_norm
 
 __all__ = [
     "fft",
@@ -38,7 +38,8 @@ __all__ = [
 
 def fft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None) -> Tensor:
     """The discrete Fourier transform along ``dim`` (zero-padded or trimmed to ``n`` points)."""
-    return FftC2C.apply(input, n, dim, check_norm(norm), True)
+    op = FftC2C if input._data.dtype.kind == "c" else FftR2CFull
+    return op.apply(input, n, dim, check_norm(norm), True)
 
 
 def ifft(input: Tensor, n: int | None = None, dim: int = -1, norm: str | None = None) -> Tensor:

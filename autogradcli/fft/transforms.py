@@ -82,6 +82,13 @@ class FftC2C(Function):
         return _resize(gx, dim, size), None, None, None, None
 
 
+class FftR2CFull(FftC2C):
+    """``fft`` of a real signal: all n frequencies (PyTorch records it as a real-to-complex
+    transform; its gradient is the real part of the complex one's)."""
+
+    _backward_name = "FftR2CBackward0"
+
+
 class FftR2C(Function):
     """``rfft`` along one dim: the n // 2 + 1 non-negative frequencies of a real signal."""
 
