@@ -222,3 +222,26 @@ def test_angle_gradient_at_zero_is_zero_without_warnings(torch):
         m.angle(z).sum().backward()
         grads.append(z.grad.numpy())
     np.testing.assert_allclose(grads[0], grads[1], 1e-6)
+
+
+class _ForgetsConjugate(ag.autograd.Function):
+    """z * z with the holomorphic derivative but without PyTorch's conjugate: wrong."""
+
+    @staticmethod
+    def forward(ctx, z):
+        ctx.save_for_backward(z)
+        return z * z
+
+    @staticmethod
+    def backward(ctx, g):
+        (z,) = ctx.saved_tensors
+        return g * 2 * z.detach()
+
+
+def test_gradcheck_checks_complex_functions_through_real_pairs():
+    z = ag.tensor([1 + 2j, 0.5 - 1j], dtype=ag.complex128, requires_grad=True)
+    x = ag.tensor([1.0, 2.0, 3.0], dtype=ag.float64, requires_grad=True)
+    assert ag.autograd.gradcheck(lambda z: z * z * z.abs(), (z,))
+    assert ag.autograd.gradcheck(lambda x, z: ag.fft.rfft(x)[:2] * z, (x, z))
+    assert ag.autograd.gradcheck(lambda x: ag.fft.irfft(x * (1 + 1j)), (x,))
+    assert not ag.autograd.gradcheck(_ForgetsConjugate.apply, (z,), raise_exception=False)
