@@ -104,6 +104,8 @@ _LAZY = {
     "distributed": ".distributed",
     "distributions": ".distributions",
     "fft": ".fft",
+    "futures": ".futures",
+    "fx": ".fx",
     "linalg": ".linalg",
     "multiprocessing": ".multiprocessing",
     "serialization": ".serialization",
@@ -131,3 +133,21 @@ def load_run(path: str, checkpoint: str = "best") -> object:
     from .trainer.load_run import load_run as _load_run
 
     return _load_run(path, checkpoint)
+
+
+# torch's namespace items that answer as PyTorch does without the feature (README: "Porting a
+# PyTorch script"): constants, memory formats, dtype limits, print options, jit, compile, hub
+from ._constants import *  # noqa: E402
+from .backends.cuda import get_float32_matmul_precision, set_float32_matmul_precision  # noqa: E402
+from .deterministic import *  # noqa: E402
+from .random import seed  # noqa: E402
+from .tensor.dtype_info import finfo, iinfo  # noqa: E402
+from .tensor.printing import get_printoptions, set_printoptions  # noqa: E402
+
+_LAZY.update(
+    jit=".jit",
+    hub=".hub",
+    compiler=".compiler",
+    compile=".compiler:compile",
+    _dynamo="._dynamo",
+)

@@ -31,6 +31,7 @@ LAZY_MODULES = (
     "autogradcli.distributions",
     "autogradcli.linalg",
     "autogradcli.fft",
+    "autogradcli.ops.complex_functions",
     "autogradcli.sparse",
     "autogradcli.testing",
     "autogradcli.utils",

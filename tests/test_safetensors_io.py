@@ -1,6 +1,6 @@
 """safetensors through the ``safetensors`` package's numpy API: ``save_safetensors`` files read by
 torch's safetensors loader into a torch model, ``load_safetensors``/``autogradcli.load`` of files
-written by torch's, bfloat16 widened with a warning, and the error when the package is missing."""
+written by torch's, bfloat16 kept as bfloat16, and the error when the package is missing."""
 
 from __future__ import annotations
 
@@ -50,12 +50,14 @@ def test_torch_written_file_loads_through_load_and_load_safetensors(tmp_path, st
             np.testing.assert_array_equal(out[name].numpy(), t.numpy())
 
 
-def test_bfloat16_becomes_float32_with_a_warning(tmp_path, st_torch):
+def test_bfloat16_stays_bfloat16(tmp_path, st_torch):
     path = tmp_path / "bf.safetensors"
     st_torch.save_file({"emb": torch.tensor([1.5, -3.0], dtype=torch.bfloat16)}, str(path))
-    with pytest.warns(UserWarning, match=r"bfloat16 .*float32: emb"):
-        out = ag.load(path)
-    assert out["emb"].dtype == ag.float32 and out["emb"].tolist() == [1.5, -3.0]
+    out = ag.load(path)
+    assert out["emb"].dtype == ag.bfloat16 and out["emb"].tolist() == [1.5, -3.0]
+    back = tmp_path / "back.safetensors"
+    save_safetensors(out, back)
+    assert torch.equal(st_torch.load_file(str(back))["emb"], torch.tensor([1.5, -3.0]).bfloat16())
 
 
 def test_bad_input_and_files(tmp_path):

@@ -1,6 +1,6 @@
 """autogradcli.load of files written by the real ``torch.save`` (zip and legacy layouts): state
 dicts of real models give the same outputs, every dtype, views and shared storages come back as
-views, optimizer state dicts and nested containers, bfloat16 widened with a warning."""
+views, optimizer state dicts and nested containers, bfloat16 kept bit for bit."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ def save(obj, path, legacy):
 
 def loaded(path, **kw):
     with warnings.catch_warnings():
-        warnings.simplefilter("error")  # nothing to warn about unless bfloat16
+        warnings.simplefilter("error")  # nothing to warn about
         return ag.load(path, **kw)
 
 
@@ -151,14 +151,15 @@ def test_optimizer_state_and_nested_containers(tmp_path, legacy):
 
 
 @LAYOUTS
-def test_bfloat16_becomes_float32_with_a_warning_naming_the_keys(tmp_path, legacy):
+def test_bfloat16_stays_bfloat16_bit_for_bit(tmp_path, legacy):
     obj = {"w": torch.tensor([1.5, -2.25, 3e38], dtype=torch.bfloat16), "b": torch.ones(2)}
     path = save(obj, tmp_path / "bf.pt", legacy)
-    with pytest.warns(UserWarning, match=r"bfloat16 .*float32: w$") as record:
-        out = ag.load(path)
-    assert record[0].filename == __file__  # attributed to the caller, not the reader
-    assert out["w"].dtype == ag.float32 and out["b"].dtype == ag.float32
-    np.testing.assert_array_equal(out["w"].numpy(), obj["w"].float().numpy())
+    out = loaded(path)  # no warning: autogradcli has bfloat16
+    assert out["w"].dtype == ag.bfloat16 and out["b"].dtype == ag.float32
+    assert out["w"].tolist() == obj["w"].tolist()
+    back = tmp_path / "back.pt"
+    ag.serialization.save_torch(out, back)
+    assert torch.equal(torch.load(back)["w"], obj["w"])
 
 
 def test_file_objects_and_map_location(tmp_path):

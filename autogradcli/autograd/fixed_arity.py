@@ -87,6 +87,8 @@ def unary_apply(cls: type[Function]) -> Callable[[Any], Any]:
             if state.bfloat16:
                 raw = keep_bfloat16(ctx, raw, (a,))
         else:
+            if state.trace is not None:  # an export is tracing (onnx/trace.py)
+                return state.trace(ctx, forward, (a,))
             ctx.needs_input_grad = _F1
             raw = forward(ctx, a)
             if state.bfloat16:
@@ -183,6 +185,8 @@ def binary_apply(
             if state.bfloat16:
                 raw = keep_bfloat16(ctx, raw, (a, b))
         else:
+            if state.trace is not None:  # an export is tracing (onnx/trace.py)
+                return state.trace(ctx, forward, (a, b))
             ctx.needs_input_grad = _FF
             raw = forward(ctx, a, b)
             if state.bfloat16:

@@ -43,6 +43,8 @@ def run_function(ctx: FunctionCtx, forward: Callable, args: tuple[Any, ...]) -> 
     outputs' grad_fn."""
     state = STATE
     if not state.enabled:  # nothing is recorded (e.g. inside a first-order backward)
+        if state.trace is not None:  # an export is tracing (onnx/trace.py)
+            return state.trace(ctx, forward, args)
         n = len(args)
         ctx.needs_input_grad = _NO_GRAD_NEEDS[n] if n < 16 else (False,) * n
         raw = forward(ctx, *args)

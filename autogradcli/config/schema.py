@@ -92,6 +92,15 @@ train:
   num_workers: 0          # DataLoader worker processes loading batches (0: in the main process)
 output:
   dir: runs               # each run goes to <dir>/<name>-<YYYYmmdd-HHMMSS>-<id>/
+sweep:                    # optional, read by `agrad sweep` only (`agrad train` ignores it)
+  metric: val_acc         # the metric to optimise (default val_loss); mode: auto (from the metric)
+  trials: 20              # >= 1
+  sampler: tpe            # tpe | random | grid (grid: choice and int/stepped spaces only)
+  pruner: median          # median | none; pruner_warmup (1 epoch), pruner_startup (3 trials)
+  params:                 # dotted key paths, as --set writes them, and their search space
+    optimizer.lr: {loguniform: [1.0e-4, 1.0e-1]}
+    model.1.out_features: {choice: [32, 64, 128]}
+    train.batch_size: {int: [32, 128], step: 32}     # also {uniform: [a, b]}, `log: true`
 ```
 
 Layer ``type``: a layer of ``autogradcli.nn`` (``Linear``, ``Conv2d``, ``ReLU``, ``MaxPool2d``,
@@ -209,6 +218,7 @@ TOP_KEYS = (
     "metrics",
     "train",
     "output",
+    "sweep",  # read by `agrad sweep` only (config/validate_sweep.py)
 )
 
 

@@ -30,6 +30,7 @@ from .validate_data import has_validation, validate_data
 from .validate_hooks import validate_hooks, validate_metrics
 from .validate_init_from import validate_init_from
 from .validate_model import validate_model
+from .validate_sweep import validate_sweep
 from .validate_training import (
     validate_loss,
     validate_optimizer,
@@ -102,6 +103,8 @@ class Validator(IssueCollector):
         out["train"] = validate_train(self, root.get("train", {}), ("train",))
         output = self.mapping(root.get("output", {}), ("output",), "'output'")
         out["output"] = self.fields(output or {}, ("output",), OUTPUT_DEFAULTS, {}, "'output'")
+        if "sweep" in root:  # only when written: `--print-config` of other configs is unchanged
+            out["sweep"] = validate_sweep(self, root["sweep"], ("sweep",), has_val, out["metrics"])
         return out
 
     # ------------------------------------------------------------------ shared checks

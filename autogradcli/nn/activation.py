@@ -2,24 +2,37 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from ..tensor.factory import empty
 from ..tensor.tensor import Tensor
 from . import functional as F
+from . import init as _init
 from .module import Module
+from .parameter import Parameter
 
 __all__ = [
     "ELU",
     "GELU",
+    "GLU",
+    "Hardsigmoid",
+    "Hardswish",
     "Hardtanh",
     "LeakyReLU",
     "LogSigmoid",
     "LogSoftmax",
+    "Mish",
+    "PReLU",
     "ReLU",
     "ReLU6",
     "SiLU",
     "Sigmoid",
     "Softmax",
     "Softplus",
+    "Softsign",
     "Tanh",
+    "Tanhshrink",
+    "Threshold",
 ]
 
 
@@ -189,3 +202,102 @@ class ReLU6(Hardtanh):
 
     def extra_repr(self) -> str:
         return "inplace=True" if self.inplace else ""
+
+
+class _InplaceActivation(Module):
+    """An activation with only an ``inplace`` flag (shown by neither repr, as in PyTorch)."""
+
+    _fn = staticmethod(F.hardswish)
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return type(self)._fn(input, inplace=self.inplace)
+
+
+class Hardswish(_InplaceActivation):
+    """x * relu6(x + 3) / 6."""
+
+    _fn = staticmethod(F.hardswish)
+
+
+class Hardsigmoid(_InplaceActivation):
+    """relu6(x + 3) / 6."""
+
+    _fn = staticmethod(F.hardsigmoid)
+
+
+class Mish(_InplaceActivation):
+    """x * tanh(softplus(x))."""
+
+    _fn = staticmethod(F.mish)
+
+    def extra_repr(self) -> str:
+        return "inplace=True" if self.inplace else ""
+
+
+class Softsign(Module):
+    """x / (1 + |x|)."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.softsign(input)
+
+
+class Tanhshrink(Module):
+    """x - tanh(x)."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.tanhshrink(input)
+
+
+class Threshold(Module):
+    """x where x > ``threshold``, else ``value``."""
+
+    def __init__(self, threshold: float, value: float, inplace: bool = False) -> None:
+        super().__init__()
+        self.threshold, self.value, self.inplace = threshold, value, inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.threshold(input, self.threshold, self.value, self.inplace)
+
+    def extra_repr(self) -> str:
+        inplace = ", inplace=True" if self.inplace else ""
+        return f"threshold={self.threshold}, value={self.value}{inplace}"
+
+
+class GLU(Module):
+    """a * sigmoid(b) of the two halves of the input along ``dim``."""
+
+    def __init__(self, dim: int = -1) -> None:
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.glu(input, self.dim)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
+
+
+class PReLU(Module):
+    """max(0, x) + a * min(0, x) with learnable ``a``: one, or ``num_parameters`` (channels)."""
+
+    def __init__(
+        self, num_parameters: int = 1, init: float = 0.25, device: Any = None, dtype: Any = None
+    ) -> None:
+        super().__init__()
+        self.num_parameters = num_parameters
+        self.init = init
+        self.weight = Parameter(empty(num_parameters, device=device, dtype=dtype))
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        _init.constant_(self.weight, self.init)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.prelu(input, self.weight)
+
+    def extra_repr(self) -> str:
+        return f"num_parameters={self.num_parameters}"

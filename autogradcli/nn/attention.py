@@ -1,5 +1,6 @@
 """``nn.MultiheadAttention``: torch's parameters (a packed ``in_proj_weight`` (3E, E), or
-separate q/k/v weights when kdim/vdim differ), initialisation, state_dict names and forward."""
+separate q/k/v weights when kdim/vdim differ), initialisation, state_dict names and forward.
+As ``torch.nn.attention`` this module also holds ``SDPBackend`` and ``sdpa_kernel``."""
 
 from __future__ import annotations
 
@@ -12,8 +13,9 @@ from .functional.attention import multi_head_attention_forward
 from .linear import Linear
 from .module import Module
 from .parameter import Parameter
+from .sdpa_backends import SDPBackend, sdpa_kernel
 
-__all__ = ["MultiheadAttention"]
+__all__ = ["MultiheadAttention", "SDPBackend", "sdpa_kernel"]
 
 
 class NonDynamicallyQuantizableLinear(Linear):

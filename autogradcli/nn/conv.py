@@ -1,4 +1,4 @@
-"""Convolution layers (``torch.nn.Conv1d``, ``torch.nn.Conv2d``)."""
+"""Convolution layers (``torch.nn.Conv1d``, ``Conv2d``, ``Conv3d``)."""
 
 from __future__ import annotations
 
@@ -8,12 +8,12 @@ from typing import Any
 from ..tensor.factory import empty
 from ..tensor.tensor import Tensor
 from . import init
-from .functional.conv import conv1d, conv2d
+from .functional.conv import conv1d, conv2d, conv3d
 from .linear import _init_bias
 from .module import Module
 from .parameter import Parameter
 
-__all__ = ["Conv1d", "Conv2d"]
+__all__ = ["Conv1d", "Conv2d", "Conv3d"]
 
 _PADDING_MODES = {"zeros", "reflect", "replicate", "circular"}
 
@@ -135,5 +135,17 @@ class Conv2d(_ConvNd):
     def forward(self, input: Tensor) -> Tensor:
         self._check_padding_mode()
         return conv2d(
+            input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups
+        )
+
+
+class Conv3d(_ConvNd):
+    """3-D convolution over (N, C_in, D, H, W) or (C_in, D, H, W) input."""
+
+    _dims = 3
+
+    def forward(self, input: Tensor) -> Tensor:
+        self._check_padding_mode()
+        return conv3d(
             input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups
         )

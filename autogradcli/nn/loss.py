@@ -13,6 +13,7 @@ __all__ = [
     "BCEWithLogitsLoss",
     "CrossEntropyLoss",
     "HuberLoss",
+    "KLDivLoss",
     "L1Loss",
     "MSELoss",
     "NLLLoss",
@@ -188,3 +189,21 @@ class BCEWithLogitsLoss(_Loss):
             pos_weight=self.pos_weight,
             reduction=self.reduction,
         )
+
+
+class KLDivLoss(_Loss):
+    """Kullback-Leibler divergence of ``target`` from the distribution whose log-probabilities
+    are ``input`` (``reduction='batchmean'`` gives the divergence per sample)."""
+
+    def __init__(
+        self,
+        size_average: bool | None = None,
+        reduce: bool | None = None,
+        reduction: str = "mean",
+        log_target: bool = False,
+    ) -> None:
+        super().__init__(size_average, reduce, reduction)
+        self.log_target = log_target
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.kl_div(input, target, reduction=self.reduction, log_target=self.log_target)

@@ -372,6 +372,20 @@ class Module(StateDictMixin, HooksMixin):
                 self._buffers[key] = fn(buf)
         return self
 
+    def compile(self, *args: Any, **kwargs: Any) -> None:
+        """``torch.compile`` in place: its arguments are checked and the module runs as it is
+        (nothing is compiled here)."""
+        from ..compiler import compile as compile_fn
+
+        compile_fn(self, *args, **kwargs)
+
+    def to_empty(self, *, device: Any, recurse: bool = True) -> Module:
+        """Parameters and buffers moved to ``device`` without copying their values (uninitialised,
+        as PyTorch's ``to_empty``; here they are zeros)."""
+        from ..tensor.factory import empty_like
+
+        return self._apply(lambda t: empty_like(t, device=device), recurse=recurse)
+
     def share_memory(self) -> Module:
         """Move every parameter, gradient and buffer to shared memory (hogwild training)."""
         return self._apply(lambda t: t.share_memory_())

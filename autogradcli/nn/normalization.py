@@ -1,4 +1,4 @@
-"""Normalization layers: BatchNorm1d/2d, LayerNorm, GroupNorm (``torch.nn``)."""
+"""Normalization layers: BatchNorm1d/2d/3d, LayerNorm, GroupNorm (``torch.nn``)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from .functional.normalization import batch_norm, group_norm, layer_norm
 from .module import Module
 from .parameter import Parameter
 
-__all__ = ["BatchNorm1d", "BatchNorm2d", "GroupNorm", "LayerNorm"]
+__all__ = ["BatchNorm1d", "BatchNorm2d", "BatchNorm3d", "GroupNorm", "LayerNorm"]
 
 
 def _init_affine(
@@ -127,6 +127,14 @@ class BatchNorm2d(_BatchNorm):
     def _check_input_dim(self, input: Tensor) -> None:
         if input.ndim != 4:
             raise ValueError(f"expected 4D input (got {input.ndim}D input)")
+
+
+class BatchNorm3d(_BatchNorm):
+    """Batch normalization over (N, C, D, H, W) input."""
+
+    def _check_input_dim(self, input: Tensor) -> None:
+        if input.ndim != 5:
+            raise ValueError(f"expected 5D input (got {input.ndim}D input)")
 
 
 class LayerNorm(Module):

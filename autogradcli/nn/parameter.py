@@ -8,7 +8,7 @@ from ..tensor.legacy_types import typename  # noqa: F401 (nn's modules import it
 from ..tensor.printing import format_tensor
 from ..tensor.tensor import Tensor
 
-__all__ = ["Parameter"]
+__all__ = ["Parameter", "UninitializedBuffer", "UninitializedParameter"]
 
 
 class Parameter(Tensor):
@@ -51,3 +51,84 @@ class Parameter(Tensor):
 
     def __reduce_ex__(self, protocol: Any) -> Any:
         return Tensor.__reduce_ex__(self, protocol)
+
+
+_SHAPE_ERROR = (
+    "Can't access the shape of an uninitialized parameter or buffer. This error usually happens "
+    "in `load_state_dict` when trying to load an uninitialized parameter into an initialized one. "
+    "Call `forward` to initialize the parameters before accessing their attributes."
+)
+
+
+class UninitializedTensorMixin:
+    """A placeholder of a lazy module: no shape until ``materialize(shape)`` gives it storage
+    in place (the same object, so optimizers holding it see the real tensor)."""
+
+    __slots__ = ()
+    cls_to_become: type = Tensor
+
+    def materialize(self, shape: Any, device: Any = None, dtype: Any = None) -> None:
+        """Give the tensor storage of ``shape`` (uninitialised values) and its final class."""
+        from ..tensor.factory import empty
+
+        placeholder = Tensor.__new__(Tensor)
+        placeholder._data = self._data
+        device = placeholder.device if device is None else device
+        dtype = placeholder.dtype if dtype is None else dtype
+        shape = (shape,) if isinstance(shape, int) else tuple(shape)
+        self._data = empty(shape, device=device, dtype=dtype)._data
+        self.__class__ = self.cls_to_become
+
+    @property
+    def shape(self) -> Any:
+        raise RuntimeError(_SHAPE_ERROR)
+
+    def size(self, dim: int | None = None) -> Any:
+        raise RuntimeError(_SHAPE_ERROR)
+
+    def numel(self) -> int:
+        raise RuntimeError(_SHAPE_ERROR)
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__}>"
+
+
+class UninitializedParameter(UninitializedTensorMixin, Parameter):
+    """A :class:`Parameter` whose shape a lazy module fills in on its first forward."""
+
+    __slots__ = ()
+    cls_to_become = Parameter
+
+    def __init__(self, requires_grad: bool = True, device: Any = None, dtype: Any = None) -> None:
+        from ..tensor.factory import empty
+
+        super().__init__(empty(0, device=device, dtype=dtype), requires_grad)
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> UninitializedParameter:
+        if id(self) not in memo:
+            memo[id(self)] = type(self)(self._requires_grad, self.device, self.dtype)
+        return memo[id(self)]
+
+
+class UninitializedBuffer(UninitializedTensorMixin, Tensor):
+    """A buffer whose shape a lazy module fills in on its first forward."""
+
+    __slots__ = ()
+    cls_to_become = Tensor
+
+    def __init__(self, requires_grad: bool = False, device: Any = None, dtype: Any = None) -> None:
+        from ..tensor.factory import empty
+
+        Tensor.__init__(self)
+        self._data = empty(0, device=device, dtype=dtype)._data
+        self._requires_grad = requires_grad
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> UninitializedBuffer:
+        if id(self) not in memo:
+            memo[id(self)] = type(self)(self._requires_grad, self.device, self.dtype)
+        return memo[id(self)]
+
+
+def is_lazy(param: Any) -> bool:
+    """Whether ``param`` is an uninitialized parameter or buffer of a lazy module."""
+    return isinstance(param, UninitializedTensorMixin)

@@ -1,4 +1,4 @@
-"""Pooling layers: MaxPool1d/2d, AvgPool1d/2d, AdaptiveAvgPool1d/2d (``torch.nn``)."""
+"""Pooling layers: MaxPool1d/2d/3d, AvgPool1d/2d/3d, AdaptiveAvgPool1d/2d/3d (``torch.nn``)."""
 
 from __future__ import annotations
 
@@ -8,20 +8,30 @@ from ..tensor.tensor import Tensor
 from .functional.pooling import (
     adaptive_avg_pool1d,
     adaptive_avg_pool2d,
+    adaptive_avg_pool3d,
+    adaptive_max_pool1d,
+    adaptive_max_pool2d,
     avg_pool1d,
     avg_pool2d,
+    avg_pool3d,
     max_pool1d,
     max_pool2d,
+    max_pool3d,
 )
 from .module import Module
 
 __all__ = [
     "AdaptiveAvgPool1d",
     "AdaptiveAvgPool2d",
+    "AdaptiveAvgPool3d",
+    "AdaptiveMaxPool1d",
+    "AdaptiveMaxPool2d",
     "AvgPool1d",
     "AvgPool2d",
+    "AvgPool3d",
     "MaxPool1d",
     "MaxPool2d",
+    "MaxPool3d",
 ]
 
 
@@ -113,8 +123,10 @@ class AvgPool1d(_AvgPoolNd):
         )
 
 
-class AvgPool2d(_AvgPoolNd):
-    """Average pooling over the last two dims of (N, C, H, W) or (C, H, W) input."""
+class _AvgPoolKd(_AvgPoolNd):
+    """AvgPool2d and AvgPool3d: the same arguments, their own functional form."""
+
+    _pool: Any
 
     def __init__(
         self,
@@ -134,7 +146,7 @@ class AvgPool2d(_AvgPoolNd):
         self.divisor_override = divisor_override
 
     def forward(self, input: Tensor) -> Tensor:
-        return avg_pool2d(
+        return type(self)._pool(
             input,
             self.kernel_size,
             self.stride,
@@ -143,6 +155,18 @@ class AvgPool2d(_AvgPoolNd):
             self.count_include_pad,
             self.divisor_override,
         )
+
+
+class AvgPool2d(_AvgPoolKd):
+    """Average pooling over the last two dims of (N, C, H, W) or (C, H, W) input."""
+
+    _pool = staticmethod(avg_pool2d)
+
+
+class AvgPool3d(_AvgPoolKd):
+    """Average pooling over the last three dims of (N, C, D, H, W) or (C, D, H, W) input."""
+
+    _pool = staticmethod(avg_pool3d)
 
 
 class _AdaptiveAvgPoolNd(Module):
@@ -169,3 +193,42 @@ class AdaptiveAvgPool2d(_AdaptiveAvgPoolNd):
     """Average pooling to a fixed (H, W) output size (None keeps that input size)."""
 
     _pool = staticmethod(adaptive_avg_pool2d)
+
+
+class MaxPool3d(_MaxPoolNd):
+    """Max pooling over the last three dims of (N, C, D, H, W) or (C, D, H, W) input."""
+
+    _pool = staticmethod(max_pool3d)
+
+
+class AdaptiveAvgPool3d(_AdaptiveAvgPoolNd):
+    """Average pooling to a fixed (D, H, W) output size (None keeps that input size)."""
+
+    _pool = staticmethod(adaptive_avg_pool3d)
+
+
+class _AdaptiveMaxPoolNd(Module):
+    _pool: Any  # the functional form, adaptive_max_pool1d or adaptive_max_pool2d
+
+    def __init__(self, output_size: Any, return_indices: bool = False) -> None:
+        super().__init__()
+        self.output_size = output_size
+        self.return_indices = return_indices
+
+    def extra_repr(self) -> str:
+        return f"output_size={self.output_size}"
+
+    def forward(self, input: Tensor) -> Any:
+        return type(self)._pool(input, self.output_size, self.return_indices)
+
+
+class AdaptiveMaxPool1d(_AdaptiveMaxPoolNd):
+    """Max pooling to a fixed output length."""
+
+    _pool = staticmethod(adaptive_max_pool1d)
+
+
+class AdaptiveMaxPool2d(_AdaptiveMaxPoolNd):
+    """Max pooling to a fixed (H, W) output size (None keeps that input size)."""
+
+    _pool = staticmethod(adaptive_max_pool2d)

@@ -6,7 +6,7 @@ from . import methods
 from .arithmetic import add, div, maximum, minimum, mul, pow, sub
 from .comparison import eq, floor_divide, ge, gt, le, logical_not, lt, ne, remainder
 from .conversion import clone
-from .indexing import nonzero
+from .indexing import argwhere, nonzero
 from .linalg import bmm, matmul, mm
 from .reduction import mean, sum
 from .shape import (
@@ -44,6 +44,7 @@ clip = clamp
 __all__ = [
     "abs",
     "add",
+    "argwhere",
     "bmm",
     "broadcast_to",
     "clamp",
@@ -96,40 +97,61 @@ __all__ = [
 
 from . import (  # noqa: E402
     activation,
+    activation_piecewise,
+    axes,
+    binary_math,
     closeness,
     complex_numbers,
-    diagonal,
+    counting,
+    diagonals,
     discrete_reduction,
     einstein,
+    elementary,
+    foreach,
     fused,
     gather_scatter,
+    grids,
     join,
+    lerp_op,
     logexp,
     masking,
     minmax,
+    predicates,
     promotion,
     reorder,
+    rounding,
     sampling,
     scan,
     sorting,
     sparse_layout,
     statistics,
     uniqueness,
+    volumetric,
 )
 from .activation import *  # noqa: E402
+from .activation_piecewise import *  # noqa: E402
+from .axes import *  # noqa: E402
+from .binary_math import *  # noqa: E402
 from .closeness import *  # noqa: E402
 from .complex_numbers import *  # noqa: E402
-from .diagonal import *  # noqa: E402
+from .counting import *  # noqa: E402
+from .diagonals import *  # noqa: E402
 from .discrete_reduction import *  # noqa: E402
 from .einstein import *  # noqa: E402
+from .elementary import *  # noqa: E402
+from .foreach import *  # noqa: E402
 from .fused import *  # noqa: E402
 from .gather_scatter import *  # noqa: E402
+from .grids import *  # noqa: E402
 from .join import *  # noqa: E402
+from .lerp_op import *  # noqa: E402
 from .logexp import *  # noqa: E402
 from .masking import *  # noqa: E402
 from .minmax import *  # noqa: E402
+from .predicates import *  # noqa: E402
 from .promotion import *  # noqa: E402
 from .reorder import *  # noqa: E402
+from .rounding import *  # noqa: E402
 from .sampling import *  # noqa: E402
 from .scan import *  # noqa: E402
 from .sorting import *  # noqa: E402
@@ -137,22 +159,33 @@ from .sparse_layout import *  # noqa: E402
 from .special import *  # noqa: E402
 from .statistics import *  # noqa: E402
 from .uniqueness import *  # noqa: E402
+from .volumetric import *  # noqa: E402
 
 for _module in (
     activation,
+    activation_piecewise,
+    axes,
+    binary_math,
     closeness,
     complex_numbers,
-    diagonal,
+    counting,
+    diagonals,
     discrete_reduction,
     einstein,
+    elementary,
+    foreach,
     fused,
     gather_scatter,
+    grids,
     join,
+    lerp_op,
     logexp,
     masking,
     minmax,
     promotion,
+    predicates,
     reorder,
+    rounding,
     sampling,
     scan,
     sorting,
@@ -160,5 +193,10 @@ for _module in (
     special,
     statistics,
     uniqueness,
+    volumetric,
 ):
     __all__ += _module.__all__
+
+from .numpy_keywords import add_numpy_keywords  # noqa: E402
+
+add_numpy_keywords(globals())

@@ -106,6 +106,18 @@ def bfloat16(x: Tensor) -> Tensor:
     return to(x, dtypes.bfloat16)
 
 
+def byte(x: Tensor) -> Tensor:
+    return to(x, dtypes.uint8)
+
+
+def char(x: Tensor) -> Tensor:
+    return to(x, dtypes.int8)
+
+
+def short(x: Tensor) -> Tensor:
+    return to(x, dtypes.int16)
+
+
 def type_as(x: Tensor, other: Tensor) -> Tensor:
     return to(x, other.dtype)
 
@@ -123,5 +135,8 @@ TENSOR_METHODS: dict[str, Any] = {
     "bool": bool_,
     "half": half,
     "bfloat16": bfloat16,
+    "byte": byte,
+    "char": char,
+    "short": short,
     "type_as": type_as,
 }

@@ -18,7 +18,7 @@ from .indexing import IndexAddInto
 from .inplace import apply_inplace
 from .shape import expand
 
-__all__ = ["gather", "index_select", "scatter", "scatter_add", "take_along_dim"]
+__all__ = ["gather", "index_add", "index_select", "scatter", "scatter_add", "take_along_dim"]
 
 
 def _check_index(name: str, x: Tensor, dim: int, index: Tensor) -> int:
@@ -282,7 +282,40 @@ def take_along_dim(x: Tensor, indices: Tensor, dim: int | None = None) -> Tensor
     return gather(xb, d, ib)
 
 
+def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
+    """``input`` with ``alpha * source``'s slices along ``dim`` added at the rows in ``index``
+    (repeated indices accumulate)."""
+    d = wrap_dim(dim, max(input._data.ndim, 1))
+    if index._data.ndim > 1:
+        raise IndexError("index_add_(): Index is supposed to be a vector")
+    if index._data.dtype.name not in ("int64", "int32"):
+        raise IndexError("index_add_(): Expected dtype int32/int64 for index but got: "
+                         f"{index.dtype}".replace("autogradcli.", "torch."))  # fmt: skip
+    n = input._data.shape[d] if input._data.ndim else 1
+    idx = _as1d(index._data)
+    if source._data.ndim and source._data.shape[d] != idx.size:
+        raise RuntimeError(
+            f"index_add_(): Number of indices ({idx.size}) should be equal to source.size(dim): "
+            f"({source._data.shape[d]}), for dim: {d}"
+        )
+    if idx.size and bool(((idx < -n) | (idx >= n)).any()):
+        bad = int(idx[(idx < -n) | (idx >= n)][0])
+        raise IndexError(f"index out of range in self: index {bad} is out of bounds for size {n}")
+    key = (slice(None),) * d + (idx,)
+    added = source if alpha == 1 else source * alpha
+    return input + IndexAddInto.apply(added, input._data.shape, key, False)
+
+
+def index_add_(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
+    """In-place :func:`index_add`."""
+    return apply_inplace(
+        input, "index_add_", lambda s: index_add(s, dim, index, source, alpha=alpha), source
+    )
+
+
 TENSOR_METHODS: dict[str, Any] = {
+    "index_add": index_add,
+    "index_add_": index_add_,
     "gather": gather,
     "scatter": scatter,
     "scatter_": scatter_,

@@ -19,7 +19,7 @@ from ..autograd.gradient_ops import sum_to
 from ..backend import array_module, scatter_add, to_device
 from ..tensor.tensor import Tensor, wrap, wrap_view
 
-__all__ = ["getitem", "index_put", "nonzero"]
+__all__ = ["argwhere", "getitem", "index_put", "nonzero"]
 
 _INDEX_DTYPE_ERROR = "tensors used as indices must be long, int, byte or bool tensors"
 
@@ -314,10 +314,20 @@ def index_put(x: Tensor, key: Any, value: Any, basic: bool | None = None) -> Ten
 def nonzero(x: Tensor, as_tuple: bool = False) -> Any:
     """Indices of the non-zero entries: an (n, ndim) int64 tensor, or one 1-D tensor per dim."""
     xp = array_module(x._data)
+    if x._data.ndim == 0:  # a scalar is indexed as a one-element vector
+        hits = int(bool(x._data))
+        if as_tuple:
+            return (wrap(xp.zeros(hits, dtype="int64")),)
+        return wrap(xp.zeros((hits, 0), dtype="int64"))
     idx = xp.nonzero(x._data)
     if as_tuple:
         return tuple(wrap(i.astype("int64")) for i in idx)
-    return wrap(xp.stack(idx, axis=1).astype("int64") if idx else xp.zeros((0, 0), dtype="int64"))
+    return wrap(xp.stack(idx, axis=1).astype("int64"))
+
+
+def argwhere(input: Tensor) -> Tensor:
+    """``nonzero(input)``: the (n, ndim) indices of the non-zero entries."""
+    return nonzero(input)
 
 
 def _iter(self: Tensor) -> Any:
@@ -326,4 +336,9 @@ def _iter(self: Tensor) -> Any:
     return (getitem(self, i) for i in range(self._data.shape[0]))
 
 
-TENSOR_METHODS: dict[str, Any] = {"__getitem__": getitem, "__iter__": _iter}
+TENSOR_METHODS: dict[str, Any] = {
+    "__getitem__": getitem,
+    "__iter__": _iter,
+    "nonzero": nonzero,
+    "argwhere": argwhere,
+}

@@ -33,7 +33,7 @@ def _cast_error(result: str, dtype: Any) -> RuntimeError:
 
 def _needs_graph(self: Tensor, *others: Any) -> bool:
     if not STATE.enabled:
-        return False
+        return STATE.trace is not None  # an ONNX export sees the out-of-place op (_record)
     return self._requires_grad or any(isinstance(o, Tensor) and o._requires_grad for o in others)
 
 
@@ -49,11 +49,16 @@ class _InplaceCtx:
 
 def _record(self: Tensor, name: str, op: Callable[[Tensor], Tensor]) -> Tensor:
     """Apply out-of-place ``op`` to a snapshot of ``self`` and make the result ``self``'s value and history."""
-    _check_dirty(_InplaceCtx(name), self, True)  # type: ignore[arg-type]
+    _check_dirty(_InplaceCtx(name), self, STATE.enabled)  # type: ignore[arg-type]
     snapshot = wrap(self._data.copy(), self._requires_grad)
     snapshot._grad_fn, snapshot._output_nr = self._grad_fn, self._output_nr
+    trace = STATE.trace  # an ONNX export: the snapshot, then self, hold the new value
+    if trace is not None:
+        trace.alias(snapshot, self)
     result = op(snapshot)
     _write(self, result._data, name)
+    if trace is not None:
+        trace.alias(self, result)
     self._grad_fn, self._output_nr = result._grad_fn, result._output_nr
     self._requires_grad = result._requires_grad
     self._bump_version()
@@ -290,6 +295,34 @@ def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, generator: Any = 
     return _fill_random(self, values, _Normal, "normal_")
 
 
+def random_(self: Tensor, from_: Any = None, to: Any = None, *, generator: Any = None,
+            **kwargs: Any) -> Tensor:  # fmt: skip
+    """Integers uniform on [from, to - 1]; ``random_(to)`` from 0; ``random_()`` on [0, 2**m]
+    with m the mantissa bits of a float dtype (the dtype's maximum for integers)."""
+    from_ = kwargs.pop("from", from_)
+    if from_ is not None and to is None and "from" not in kwargs:
+        from_, to = 0, from_
+    lo = 0 if from_ is None else int(from_)
+    if to is None:
+        dt = self._data.dtype
+        digits = {"float16": 11, "float32": 24, "float64": 53}.get(dt.name)
+        to = (1 << digits) + 1 if digits else (1 if dt.kind == "b" else int(_iinfo_max(dt)) + 1)
+    if int(to) <= lo:
+        raise RuntimeError(
+            f"random_ expects 'from' to be less than 'to', but got from={lo} >= to={int(to)}"
+        )
+    xp = array_module(self._data)
+    gen = generator or generator_for(xp)
+    values = gen.integers(lo, int(to), size=self._data.shape)
+    return _fill_random(self, values.astype(self._data.dtype), _Uniform, "random_")
+
+
+def _iinfo_max(dt: Any) -> int:
+    import numpy as np
+
+    return np.iinfo(dt).max
+
+
 def _fill_random(self: Tensor, values: Any, fn: type[Overwrite], name: str) -> Tensor:
     if _needs_graph(self):
         values = values.astype(self._data.dtype, copy=False)
@@ -333,4 +366,5 @@ TENSOR_METHODS: dict[str, Any] = {
     "copy_": copy_,
     "uniform_": uniform_,
     "normal_": normal_,
+    "random_": random_,
 }

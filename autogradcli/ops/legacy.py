@@ -123,6 +123,24 @@ def resize_(self: Tensor, *sizes: Any, memory_format: Any = None) -> Tensor:
     return self
 
 
+def resize(self: Tensor, *sizes: Any) -> Tensor:
+    """The deprecated out-of-place resize: a view of the same elements in another shape (the
+    element count must not change), with PyTorch's warning."""
+    warnings.warn("non-inplace resize is deprecated", UserWarning, stacklevel=2)
+    shape = tuple(int(s) for s in _sizes(sizes))
+    numel = 1
+    for s in shape:
+        numel *= s
+    if numel != self.numel():
+        raise RuntimeError(
+            f"requested resize to {'x'.join(map(str, shape))} ({numel} elements in total), but "
+            f"the given tensor has a size of {'x'.join(map(str, self.shape))} ({self.numel()} "
+            "elements). autograd's resize can only change the shape of a given tensor, while "
+            "preserving the number of elements. "
+        )
+    return self.contiguous().view(*shape)
+
+
 def resize_as_(self: Tensor, other: Tensor, memory_format: Any = None) -> Tensor:
     return resize_(self, *other.shape)
 
@@ -195,6 +213,7 @@ TENSOR_METHODS: dict[str, Any] = {
     "new_empty": _new_like(factory.empty),
     "new_full": new_full,
     "resize_": resize_,
+    "resize": resize,
     "resize_as_": resize_as_,
     "type": tensor_type,
     "volatile": property(_get_volatile, _set_volatile),

@@ -111,6 +111,16 @@ def triu(x: Tensor, diagonal: int = 0) -> Tensor:
     return Triu.apply(x, int(diagonal), True)
 
 
+def tril_(x: Tensor, diagonal: int = 0) -> Tensor:
+    """In-place :func:`tril`."""
+    return apply_inplace(x, "tril_", lambda s: tril(s, diagonal))
+
+
+def triu_(x: Tensor, diagonal: int = 0) -> Tensor:
+    """In-place :func:`triu`."""
+    return apply_inplace(x, "triu_", lambda s: triu(s, diagonal))
+
+
 def one_hot(index: Tensor, num_classes: int = -1) -> Tensor:
     """int64 tensor of shape ``index.shape + (num_classes,)`` with a 1 at each index value."""
     arr = index._data
@@ -134,4 +144,6 @@ TENSOR_METHODS: dict[str, Any] = {
     "masked_fill_": masked_fill_,
     "tril": tril,
     "triu": triu,
+    "tril_": tril_,
+    "triu_": triu_,
 }

@@ -12,27 +12,40 @@ from types import ModuleType
 from ..tensor.tensor import Tensor
 from . import (
     activation,
+    activation_piecewise,
+    adaptive_max,
     arithmetic,
+    axes,
+    binary_math,
     closeness,
     comparison,
     complex_numbers,
     conversion,
     convolution,
-    diagonal,
+    counting,
+    diagonals,
     discrete_reduction,
+    elementary,
+    foreach,
     gather_scatter,
+    grids,
     indexing,
     inplace,
     inplace_shape,
+    inplace_unary,
     join,
     legacy,
+    lerp_op,
     linalg,
     logexp,
     masking,
+    memory,
     minmax,
     pooling,
+    predicates,
     reduction,
     reorder,
+    rounding,
     sampling,
     scan,
     shape,
@@ -42,7 +55,9 @@ from . import (
     statistics,
     unary,
     uniqueness,
+    volumetric,
 )
+from .numpy_keywords import AXIS_FUNCTIONS, add_numpy_keywords
 
 MODULES: tuple[ModuleType, ...] = (
     arithmetic,
@@ -68,14 +83,28 @@ MODULES: tuple[ModuleType, ...] = (
     legacy,
     closeness,
     sorting,
-    diagonal,
+    diagonals,
     logexp,
     sampling,
     uniqueness,
     inplace_shape,
     sparse_layout,
     special,
+    memory,
+    elementary,
+    predicates,
+    axes,
+    grids,
+    lerp_op,
+    foreach,
+    activation_piecewise,
+    volumetric,
+    rounding,
+    inplace_unary,
     complex_numbers,
+    counting,
+    adaptive_max,
+    binary_math,
 )
 
 
@@ -93,3 +122,7 @@ def attach_tensor_methods(modules: tuple[ModuleType, ...]) -> None:
 
 
 attach_tensor_methods(MODULES)
+_methods = {name: getattr(Tensor, name) for name in AXIS_FUNCTIONS if hasattr(Tensor, name)}
+add_numpy_keywords(_methods)
+for _name, _method in _methods.items():
+    setattr(Tensor, _name, _method)

@@ -7,10 +7,12 @@ from typing import Any
 
 from ..autograd.function import Function
 from ..tensor.tensor import Tensor
-from ._util import array_module, wrap_dim
+from ._util import array_module, scalar_type_name, wrap, wrap_dim
+from .gather_scatter import index_select
 from .indexing import getitem
 
-__all__ = ["flip", "narrow", "repeat", "roll"]
+__all__ = ["flip", "fliplr", "flipud", "narrow", "ravel", "repeat", "repeat_interleave", "roll"]
+__all__ += ["tile"]
 
 
 def narrow(x: Tensor, dim: int, start: Any, length: int) -> Tensor:
@@ -135,7 +137,114 @@ def roll(x: Tensor, shifts: Any, dims: Any = None) -> Tensor:
     return Roll.apply(x, tuple(int(s) for s in shifts), tuple(wrap_dim(d, nd) for d in dims))
 
 
+def _repeat_counts(repeats: Tensor, n: int) -> Any:
+    """The per-entry counts of a repeats tensor, checked as PyTorch checks them."""
+    arr = repeats._data
+    if arr.dtype.kind not in "iu":
+        kind = scalar_type_name(arr.dtype)
+        raise NotImplementedError(f"\"repeat_interleave_cpu\" not implemented for '{kind}'")
+    if arr.ndim > 1:
+        raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
+    counts = arr.reshape(-1)
+    if counts.size == 1 and n != 1:
+        counts = array_module(arr).full((n,), counts[0], dtype=counts.dtype)
+    if counts.size != n:
+        raise RuntimeError(
+            "repeats must have the same size as input along dim, but got "
+            f"repeats.size(0) = {counts.size} and input.size(0) = {n}"
+        )
+    if n and bool((counts < 0).any()):
+        raise RuntimeError("repeats can not be negative")
+    return counts
+
+
+def repeat_interleave(
+    input: Tensor, repeats: Any = None, dim: int | None = None, *, output_size: int | None = None
+) -> Tensor:
+    """Each entry of ``input`` (flattened when ``dim`` is None) ``repeats`` times in a row
+    along ``dim``; with only a 1-D count tensor, the indices 0, 1, ... repeated by it."""
+    if repeats is None:
+        counts = _repeat_counts(input, input._data.size)
+        xp = array_module(counts)
+        return wrap(xp.repeat(xp.arange(counts.size, dtype=counts.dtype), counts))
+    if dim is None:
+        input, dim = input.reshape(-1), 0
+    d = wrap_dim(dim, max(input._data.ndim, 1))
+    if input._data.ndim == 0:
+        input = input.reshape(1)
+    n = input._data.shape[d]
+    if isinstance(repeats, Tensor):
+        counts = _repeat_counts(repeats, n)
+        total = int(counts.sum())
+    else:
+        if int(repeats) < 0:
+            raise RuntimeError("Repeats must be non-negative")
+        total = n * int(repeats)
+    if output_size is not None and output_size != total:
+        raise RuntimeError(
+            f"repeat_interleave: Invalid output_size, expected {total} but got {output_size}"
+        )
+    if isinstance(repeats, Tensor):
+        xp = array_module(counts)
+        index = wrap(xp.repeat(xp.arange(n, dtype="int64"), counts))
+        return index_select(input, d, index)
+    shape = input._data.shape
+    tiled = input.unsqueeze(d + 1).expand(*shape[: d + 1], int(repeats), *shape[d + 1 :])
+    return tiled.reshape(*shape[:d], total, *shape[d + 1 :])
+
+
+def tile(input: Tensor, *dims: Any) -> Tensor:
+    """``input`` repeated ``dims[i]`` times along each dim; missing leading dims count as 1."""
+    if len(dims) == 1 and isinstance(dims[0], (list, tuple)):
+        dims = tuple(dims[0])
+    return repeat(input, *((1,) * (input._data.ndim - len(dims)) + dims))
+
+
+def fliplr(input: Tensor) -> Tensor:
+    """``input`` reversed along dim 1 (left/right)."""
+    if input._data.ndim < 2:
+        raise RuntimeError("Input must be >= 2-d.")
+    return flip(input, 1)
+
+
+def flipud(input: Tensor) -> Tensor:
+    """``input`` reversed along dim 0 (up/down)."""
+    if input._data.ndim < 1:
+        raise RuntimeError("Input must be >= 1-d.")
+    return flip(input, 0)
+
+
+def ravel(input: Tensor) -> Tensor:
+    """``input`` flattened to one dim (a view when it can be)."""
+    return input.reshape(-1)
+
+
+def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
+    """The windows of ``size`` entries every ``step`` along ``dimension``: that dim becomes the
+    window count and a new last dim holds each window (``Tensor.unfold``)."""
+    from .axes import movedim
+    from .join import stack
+
+    nd = input._data.ndim
+    d = wrap_dim(dimension, max(nd, 1))
+    n = input._data.shape[d] if nd else 1
+    if size > n:
+        raise RuntimeError(f"maximum size for tensor at dimension {d} is {n} but size is {size}")
+    if step <= 0:
+        raise RuntimeError(f"step is {step} but must be > 0")
+    if nd == 0:
+        return input.reshape(1)
+    windows = [narrow(input, d, i * step, size) for i in range((n - size) // step + 1)]
+    return movedim(stack(windows, d), d + 1, -1)
+
+
 TENSOR_METHODS: dict[str, Any] = {
+    "tile": tile,
+    "fliplr": fliplr,
+    "flipud": flipud,
+    "ravel": ravel,
+    "unfold": unfold,
+    "repeat_interleave": repeat_interleave,
     "narrow": narrow,
     "repeat": repeat,
     "flip": flip,

@@ -15,10 +15,11 @@ from ._util import array_module, wrap_dim
 from .complex_numbers import refuse_complex
 from .join import cat
 
-__all__ = ["argsort", "cumprod", "sort", "topk"]
+__all__ = ["argsort", "bucketize", "cumprod", "median", "searchsorted", "sort", "topk"]
 
 SortResult = namedtuple("sort", ["values", "indices"])
 TopkResult = namedtuple("topk", ["values", "indices"])
+MedianResult = namedtuple("median", ["values", "indices"])
 
 
 def _order(arr: Any, dim: int, descending: bool) -> Any:
@@ -133,4 +134,83 @@ def cumprod(x: Tensor, dim: int, dtype: Any = None) -> Tensor:
     return Cumprod.apply(x, wrap_dim(int(dim), x._data.ndim))
 
 
+def median(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Any:
+    """The lower median (of an even count, the smaller middle value): of all entries, or along
+    ``dim`` as (values, indices)."""
+    if dim is None:
+        flat = input.reshape(-1)
+        n = flat._data.size
+        if n == 0:
+            return wrap(array_module(input._data).asarray(float("nan"), dtype=input._data.dtype))
+        return sort(flat).values[(n - 1) // 2]
+    d = wrap_dim(dim, max(input._data.ndim, 1))
+    if input._data.ndim == 0:
+        return MedianResult(input * 1, wrap(array_module(input._data).asarray(0)))
+    k = (input._data.shape[d] - 1) // 2
+    ordered = sort(input, d)
+    values = ordered.values.narrow(d, k, 1)
+    indices = ordered.indices.narrow(d, k, 1)
+    if not keepdim:
+        values, indices = values.squeeze(d), indices.squeeze(d)
+    return MedianResult(values, indices)
+
+
+def searchsorted(
+    sorted_sequence: Tensor,
+    input: Any,
+    *,
+    out_int32: bool = False,
+    right: bool = False,
+    side: str | None = None,
+    sorter: Tensor | None = None,
+) -> Tensor:
+    """For each value, the index where it would go in ``sorted_sequence`` (per row of the
+    innermost dim when that is N-D) to keep it sorted; ``right``: after equal entries."""
+    if side is not None:
+        if side not in ("left", "right"):
+            raise RuntimeError(
+                f"torch.searchsorted(): side can only be 'left' or 'right' but got {side}"
+            )
+        if right and side == "left":
+            raise RuntimeError(
+                "torch.searchsorted(): side and right can't be set to opposites, got side of "
+                "left while right was True"
+            )
+        right = side == "right"
+    seq = sorted_sequence._data
+    xp = array_module(seq)
+    if sorter is not None:
+        seq = xp.take_along_axis(seq, sorter._data, axis=-1)
+    scalar = not isinstance(input, Tensor)
+    values = xp.asarray(input) if scalar else input._data
+    how = "right" if right else "left"
+    if seq.ndim == 1:
+        out = xp.searchsorted(seq, values, side=how)
+    else:
+        if values.shape[:-1] != seq.shape[:-1]:
+            raise RuntimeError(
+                "torch.searchsorted(): boundaries tensor should be 1 dimension or the first N-1 "
+                "dimensions of boundaries tensor and input value tensor must match, but we got "
+                f"boundaries tensor {list(seq.shape)} and input value tensor {list(values.shape)}"
+            )
+        rows_seq = seq.reshape(-1, seq.shape[-1])
+        rows_val = values.reshape(-1, values.shape[-1])
+        out = xp.stack([xp.searchsorted(a, v, side=how) for a, v in zip(rows_seq, rows_val)])
+        out = out.reshape(values.shape)
+    return wrap(out.astype("int32" if out_int32 else "int64"))
+
+
+def bucketize(
+    input: Any, boundaries: Tensor, *, out_int32: bool = False, right: bool = False
+) -> Tensor:
+    """The bucket of each value: i with boundaries[i-1] < x <= boundaries[i] (``right``:
+    boundaries[i-1] <= x < boundaries[i])."""
+    if boundaries._data.ndim != 1:
+        raise RuntimeError(
+            f"boundaries tensor must be 1 dimension, but got dim({boundaries._data.ndim})"
+        )
+    return searchsorted(boundaries, input, out_int32=out_int32, right=right)
+
+
 TENSOR_METHODS: dict[str, Any] = {name: globals()[name] for name in __all__}
+TENSOR_METHODS.pop("searchsorted")

@@ -25,7 +25,7 @@ from .reduction_common import (
 )
 from .unary import _float_operand
 
-__all__ = ["logsumexp", "norm", "std", "var"]
+__all__ = ["count_nonzero", "logsumexp", "norm", "std", "std_mean", "var", "var_mean"]
 
 
 # --------------------------------------------------------------------------- var / std
@@ -212,6 +212,27 @@ def norm(
     if x._data.dtype.kind == "c":  # every p-norm of z is that of |z|
         x = x.abs()
     return Norm.apply(x, float(p), normalize_dims(dim, x._data.ndim), keepdim)
+
+
+def var_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
+             correction: Any = None) -> tuple[Tensor, Tensor]:  # fmt: skip
+    """(var, mean) over ``dim`` in one call."""
+    v = var(input, dim, unbiased, keepdim, correction=correction)
+    return v, _mean(input, dim, keepdim)
+
+
+def std_mean(input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *,
+             correction: Any = None) -> tuple[Tensor, Tensor]:  # fmt: skip
+    """(std, mean) over ``dim`` in one call."""
+    s = std(input, dim, unbiased, keepdim, correction=correction)
+    return s, _mean(input, dim, keepdim)
+
+
+def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
+    """The number of non-zero entries (int64), over ``dim`` or all of them."""
+    arr = input._data
+    dims = normalize_dims(dim, arr.ndim)
+    return wrap(array_module(arr).count_nonzero(arr, axis=dims).astype("int64"))
 
 
 TENSOR_METHODS: dict[str, Any] = {name: globals()[name] for name in __all__}

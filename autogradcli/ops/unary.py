@@ -456,7 +456,24 @@ def where(cond: Tensor, a: Any = None, b: Any = None) -> Any:
         from .indexing import nonzero
 
         return nonzero(cond, as_tuple=True)
+    if not isinstance(a, Tensor) and not isinstance(b, Tensor):
+        a = _scalar_tensor(a, b, cond)
     return Where.apply(cond, a, b)
+
+
+def _scalar_tensor(a: Any, b: Any, like: Tensor) -> Tensor:
+    """Python scalar ``a`` as a 0-d tensor on ``like``'s device, of the dtype PyTorch gives two
+    scalar branches: the default float if either is a float, else int64, else bool."""
+    from ..tensor.dtype import get_default_dtype
+
+    kinds = {type(a), type(b)}
+    if float in kinds:
+        dtype = get_default_dtype().np
+    elif int in kinds:
+        dtype = "int64"
+    else:
+        dtype = bool
+    return wrap(array_module(like._data).asarray(a, dtype=dtype))
 
 
 TENSOR_METHODS: dict[str, Any] = {

@@ -13,7 +13,7 @@ import numpy as np
 from .. import backend
 from .._utils.atomic import atomic_write_bytes
 from ..tensor.tensor import Tensor, wrap
-from .format import SerializationError, place, warn_caller
+from .format import SerializationError, place
 from .torch_tensors import BFLOAT16
 
 MAX_HEADER_BYTES = 100 * 2**20  # the safetensors package's own limit
@@ -52,8 +52,7 @@ def save_safetensors(
 
 
 def load_safetensors(path: str | os.PathLike | IO[bytes], map_location: Any = None) -> dict:
-    """The ``{name: Tensor}`` dict of a safetensors file (bfloat16 becomes float32, with a
-    warning naming the keys, since autogradcli has no bfloat16 dtype)."""
+    """The ``{name: Tensor}`` dict of a safetensors file (bfloat16 stays bfloat16)."""
     st_numpy = _numpy_api()
     where = repr(os.fspath(path)) if isinstance(path, (str, os.PathLike)) else "<file>"
     try:
@@ -65,17 +64,7 @@ def load_safetensors(path: str | os.PathLike | IO[bytes], map_location: Any = No
         raise SerializationError(f"{where} is not a readable safetensors file: {err}") from err
     except Exception as err:  # the Rust reader's SafetensorError
         raise SerializationError(f"{where} is not a valid safetensors file: {err}") from err
-    out, widened = {}, []
-    for name, arr in arrays.items():
-        if arr.dtype == BFLOAT16:
-            arr, _ = arr.astype(np.float32), widened.append(name)
-        out[name] = wrap(place(arr, "cpu", map_location))
-    if widened:
-        warn_caller(
-            f"{where}: autogradcli has no bfloat16 dtype; these bfloat16 tensors were converted "
-            f"to float32: {', '.join(widened)}"
-        )
-    return out
+    return {name: wrap(place(arr, "cpu", map_location)) for name, arr in arrays.items()}
 
 
 _DTYPES = {

@@ -75,7 +75,6 @@ def load_legacy(fh: IO[bytes], map_location: Any, weights_only: bool, where: str
             )
         _read_storage(fh, storage, size - (fh.tell() - start), little)
     builder.finish()
-    builder.warn_bfloat16(result, where)
     return result
 
 

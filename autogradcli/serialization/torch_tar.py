@@ -54,7 +54,6 @@ def load_tar(fh: IO[bytes], map_location: Any, weights_only: bool, where: str) -
 
         pickled, _ = _member(tar, "pickle")
         result = unpickler(pickled, builder, persistent_load, weights_only).load()
-    builder.warn_bfloat16(result, where)
     return result
 
 

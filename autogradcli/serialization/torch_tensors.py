@@ -16,7 +16,7 @@ import numpy as np
 from ..nn.parameter import Parameter
 from ..tensor import dtype as dtypes
 from ..tensor.tensor import Tensor, wrap
-from .format import SerializationError, place, warn_caller
+from .format import SerializationError, place
 from .npy_member import check_memory
 
 BFLOAT16 = np.dtype(ml_dtypes.bfloat16)
@@ -45,7 +45,7 @@ STORAGE_NAMES: dict[np.dtype, str] = {
     dt: name for name, dt in STORAGE_DTYPES.items() if name != "UntypedStorage"
 }
 
-# torch.<name> dtype objects -> autogradcli's; bfloat16 data becomes float32 (see TensorBuilder)
+# torch.<name> dtype objects -> autogradcli's
 TORCH_DTYPES: dict[str, dtypes.DType] = {
     "float64": dtypes.float64,
     "double": dtypes.float64,
@@ -53,7 +53,7 @@ TORCH_DTYPES: dict[str, dtypes.DType] = {
     "float": dtypes.float32,
     "float16": dtypes.float16,
     "half": dtypes.float16,
-    "bfloat16": dtypes.float32,
+    "bfloat16": dtypes.bfloat16,
     "int64": dtypes.int64,
     "long": dtypes.int64,
     "int32": dtypes.int32,
@@ -153,28 +153,22 @@ class TensorBuilder:
     """The rebuild functions of one load (``torch._utils._rebuild_tensor_v2`` and friends).
 
     Tensors whose storage is not read yet (the legacy format stores data after the pickle) are
-    made empty and filled by :meth:`finish`. bfloat16 tensors become float32 (autogradcli has no
-    bfloat16 dtype); :meth:`warn_bfloat16` names them.
+    made empty and filled by :meth:`finish`.
     """
 
     def __init__(self, map_location: Any = None) -> None:
         self.map_location = map_location
         self.pending: list[tuple[Tensor, Storage, Any, Any, Any]] = []
-        self.bfloat16: set[int] = set()
 
     def _array(self, storage: Storage, offset: Any, size: Any, stride: Any, t: Any) -> Any:
         arr = strided_view(storage, offset, size, stride)
-        if arr.dtype == BFLOAT16:
-            arr = arr.astype(np.float32)
-            self.bfloat16.add(id(t))
-        else:
-            try:
-                dtypes.from_numpy_dtype(arr.dtype)
-            except TypeError:
-                raise SerializationError(
-                    f"the file holds a tensor of dtype {arr.dtype} (storage {storage.key!r}), "
-                    "which autogradcli does not have"
-                ) from None
+        try:
+            dtypes.from_numpy_dtype(arr.dtype)
+        except TypeError:
+            raise SerializationError(
+                f"the file holds a tensor of dtype {arr.dtype} (storage {storage.key!r}), "
+                "which autogradcli does not have"
+            ) from None
         return place(arr, storage.location, self.map_location)
 
     def rebuild_tensor_v2(
@@ -190,14 +184,13 @@ class TensorBuilder:
         """``torch._utils._rebuild_tensor_v2``: a tensor viewing ``storage``."""
         if not isinstance(storage, Storage):
             raise ValueError(f"a tensor's storage is a {type(storage).__name__}, not a storage")
-        dt = np.float32 if storage.dtype == BFLOAT16 else storage.dtype
-        t = wrap(np.empty((0,), dtype=dt))
+        t = wrap(np.empty((0,), dtype=storage.dtype))
         if storage.array is None:
             _ints(size, "size"), _ints(stride, "stride")
             self.pending.append((t, storage, storage_offset, size, stride))
         else:
             t._data = self._array(storage, storage_offset, size, stride, t)
-        if requires_grad is True and t._data.dtype.kind == "f":
+        if requires_grad is True and t._data.dtype.kind in "fV":
             t.requires_grad = True
         return t
 
@@ -215,8 +208,6 @@ class TensorBuilder:
         for t, *spec in list(self.pending):
             if t is data:
                 self.pending.append((param, *spec))
-        if id(data) in self.bfloat16:
-            self.bfloat16.add(id(param))
         return param
 
     def rebuild_from_type_v2(self, func: Any, new_type: Any, args: Any, state: Any) -> Any:
@@ -235,35 +226,6 @@ class TensorBuilder:
                 raise ValueError(f"storage {storage.key!r} has no data in the file")
             t._data = self._array(storage, offset, size, stride, t)
         self.pending.clear()
-
-    def warn_bfloat16(self, obj: Any, where: str) -> None:
-        """Warn, naming their keys, that the bfloat16 tensors in ``obj`` were made float32."""
-        if not self.bfloat16:
-            return
-        names = _paths_of(obj, self.bfloat16)
-        shown = ", ".join(names[:10]) + (f" and {len(names) - 10} more" if len(names) > 10 else "")
-        warn_caller(
-            f"{where}: autogradcli has no bfloat16 dtype; these bfloat16 tensors were converted "
-            f"to float32: {shown}"
-        )
-
-
-def _paths_of(obj: Any, ids: set[int]) -> list[str]:
-    """Where the objects in ``ids`` are inside ``obj``: a top-level key (``fc.weight``) or an
-    access path (``['state'][0]['w']``)."""
-    found, stack, seen = [], [(obj, ())], set()
-    while stack:
-        node, path = stack.pop()
-        if id(node) in ids:
-            top_key = len(path) == 1 and isinstance(path[0], str)
-            found.append(path[0] if top_key else "".join(f"[{p!r}]" for p in path) or "obj")
-        elif id(node) not in seen:
-            seen.add(id(node))
-            if isinstance(node, dict):
-                stack.extend((v, (*path, k)) for k, v in reversed(list(node.items())))
-            elif isinstance(node, (list, tuple)):
-                stack.extend((v, (*path, i)) for i, v in reversed(list(enumerate(node))))
-    return found or [f"{len(ids)} tensors"]
 
 
 def check_storage_bytes(storage: Storage, available: int, where: str) -> int:

@@ -188,7 +188,9 @@ def _write_aligned(zf: zipfile.ZipFile, name: str, arr: np.ndarray) -> None:
         pad = -start % ALIGNMENT
         info.extra = struct.pack("<HH", 0x4246, pad) + b"Z" * pad
     with zf.open(info, "w", force_zip64=big) as member:
-        member.write(memoryview(np.ascontiguousarray(arr)).cast("B"))
+        member.write(
+            memoryview(np.ascontiguousarray(arr).reshape(-1).view(np.uint8))
+        )  # bfloat16 too
 
 
 def save_torch(obj: Any, path: PathOrFile) -> None:

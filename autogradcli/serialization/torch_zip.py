@@ -61,7 +61,6 @@ def load_torch_zip(
     pickled = _read_small(zf, f"{prefix}data.pkl")
     result = unpickler(io.BytesIO(pickled), builder, persistent_load, weights_only).load()
     builder.finish()
-    builder.warn_bfloat16(result, where)
     return result
 
 

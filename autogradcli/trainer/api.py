@@ -146,6 +146,8 @@ def train_from_config(
     overrides: Sequence[str] = (),
     context: DistributedContext | None = None,
     on_start: Callable[[str], None] | None = None,
+    folder: str | None = None,
+    callbacks: Sequence[Any] = (),
 ) -> RunResult:
     """Train the run ``config`` describes (a ``Config`` or a YAML path) in a new run folder
     under ``runs_dir`` (default: the config's ``output.dir``), or continue the run folder
@@ -176,7 +178,9 @@ def train_from_config(
         reporter.log(describe_report(exp.init_from))
     if not context.is_main:
         return trainer_from_experiment(exp, epochs=epochs, context=context).fit(raise_errors=False)
-    trainer = _new_run(cfg, exp, _runs_dir(cfg, runs_dir), reporter, epochs, context)
+    trainer = _new_run(
+        cfg, exp, _runs_dir(cfg, runs_dir), reporter, epochs, context, folder, callbacks
+    )
     if on_start is not None and trainer.run is not None:
         on_start(trainer.run.path)
     return trainer.fit(raise_errors=False)
@@ -189,12 +193,14 @@ def _new_run(
     reporter: Reporter,
     epochs: int | None,
     context: DistributedContext,
+    folder: str | None = None,
+    callbacks: Sequence[Any] = (),
 ) -> Trainer:
     """The trainer of a new run, its folder made whole (configs, model.txt, summary.json) out
     of sight and then renamed into place: a failure part-way (a user callback refused, a full
     disk) leaves no folder behind; a full disk is a ``RunFolderNotMade`` (exit 2)."""
     try:
-        run = RunDir.stage(runs_dir, exp.name)
+        run = RunDir.stage(runs_dir, exp.name, folder=folder)
     except OSError as err:
         raise RunFolderNotMade(
             f"cannot make a run folder in {runs_dir}: {os_reason(err)}"
@@ -208,6 +214,8 @@ def _new_run(
         trainer = trainer_from_experiment(
             exp, run=run, reporter=reporter, epochs=epochs, context=context
         )
+        for callback in callbacks:
+            trainer.callbacks.append(callback)  # fit() orders them by `order`
         run.lock()  # held from here until fit() ends
         for callback in trainer.callbacks:
             if isinstance(callback, RunLogger):

@@ -6,21 +6,31 @@ import warnings
 from typing import Any
 
 from ... import ops
+from ...ops import activation_piecewise as piecewise
 from ...tensor.tensor import Tensor
 
 __all__ = [
     "elu",
     "gelu",
+    "glu",
+    "hardsigmoid",
+    "hardswish",
     "hardtanh",
     "leaky_relu",
     "log_softmax",
     "logsigmoid",
+    "mish",
+    "prelu",
     "relu",
     "sigmoid",
     "silu",
     "softmax",
     "softplus",
+    "softsign",
     "tanh",
+    "tanhshrink",
+    "threshold",
+    "threshold_",
 ]
 
 
@@ -105,3 +115,50 @@ def log_softmax(
     if dtype is not None:
         input = input.to(dtype)
     return ops.log_softmax(input, dim)
+
+
+def hardsigmoid(input: Tensor, inplace: bool = False) -> Tensor:
+    """relu6(x + 3) / 6."""
+    return _maybe_inplace(input, inplace, "hardsigmoid_", piecewise.hardsigmoid)
+
+
+def hardswish(input: Tensor, inplace: bool = False) -> Tensor:
+    """x * relu6(x + 3) / 6."""
+    return _maybe_inplace(input, inplace, "hardswish_", piecewise.hardswish)
+
+
+def mish(input: Tensor, inplace: bool = False) -> Tensor:
+    """x * tanh(softplus(x))."""
+    return _maybe_inplace(input, inplace, "mish_", piecewise.mish)
+
+
+def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
+    """``input`` where it is above ``threshold``, else ``value``."""
+    return _maybe_inplace(
+        input, inplace, "threshold_", lambda t: piecewise.threshold(t, threshold, value)
+    )
+
+
+def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
+    """In-place :func:`threshold`."""
+    return globals()["threshold"](input, threshold, value, inplace=True)
+
+
+def softsign(input: Tensor) -> Tensor:
+    """x / (1 + |x|)."""
+    return piecewise.softsign(input)
+
+
+def tanhshrink(input: Tensor) -> Tensor:
+    """x - tanh(x)."""
+    return piecewise.tanhshrink(input)
+
+
+def glu(input: Tensor, dim: int = -1) -> Tensor:
+    """a * sigmoid(b) of the two halves of ``input`` along ``dim``."""
+    return piecewise.glu(input, dim)
+
+
+def prelu(input: Tensor, weight: Tensor) -> Tensor:
+    """max(0, x) + weight * min(0, x), ``weight`` shared or per channel (dim 1)."""
+    return piecewise.prelu(input, weight)

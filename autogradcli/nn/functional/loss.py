@@ -1,5 +1,6 @@
 """Loss functions (``torch.nn.functional``'s), gathered from ``regression_loss``,
-``classification_loss`` (nll, cross-entropy) and ``binary_loss`` (binary cross-entropy); the
+``classification_loss`` (nll, cross-entropy), ``binary_loss`` (binary cross-entropy) and
+``divergence_loss`` (kl_div); the
 shared reduction logic is in ``loss_reduction``. Every name stays importable from here."""
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from .binary_loss import (  # noqa: F401
     binary_cross_entropy_with_logits,
 )
 from .classification_loss import CrossEntropy, NllLoss, cross_entropy, nll_loss  # noqa: F401
+from .divergence_loss import kl_div
 from .regression_loss import huber_loss, l1_loss, mse_loss, smooth_l1_loss
 
 __all__ = [
@@ -18,6 +20,7 @@ __all__ = [
     "binary_cross_entropy_with_logits",
     "cross_entropy",
     "huber_loss",
+    "kl_div",
     "l1_loss",
     "mse_loss",
     "nll_loss",

@@ -4,19 +4,26 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...ops.adaptive_max import adaptive_max_pool1d, adaptive_max_pool2d
 from ...ops.convolution import _one
 from ...ops.pooling import _pool_args, adaptive_avg_pool2d, avg_pool2d, max_pool2d
+from ...ops.volumetric import adaptive_avg_pool3d, avg_pool3d, max_pool3d
 from ...tensor.tensor import Tensor
 
 __all__ = [
     "adaptive_avg_pool1d",
     "adaptive_avg_pool2d",
+    "adaptive_avg_pool3d",
+    "adaptive_max_pool1d",
+    "adaptive_max_pool2d",
     "avg_pool1d",
     "avg_pool2d",
+    "avg_pool3d",
     "max_pool1d",
     "max_pool1d_with_indices",
     "max_pool2d",
     "max_pool2d_with_indices",
+    "max_pool3d",
 ]
 
 

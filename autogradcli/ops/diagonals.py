@@ -1,4 +1,5 @@
-"""``diag`` (a vector to a diagonal matrix and back) and the 1-D inner product ``dot``."""
+"""``diag`` (a vector to a diagonal matrix and back), ``diagonal``, ``trace``, and the vector
+products ``dot`` and ``outer``."""
 
 from __future__ import annotations
 
@@ -6,9 +7,9 @@ from typing import Any
 
 from ..autograd.function import Function
 from ..tensor.tensor import Tensor
-from ._util import array_module, scalar_type_name
+from ._util import array_module, scalar_type_name, wrap, wrap_dim
 
-__all__ = ["diag", "dot"]
+__all__ = ["diag", "diagonal", "dot", "ger", "outer", "trace"]
 
 
 class DiagEmbed(Function):
@@ -98,4 +99,39 @@ def dot(input: Tensor, tensor: Tensor) -> Tensor:
     return Dot.apply(input, tensor)
 
 
-TENSOR_METHODS: dict[str, Any] = {"diag": diag, "dot": dot}
+def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+    """The diagonal ``offset`` of the (dim1, dim2) planes, as the last dim of the result."""
+    from .axes import movedim
+
+    nd = input._data.ndim
+    d1, d2 = wrap_dim(dim1, nd), wrap_dim(dim2, nd)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    planes = movedim(input, (d1, d2), (-2, -1))
+    rows, cols = planes._data.shape[-2:]
+    first_row, first_col = max(-offset, 0), max(offset, 0)
+    n = max(0, min(rows - first_row, cols - first_col))
+    xp = array_module(input._data)
+    r = wrap(xp.arange(first_row, first_row + n))
+    c = wrap(xp.arange(first_col, first_col + n))
+    return planes[..., r, c]
+
+
+def trace(input: Tensor) -> Tensor:
+    """The sum of the main diagonal of a matrix."""
+    if input._data.ndim != 2:
+        raise RuntimeError(f"trace: expected a matrix, but got tensor with dim {input._data.ndim}")
+    return diagonal(input).sum()
+
+
+def outer(input: Tensor, vec2: Tensor) -> Tensor:
+    """The outer product ``input[i] * vec2[j]`` of two vectors."""
+    for name, v in (("self", input), ("vec2", vec2)):
+        if v._data.ndim != 1:
+            raise RuntimeError(f"outer: Expected 1-D argument {name}, but got {v._data.ndim}-D")
+    return input.reshape(-1, 1) * vec2.reshape(1, -1)
+
+
+ger = outer
+
+TENSOR_METHODS: dict[str, Any] = {name: globals()[name] for name in __all__}

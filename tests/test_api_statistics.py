@@ -1,0 +1,90 @@
+"""Reductions and counts the corpus uses (issue 21): ``var_mean``/``std_mean``, ``median``,
+``count_nonzero``, ``bucketize``/``searchsorted``, ``bincount``, ``histc``, ``histogram``,
+against PyTorch on identical data."""
+
+import numpy as np
+import pytest
+from oracle import check
+
+import autogradcli as ag
+
+
+def _same(case, kind=None):
+    torch = pytest.importorskip("torch")
+    if kind is not None:
+        with pytest.raises(kind) as theirs:
+            case(torch)
+        with pytest.raises(kind) as ours:
+            case(ag)
+        assert str(ours.value) == str(theirs.value)
+        return
+    ours, theirs = case(ag), case(torch)
+    ours, theirs = (ours, theirs) if isinstance(ours, tuple) else ((ours,), (theirs,))
+    for a, t in zip(ours, theirs):
+        assert str(a.dtype).split(".")[-1] == str(t.dtype).split(".")[-1]
+        np.testing.assert_allclose(a.numpy(), t.numpy(), rtol=1e-6)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_var_mean_std_mean_median_match_torch(dtype):
+    check(lambda m, x: m.var_mean(x), (3, 4), dtype=dtype)
+    check(lambda m, x: m.var_mean(x, 1, keepdim=True), (3, 4), dtype=dtype)
+    check(lambda m, x: m.std_mean(x, (0, 1), correction=0), (3, 4), dtype=dtype)
+    check(lambda m, x: m.median(x), (3, 4), dtype=dtype)
+    check(lambda m, x: x.median(), (3, 3), dtype=dtype)
+    check(lambda m, x: m.median(x, 1), (3, 4), dtype=dtype)
+    check(lambda m, x: x.median(dim=0, keepdim=True), (3, 4), dtype=dtype)
+
+
+def test_median_indices_and_counts_match_torch():
+    data = [[3.0, 1.0, 2.0, 5.0], [0.0, 0.0, 7.0, 1.0]]
+    _same(lambda m: m.median(m.tensor(data), 1).indices)
+    _same(lambda m: m.median(m.tensor([4, 1, 3, 2])))
+    _same(lambda m: m.count_nonzero(m.tensor(data)))
+    _same(lambda m: m.count_nonzero(m.tensor(data), dim=1))
+    _same(lambda m: m.tensor(data).count_nonzero((0, 1)))
+
+
+def test_bucketize_and_searchsorted_match_torch():
+    values = [[1, 5, 9], [0, 4, 10]]
+    bounds = [1, 3, 5, 7, 9]
+    for right in (False, True):
+        _same(lambda m, r=right: m.bucketize(m.tensor(values), m.tensor(bounds), right=r))
+        _same(lambda m, r=right: m.searchsorted(m.tensor(bounds), m.tensor(values), right=r))
+    _same(lambda m: m.bucketize(m.tensor([0.5, 3.0]), m.tensor([1.0, 3.0]), out_int32=True))
+    _same(lambda m: m.searchsorted(m.tensor([[1, 3, 5], [2, 4, 6]]), m.tensor([[3], [5]])))
+    _same(lambda m: m.searchsorted(m.tensor([1, 3, 5]), m.tensor([3]), side="right"))
+    _same(lambda m: m.searchsorted(m.tensor([5, 1, 3]), m.tensor([3]), sorter=m.tensor([1, 2, 0])))
+    _same(lambda m: m.bucketize(m.tensor([1]), m.tensor([[1, 2]])), RuntimeError)
+    _same(
+        lambda m: m.searchsorted(m.tensor([1]), m.tensor([1]), right=True, side="left"),
+        RuntimeError,
+    )
+
+
+def test_bincount_histc_histogram_match_torch():
+    _same(lambda m: m.bincount(m.tensor([0, 1, 1, 3])))
+    _same(lambda m: m.bincount(m.tensor([0, 1]), minlength=4))
+    _same(lambda m: m.bincount(m.tensor([0, 1, 1]), weights=m.tensor([1.0, 2.0, 3.0])))
+    _same(lambda m: m.bincount(m.tensor([0, 1, 1]), weights=m.tensor([1, 2, 3])))
+    _same(lambda m: m.bincount(m.tensor([], dtype=m.int64)))
+    _same(lambda m: m.histc(m.tensor([1.0, 2.0, 1.0, 4.0, -1.0]), bins=4, min=0, max=3))
+    _same(lambda m: m.histc(m.tensor([2.0, 2.0]), bins=4))
+    _same(lambda m: m.tensor([0.1, 0.5, 0.9, 1.0]).histc(bins=2))
+    _same(lambda m: m.histogram(m.tensor([1.0, 2.0, 1.0, 4.0]), bins=4))
+    _same(
+        lambda m: m.histogram(
+            m.tensor([1.0, 2, 1, 4]), bins=m.tensor([0.0, 1.5, 5.0]), density=True
+        )
+    )
+    _same(
+        lambda m: m.histogram(
+            m.tensor([1.0, 2, 1, 4]), 3, range=(0.0, 3.0), weight=m.tensor([1.0, 2, 3, 4])
+        )
+    )
+    _same(lambda m: m.bincount(m.tensor([-1, 2])), RuntimeError)
+    _same(lambda m: m.bincount(m.tensor([[1]])), RuntimeError)
+    _same(lambda m: m.bincount(m.tensor([1.0])), NotImplementedError)
+    _same(lambda m: m.bincount(m.tensor([0, 1]), weights=m.ones(3)), RuntimeError)
+    _same(lambda m: m.histc(m.tensor([1.0]), min=3, max=1), RuntimeError)
+    _same(lambda m: m.histc(m.tensor([1, 2]), bins=2), NotImplementedError)
