@@ -276,6 +276,10 @@ def _make_root_grads(tensors: Sequence[Tensor], grad_tensors: Sequence[Any]) -> 
             if t._data.size != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
             arr = t._data  # ones_like(t), without the factory's argument handling
+            if arr.dtype.kind == "c":
+                raise RuntimeError(
+                    f"grad can be implicitly created only for real scalar outputs but got {t.dtype}"
+                )
             xp = array_module(arr)
             # a 0-d one straight from asarray (one C call; ones() is Python over empty + copyto)
             g = wrap(xp.asarray(1, arr.dtype) if arr.ndim == 0 else xp.ones(arr.shape, arr.dtype))

@@ -1,5 +1,5 @@
 """More elementwise math: ``atan2``, ``hypot``, ``logaddexp``, ``exp2``, ``nan_to_num``,
-``clamp_min``/``clamp_max``, the logical ``and``/``or``/``xor``, and the aliases ``sgn``,
+``clamp_min``/``clamp_max``, the logical ``and``/``or``/``xor``, and the aliases
 ``true_divide``, ``deg2rad``/``rad2deg``; compositions of existing ops except ``atan2``."""
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from .unary import clamp, where
 
 __all__ = ["arctan2", "atan2", "clamp_max", "clamp_min", "deg2rad", "exp2", "hypot"]
 __all__ += ["logaddexp", "logical_and", "logical_or", "logical_xor", "nan_to_num", "rad2deg"]
-__all__ += ["sgn", "true_divide"]
+__all__ += ["true_divide"]  # sgn, complex-aware, is in complex_numbers
 
 
 class Atan2(Function):
@@ -124,11 +124,6 @@ def _logical(name: str, fn: Callable[[Any, Any, Any], Any]) -> Callable[[Tensor,
 logical_and = _logical("logical_and", lambda xp, a, b: xp.logical_and(a, b))
 logical_or = _logical("logical_or", lambda xp, a, b: xp.logical_or(a, b))
 logical_xor = _logical("logical_xor", lambda xp, a, b: xp.logical_xor(a, b))
-
-
-def sgn(input: Tensor) -> Tensor:
-    """``sign`` (the complex generalisation, for the real dtypes autogradcli has)."""
-    return input.sign()
 
 
 def true_divide(input: Tensor, other: Any) -> Tensor:
