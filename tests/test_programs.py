@@ -26,10 +26,7 @@ ROOT = HERE.parent
 PROGRAMS = sorted(p.name for p in PROGRAMS_DIR.glob("*.py") if not p.name.startswith("_"))
 
 # program -> the first feature it misses on autogradcli today (strict xfail)
-MISSING: dict[str, str] = {
-    "other_d2l_attention.py": "in-place change of a view of a non-leaf tensor that requires grad "
-    "(d2l's masked_softmax: X.reshape(...)[~mask] = value); PyTorch rebases the view's history",
-}
+MISSING: dict[str, str] = {}
 
 
 def _launch(engine: str, out: Path) -> subprocess.Popen:
