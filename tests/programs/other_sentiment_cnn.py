@@ -8,11 +8,10 @@ Source: https://github.com/bentrevett/pytorch-sentiment-analysis/tree/329f654b2c
 
 Changes in the port:
 - imports: torch -> autogradcli; `datasets`, `torchtext`, `tqdm` and matplotlib are replaced by
-  the same small stand-ins as in other_sentiment_packed_lstm.py (here with 2-4
-  sentiment words per review) (the calls the notebook makes);
-  the plots are dropped.
-- data: IMDb -> 320 generated reviews (load_dataset below) whose label follows from their
-  words; the GloVe vectors cells are dropped (the embedding keeps its initialisation).
+  the same small stand-ins as in other_sentiment_packed_lstm.py (the calls the notebook
+  makes); the plots are dropped.
+- data: IMDb -> 320 generated reviews (load_dataset below) whose label follows from their 2-4
+  sentiment words; the GloVe vectors cells are dropped (the embedding keeps its initialisation).
 - sizes: max_length 256 -> 16, batch_size 512 -> 32, embedding 300 -> 16, 100 filters -> 8;
   Adam's lr 1e-3 -> 1e-2 (so few steps, without GloVe).
 - outcome (added): the test accuracy is above 0.8, and "This film is terrible!" / "This film is
