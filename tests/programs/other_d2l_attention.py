@@ -4,147 +4,21 @@
 Source: https://github.com/d2l-ai/d2l-en/tree/23d7a5aecceee57d1292c56e90cce307f183bb0e,
 chapter_attention-mechanisms-and-transformers/{attention-scoring-functions,multihead-attention,
 self-attention-and-positional-encoding}.md: the code blocks for "pytorch" and "all", in page
-order; the `d2l` package's pieces they use from d2l/torch.py (its alias block, verbatim, and
-add_to_class, HyperParameters, Module, check_shape). Licence: the book's sample code is MIT-0
-(LICENSE-SAMPLECODE; the text CC BY-SA 4.0).
+order. Licence: the book's sample code is MIT-0 (LICENSE-SAMPLECODE; the text CC BY-SA 4.0).
 
 Changes in the port:
-- imports: torch -> autogradcli. `from d2l import torch as d2l` is kept: the port registers a
-  module `d2l.torch` built from the d2l/torch.py pieces above (imports renamed the same way).
-- d2l's plots (show_heatmaps, plot, ProgressBoard) convert their tensors with d2l.numpy and draw
-  nothing (no matplotlib).
-- the #@save'd DotProductAttention and MultiHeadAttention are stored in d2l after their
-  definitions, as the library has them (the later pages call d2l.DotProductAttention).
+- imports: torch -> autogradcli. `from d2l import torch as d2l` is kept: `import _d2l_torch`
+  registers the d2l package's PyTorch module (tests/programs/_d2l_torch.py: d2l/torch.py's pieces
+  these pages use, verbatim, its alias block among them; the plots convert their tensors with
+  d2l.numpy and draw nothing).
 - torch.manual_seed(0) added; outcome (added at the end): the masked softmax zeroes exactly the
   masked positions and its rows sum to 1, the attention weights past each valid length are 0,
   and the positional encoding's columns are sin/cos of the positions.
 """
-import sys
-import types
-
 import autogradcli
+import _d2l_torch  # noqa: F401  (the port: registers d2l.torch, tests/programs/_d2l_torch.py)
 
 autogradcli.manual_seed(0)
-
-# ---- the d2l package: d2l/torch.py's pieces that these pages use ----
-D2L_TORCH = r'''
-import inspect
-import sys
-
-import numpy as np
-import autogradcli as torch
-from autogradcli import nn
-from autogradcli.nn import functional as F
-
-nn_Module = nn.Module
-
-d2l = sys.modules[__name__]
-
-
-def add_to_class(Class):
-    """Register functions as methods in created class."""
-    def wrapper(obj):
-        setattr(Class, obj.__name__, obj)
-    return wrapper
-
-class HyperParameters:
-    """The base class of hyperparameters."""
-    def save_hyperparameters(self, ignore=[]):
-        """Save function arguments into class attributes."""
-        frame = inspect.currentframe().f_back
-        _, _, _, local_vars = inspect.getargvalues(frame)
-        self.hparams = {k:v for k, v in local_vars.items()
-                        if k not in set(ignore+['self']) and not k.startswith('_')}
-        for k, v in self.hparams.items():
-            setattr(self, k, v)
-
-class ProgressBoard(d2l.HyperParameters):
-    """The board that plots data points in animation (port: draws nothing)."""
-    def __init__(self, xlabel=None, ylabel=None, xlim=None,
-                 ylim=None, xscale='linear', yscale='linear',
-                 ls=['-', '--', '-.', ':'], colors=['C0', 'C1', 'C2', 'C3'],
-                 fig=None, axes=None, figsize=(3.5, 2.5), display=True):
-        self.save_hyperparameters()
-
-class Module(d2l.nn_Module, d2l.HyperParameters):
-    """The base class of models."""
-    def __init__(self, plot_train_per_epoch=2, plot_valid_per_epoch=1):
-        super().__init__()
-        self.save_hyperparameters()
-        self.board = ProgressBoard()
-
-    def loss(self, y_hat, y):
-        raise NotImplementedError
-
-    def forward(self, X):
-        assert hasattr(self, 'net'), 'Neural network is defined'
-        return self.net(X)
-
-    def configure_optimizers(self):
-        """Defined in :numref:`sec_classification`"""
-        return torch.optim.SGD(self.parameters(), lr=self.lr)
-
-def check_shape(a, shape):
-    """Check the shape of a tensor."""
-    assert a.shape == shape, \
-            f'tensor\'s shape {a.shape} != expected shape {shape}'
-
-def show_heatmaps(matrices, *args, **kwargs):
-    """Show heatmaps of matrices (port: converts them, draws nothing)."""
-    return [[d2l.numpy(matrix) for matrix in row] for row in matrices]
-
-def plot(X, Y=None, *args, **kwargs):
-    """Plot data points (port: converts them, draws nothing)."""
-    return [d2l.numpy(x) for x in (X, Y) if x is not None]
-
-# Alias defined in config.ini
-nn_Module = nn.Module
-
-ones_like = torch.ones_like
-ones = torch.ones
-zeros_like = torch.zeros_like
-zeros = torch.zeros
-tensor = torch.tensor
-arange = torch.arange
-meshgrid = torch.meshgrid
-sin = torch.sin
-sinh = torch.sinh
-cos = torch.cos
-cosh = torch.cosh
-tanh = torch.tanh
-linspace = torch.linspace
-exp = torch.exp
-log = torch.log
-normal = torch.normal
-rand = torch.rand
-randn = torch.randn
-matmul = torch.matmul
-int32 = torch.int32
-int64 = torch.int64
-float32 = torch.float32
-concat = torch.cat
-stack = torch.stack
-abs = torch.abs
-eye = torch.eye
-sigmoid = torch.sigmoid
-batch_matmul = torch.bmm
-numpy = lambda x, *args, **kwargs: x.detach().numpy(*args, **kwargs)
-size = lambda x, *args, **kwargs: x.numel(*args, **kwargs)
-reshape = lambda x, *args, **kwargs: x.reshape(*args, **kwargs)
-to = lambda x, *args, **kwargs: x.to(*args, **kwargs)
-reduce_sum = lambda x, *args, **kwargs: x.sum(*args, **kwargs)
-argmax = lambda x, *args, **kwargs: x.argmax(*args, **kwargs)
-astype = lambda x, *args, **kwargs: x.type(*args, **kwargs)
-transpose = lambda x, *args, **kwargs: x.t(*args, **kwargs)
-reduce_mean = lambda x, *args, **kwargs: x.mean(*args, **kwargs)
-expand_dims = lambda x, *args, **kwargs: x.unsqueeze(*args, **kwargs)
-swapaxes = lambda x, *args, **kwargs: x.swapaxes(*args, **kwargs)
-repeat = lambda x, *args, **kwargs: x.repeat(*args, **kwargs)
-'''
-_d2l_torch = types.ModuleType("d2l.torch")
-sys.modules["d2l"] = types.ModuleType("d2l")
-sys.modules["d2l"].torch = sys.modules["d2l.torch"] = _d2l_torch
-exec(D2L_TORCH, _d2l_torch.__dict__)
 
 # ---- chapter_attention-mechanisms-and-transformers/attention-scoring-functions.md ----
 from d2l import torch as d2l
@@ -199,8 +73,6 @@ class DotProductAttention(nn.Module):  #@save
         scores = torch.bmm(queries, keys.transpose(1, 2)) / math.sqrt(d)
         self.attention_weights = masked_softmax(scores, valid_lens)
         return torch.bmm(self.dropout(self.attention_weights), values)
-
-d2l.DotProductAttention = DotProductAttention  # port: #@save, as the d2l library has it
 
 queries = d2l.normal(0, 1, (2, 1, 2))
 keys = d2l.normal(0, 1, (2, 10, 2))
@@ -309,8 +181,6 @@ def transpose_output(self, X):
     X = X.reshape(-1, self.num_heads, X.shape[1], X.shape[2])
     X = X.permute(0, 2, 1, 3)
     return X.reshape(X.shape[0], X.shape[1], -1)
-
-d2l.MultiHeadAttention = MultiHeadAttention  # port: #@save, as the d2l library has it
 
 num_hiddens, num_heads = 100, 5
 attention = MultiHeadAttention(num_hiddens, num_heads, 0.5)
