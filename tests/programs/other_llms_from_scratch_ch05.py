@@ -14,7 +14,8 @@ Changes in the port:
   (vocab_size 50257 -> 256); `import requests` moved into the download branch (not taken:
   the port writes the-verdict.txt); matplotlib and plot_losses dropped; previous_chapters.py's
   own `__main__` demo (a full-size GPT-2) dropped.
-- data: the-verdict.txt -> a few public-domain sonnets (twice), written by the port.
+- data: the-verdict.txt -> two public-domain sonnets (tests/programs/_sonnets.py) twice, written
+  by the port.
 - sizes: context 16, embedding 32, 2 heads, 2 layers, batch 4, 2 epochs, lr 5e-4 -> 5e-3.
 - outcome (added): the last evaluated training loss is well below the first; the reloaded model
   (`torch.load(..., weights_only=True)`) continues a prompt greedily and with `generate`
@@ -42,35 +43,7 @@ class tiktoken:
         return tiktoken._Bytes()
 
 
-THE_VERDICT = """Shall I compare thee to a summer's day?
-Thou art more lovely and more temperate:
-Rough winds do shake the darling buds of May,
-And summer's lease hath all too short a date;
-Sometime too hot the eye of heaven shines,
-And often is his gold complexion dimm'd;
-And every fair from fair sometime declines,
-By chance or nature's changing course untrimm'd;
-But thy eternal summer shall not fade,
-Nor lose possession of that fair thou ow'st;
-Nor shall death brag thou wander'st in his shade,
-When in eternal lines to time thou grow'st:
-So long as men can breathe or eyes can see,
-So long lives this, and this gives life to thee.
-Let me not to the marriage of true minds
-Admit impediments. Love is not love
-Which alters when it alteration finds,
-Or bends with the remover to remove.
-O no! it is an ever-fixed mark
-That looks on tempests and is never shaken;
-It is the star to every wand'ring bark,
-Whose worth's unknown, although his height be taken.
-Love's not Time's fool, though rosy lips and cheeks
-Within his bending sickle's compass come;
-Love alters not with his brief hours and weeks,
-But bears it out even to the edge of doom.
-If this be error and upon me proved,
-I never writ, nor no man ever loved.
-"""
+from _sonnets import SONNETS as THE_VERDICT  # the port: tests/programs/_sonnets.py
 with open("the-verdict.txt", "w", encoding="utf-8") as file:
     file.write(THE_VERDICT * 2)
 

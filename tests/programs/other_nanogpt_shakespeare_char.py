@@ -8,7 +8,8 @@ and sample.py, in that order in one file.
 Changes in the port:
 - imports: torch -> autogradcli; `from model import GPTConfig, GPT` dropped (one file); sample.py's
   `import tiktoken` moved into the branch that uses it (not taken: meta.pkl is found).
-- data: prepare.py reads a few public-domain sonnets (below) instead of downloading tinyshakespeare.
+- data: prepare.py reads two public-domain sonnets (tests/programs/_sonnets.py) instead of
+  downloading tinyshakespeare.
 - configurator.py: its code is the string CONFIGURATOR, and `exec(open('configurator.py').read())`
   -> `exec(CONFIGURATOR)`; sys.argv is set to the README's CPU recipe (`--device=cpu
   --compile=False`), at a tiny size: block_size 16, batch_size 8, 2 layers of 2 heads, n_embd 32,
@@ -17,35 +18,7 @@ Changes in the port:
   asserts the last is well below the first, and that the sample has the expected length.
 """
 
-TEXT = """Shall I compare thee to a summer's day?
-Thou art more lovely and more temperate:
-Rough winds do shake the darling buds of May,
-And summer's lease hath all too short a date;
-Sometime too hot the eye of heaven shines,
-And often is his gold complexion dimm'd;
-And every fair from fair sometime declines,
-By chance or nature's changing course untrimm'd;
-But thy eternal summer shall not fade,
-Nor lose possession of that fair thou ow'st;
-Nor shall death brag thou wander'st in his shade,
-When in eternal lines to time thou grow'st:
-So long as men can breathe or eyes can see,
-So long lives this, and this gives life to thee.
-Let me not to the marriage of true minds
-Admit impediments. Love is not love
-Which alters when it alteration finds,
-Or bends with the remover to remove.
-O no! it is an ever-fixed mark
-That looks on tempests and is never shaken;
-It is the star to every wand'ring bark,
-Whose worth's unknown, although his height be taken.
-Love's not Time's fool, though rosy lips and cheeks
-Within his bending sickle's compass come;
-Love alters not with his brief hours and weeks,
-But bears it out even to the edge of doom.
-If this be error and upon me proved,
-I never writ, nor no man ever loved.
-"""
+from _sonnets import SONNETS as TEXT  # the port: tests/programs/_sonnets.py
 
 CONFIGURATOR = """
 import sys

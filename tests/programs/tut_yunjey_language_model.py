@@ -7,7 +7,8 @@ main.py, in that order in one file.
 
 Changes in the port:
 - imports: torch -> autogradcli; `from data_utils import Dictionary, Corpus` dropped (one file).
-- data: Penn Treebank's data/train.txt -> a few public-domain sonnets, written there by the port.
+- data: Penn Treebank's data/train.txt -> two public-domain sonnets (tests/programs/_sonnets.py),
+  written there by the port.
 - sizes: embed 128 -> 16, hidden 1024 -> 32, batch 20 -> 4, seq_length 30 -> 8, 1000 sampled
   words -> 50, lr 0.002 -> 0.01; printing every 100 steps / words -> every 10.
 - torch.manual_seed(0) added; outcome (added): each step's loss is kept in `losses`; the program
@@ -16,37 +17,11 @@ Changes in the port:
 """
 import os
 
+from _sonnets import SONNETS  # the port: tests/programs/_sonnets.py
+
 os.makedirs("data", exist_ok=True)
 with open("data/train.txt", "w") as f:
-    f.write("""Shall I compare thee to a summer's day?
-Thou art more lovely and more temperate:
-Rough winds do shake the darling buds of May,
-And summer's lease hath all too short a date;
-Sometime too hot the eye of heaven shines,
-And often is his gold complexion dimm'd;
-And every fair from fair sometime declines,
-By chance or nature's changing course untrimm'd;
-But thy eternal summer shall not fade,
-Nor lose possession of that fair thou ow'st;
-Nor shall death brag thou wander'st in his shade,
-When in eternal lines to time thou grow'st:
-So long as men can breathe or eyes can see,
-So long lives this, and this gives life to thee.
-Let me not to the marriage of true minds
-Admit impediments. Love is not love
-Which alters when it alteration finds,
-Or bends with the remover to remove.
-O no! it is an ever-fixed mark
-That looks on tempests and is never shaken;
-It is the star to every wand'ring bark,
-Whose worth's unknown, although his height be taken.
-Love's not Time's fool, though rosy lips and cheeks
-Within his bending sickle's compass come;
-Love alters not with his brief hours and weeks,
-But bears it out even to the edge of doom.
-If this be error and upon me proved,
-I never writ, nor no man ever loved.
-""")
+    f.write(SONNETS)
 
 # ---- data_utils.py ----
 import autogradcli as torch
