@@ -8,113 +8,18 @@ Source: https://github.com/bentrevett/pytorch-sentiment-analysis/tree/329f654b2c
 
 Changes in the port:
 - imports: torch -> autogradcli; `datasets`, `torchtext`, `tqdm` and matplotlib are replaced by
-  the same small stand-ins as in other_sentiment_packed_lstm.py (the calls the notebook
-  makes); the plots are dropped.
-- data: IMDb -> 320 generated reviews (load_dataset below) whose label follows from their 2-4
+  the stand-ins of tests/programs/_hf_standins.py (the calls the notebook makes, with their
+  behaviour); the plots are dropped.
+- data: IMDb -> 320 generated reviews (ImdbLike) whose label follows from their 2-4
   sentiment words; the GloVe vectors cells are dropped (the embedding keeps its initialisation).
 - sizes: max_length 256 -> 16, batch_size 512 -> 32, embedding 300 -> 16, 100 filters -> 8;
   Adam's lr 1e-3 -> 1e-2 (so few steps, without GloVe).
 - outcome (added): the test accuracy is above 0.8, and "This film is terrible!" / "This film is
   great!" get classes 0 / 1.
 """
-import random
-import re
+from _hf_standins import ImdbLike, torchtext, tqdm  # the port: tests/programs/_hf_standins.py
 
-
-# ---- stand-ins for `datasets`, `torchtext` and `tqdm` (port) ----
-class _Dataset:
-    """The few calls of a Hugging Face dataset that the notebook makes."""
-
-    def __init__(self, rows, columns=None):
-        self.rows, self.columns = rows, columns
-
-    def map(self, fn, fn_kwargs={}):
-        return _Dataset([dict(row, **fn(row, **fn_kwargs)) for row in self.rows])
-
-    def train_test_split(self, test_size):
-        rows = list(self.rows)
-        random.Random(0).shuffle(rows)
-        n_test = int(len(rows) * test_size)
-        return {"train": _Dataset(rows[n_test:]), "test": _Dataset(rows[:n_test])}
-
-    def with_format(self, type, columns):
-        return _Dataset(self.rows, columns)
-
-    def unique(self, column):
-        return sorted(set(row[column] for row in self.rows))
-
-    def __len__(self):
-        return len(self.rows)
-
-    def __getitem__(self, key):
-        if isinstance(key, str):
-            return [row[key] for row in self.rows]
-        row = self.rows[key]
-        if self.columns is None:
-            return row
-        return {c: torch.tensor(row[c]) for c in self.columns}
-
-
-class datasets:
-    @staticmethod
-    def load_dataset(name, split):
-        rng = random.Random(1234)
-        good = ["great", "wonderful", "superb", "loved", "excellent", "moving"]
-        bad = ["terrible", "awful", "boring", "hated", "dreadful", "dull"]
-        filler = ["this", "film", "movie", "the", "plot", "was", "and", "actors", "story", "it", "a"]
-        def review(label):
-            words = [rng.choice(filler) for _ in range(rng.randint(3, 20))]
-            for _ in range(rng.randint(2, 4)):
-                words.insert(rng.randrange(len(words) + 1), rng.choice(good if label else bad))
-            return {"text": " ".join(words).capitalize() + rng.choice([".", "!", "..."]), "label": label}
-        sizes = {"train": 240, "test": 80}
-        return [_Dataset([review(i % 2) for i in range(sizes[s])]) for s in split]
-
-
-class _Vocab:
-    def __init__(self, itos):
-        self.itos, self.stoi, self.default = itos, {t: i for i, t in enumerate(itos)}, None
-
-    def __getitem__(self, token):
-        return self.stoi.get(token, self.default)
-
-    def __len__(self):
-        return len(self.itos)
-
-    def set_default_index(self, index):
-        self.default = index
-
-    def lookup_indices(self, tokens):
-        return [self[t] for t in tokens]
-
-    def get_itos(self):
-        return self.itos
-
-
-class torchtext:
-    class data:
-        class utils:
-            @staticmethod
-            def get_tokenizer(name):
-                assert name == "basic_english"
-                def tokenize(line):
-                    line = re.sub(r"([.!?,'])", r" \1 ", line.lower())
-                    return line.split()
-                return tokenize
-
-    class vocab:
-        @staticmethod
-        def build_vocab_from_iterator(iterator, min_freq, specials):
-            counts = collections.Counter(t for tokens in iterator for t in tokens)
-            kept = sorted((t for t, n in counts.items() if n >= min_freq), key=lambda t: (-counts[t], t))
-            return _Vocab(list(specials) + kept)
-
-
-class tqdm:
-    @staticmethod
-    def tqdm(iterable, desc=None):
-        return iterable
-
+datasets = ImdbLike(n_train=240, n_test=80, sentiment_words=(2, 4))
 
 # ---- the notebook's code cells ----
 import collections
