@@ -28,6 +28,7 @@ from .engine_steps import (
     _maybe_shared,
     _special,
     _validate,
+    run_post_hooks,
 )
 from .grad_mode import STATE
 from .gradient_ops import add_grads
@@ -189,6 +190,8 @@ def run_backward(
                     outs = (outs,)
                 if len(outs) != len(edges):
                     _check_count(node, outs)
+                if node._post_hooks is not None:
+                    outs = run_post_hooks(node, outs, (g,) if grads is None else grads)
                 if nan_check:
                     check_nan(node, outs)
                 if not keep_graph and node._saved is not None:

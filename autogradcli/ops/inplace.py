@@ -22,6 +22,7 @@ from ..backend import random_normal
 from ..tensor.random import generator_for
 from ..tensor.tensor import Tensor, wrap
 from ._util import array_module, scalar_type_name
+from .view_rebase import record_on_view
 
 
 def _cast_error(result: str, dtype: Any) -> RuntimeError:
@@ -49,6 +50,14 @@ class _InplaceCtx:
 
 def _record(self: Tensor, name: str, op: Callable[[Tensor], Tensor]) -> Tensor:
     """Apply out-of-place ``op`` to a snapshot of ``self`` and make the result ``self``'s value and history."""
+    base = self._base
+    if (
+        base is not None
+        and STATE.enabled
+        and not (base._grad_fn is None and base._requires_grad)
+        and base._data.dtype == self._data.dtype  # view_key needs elements of one width
+    ):
+        return record_on_view(self, op, lambda arr: _write(self, arr, name))
     _check_dirty(_InplaceCtx(name), self, STATE.enabled)  # type: ignore[arg-type]
     snapshot = wrap(self._data.copy(), self._requires_grad)
     snapshot._grad_fn, snapshot._output_nr = self._grad_fn, self._output_nr
