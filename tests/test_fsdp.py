@@ -134,7 +134,8 @@ def test_fsdp_matches_torch_fsdp_on_one_rank(torch_gloo):
 
     gen = np.random.default_rng(1)
     x, y = gen.standard_normal((5, 3), np.float32), gen.standard_normal((5, 2), np.float32)
-    to, mo = torch.optim.SGD(tf.parameters(), lr=0.1), ag.optim.SGD(f.parameters(), lr=0.1)
+    to = torch.optim.SGD(tf.parameters(), lr=0.1, momentum=0.9)
+    mo = ag.optim.SGD(f.parameters(), lr=0.1, momentum=0.9)
     for _ in range(3):
         to.zero_grad()
         mo.zero_grad()
@@ -162,6 +163,25 @@ def test_fsdp_matches_torch_fsdp_on_one_rank(torch_gloo):
         for k in tsd:
             np.testing.assert_allclose(sd[k].numpy(), tsd[k].numpy(), rtol=1e-5, atol=1e-6)
     assert FSDP.get_state_dict_type(f).state_dict_config == FullStateDictConfig()  # restored
+
+    osd, tosd = FSDP.optim_state_dict(f, mo), TFSDP.optim_state_dict(tf, to)
+    assert list(osd["state"]) == list(tosd["state"])
+    assert osd["param_groups"][0]["params"] == tosd["param_groups"][0]["params"]
+    for k, v in tosd["state"].items():
+        np.testing.assert_allclose(
+            osd["state"][k]["momentum_buffer"].numpy(),
+            v["momentum_buffer"].numpy(),
+            rtol=1e-5,
+            atol=1e-6,
+        )
+    back = FSDP.optim_state_dict_to_load(f, mo, osd)
+    assert back["param_groups"] == mo.state_dict()["param_groups"]
+    assert list(back["state"]) == list(TFSDP.optim_state_dict_to_load(tf, to, tosd)["state"])
+    with pytest.warns(FutureWarning) as w:
+        full = FSDP.full_optim_state_dict(f, mo)
+    with pytest.warns(FutureWarning) as tw:
+        TFSDP.full_optim_state_dict(tf, to)
+    assert str(w[0].message) == str(tw[0].message) and list(full["state"]) == list(osd["state"])
     match = "Expected state_dict_config of type"
     with pytest.raises(RuntimeError, match=match) as ours, pytest.warns(FutureWarning):
         FSDP.set_state_dict_type(f, StateDictType.FULL_STATE_DICT, ShardedStateDictConfig())
@@ -191,6 +211,11 @@ def test_state_dict_round_trip_and_rank0_only_off_rank_0():
     with pytest.warns(FutureWarning), FSDP.state_dict_type(f, StateDictType.FULL_STATE_DICT, cfg):
         assert f.state_dict() == {}
     assert len(f.state_dict()) == len(plain.state_dict())
+    opt = ag.optim.SGD(f.parameters(), lr=0.1)
+    with pytest.warns(FutureWarning, match="full_optim_state_dict``is being deprecated"):
+        assert FSDP.full_optim_state_dict(f, opt) == {}  # rank0_only by default
+    with pytest.warns(FutureWarning):
+        assert len(FSDP.full_optim_state_dict(f, opt, rank0_only=False)["param_groups"]) == 1
 
 
 def _torch_wrapped(torch, model, policy):

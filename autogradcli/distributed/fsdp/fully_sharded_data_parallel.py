@@ -19,6 +19,8 @@ from typing import Any
 from ...nn.module import Module
 from ...nn.utils.clip_grad import clip_grad_norm_
 from ..process_group import _require
+from . import optim_state
+from ._names import FSDP_WRAPPED_MODULE, clean_name
 from ._sync import GradSync, ignored_ids, note_once
 from .api import (
     DEFAULT_CONFIGS,
@@ -33,8 +35,6 @@ from .api import (
 )
 from .wrap import recursive_wrap
 
-FSDP_WRAPPED_MODULE = "_fsdp_wrapped_module"
-_PREFIX = FSDP_WRAPPED_MODULE + "."
 _DEPRECATED = (  # PyTorch's words
     "FSDP.state_dict_type() and FSDP.set_state_dict_type() are being deprecated. Please use "
     "APIs, get_state_dict() and set_state_dict(), which can support different parallelisms, "
@@ -42,11 +42,6 @@ _DEPRECATED = (  # PyTorch's words
     "#torch.distributed.checkpoint.state_dict.get_state_dict .Tutorial: "
     "https://pytorch.org/tutorials/recipes/distributed_checkpoint_recipe.html ."
 )
-
-
-def clean_name(name: str) -> str:
-    """``name`` without FSDP's wrapper components (the unwrapped module's dotted name)."""
-    return name.replace(_PREFIX, "")
 
 
 class FullyShardedDataParallel(Module):
@@ -211,6 +206,11 @@ class FullyShardedDataParallel(Module):
             return super().load_state_dict(renamed, strict=strict, assign=assign)
         except RuntimeError as e:  # name the keys as the caller's state dict has them
             raise RuntimeError(clean_name(str(e))) from None
+
+    optim_state_dict = staticmethod(optim_state.optim_state_dict)
+    optim_state_dict_to_load = staticmethod(optim_state.optim_state_dict_to_load)
+    full_optim_state_dict = staticmethod(optim_state.full_optim_state_dict)
+    scatter_full_optim_state_dict = staticmethod(optim_state.scatter_full_optim_state_dict)
 
     # ------------------------------------------------------------------ static helpers
     @staticmethod
