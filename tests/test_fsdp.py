@@ -337,4 +337,5 @@ def test_fsdp_and_fully_shard_equal_ddp_and_one_process(n):
     steps = [line for line in out.splitlines() if line.startswith("step ")]
     assert len(steps) == 3 and all("fsdp == ddp == fully_shard" in s for s in steps), out
     assert "rank0_only state_dict: rank 0 has 8 keys" in out
+    assert "no_sync: fsdp and fully_shard accumulate as ddp does" in out
     assert n == 1 or "rank0_only state_dict: rank 1 has {}" in out

@@ -2,7 +2,7 @@
 on every rank (``ShardingStrategy.NO_SHARD``'s math; the other strategies train identically
 without the memory saving). See ``fully_sharded_data_parallel.py``."""
 
-from . import wrap
+from . import api, wrap
 from .api import (
     BackwardPrefetch,
     CPUOffload,
@@ -26,27 +26,4 @@ from .api import (
 from .fully_shard import FSDPModule, fully_shard
 from .fully_sharded_data_parallel import FullyShardedDataParallel
 
-__all__ = [
-    "BackwardPrefetch",
-    "CPUOffload",
-    "CPUOffloadPolicy",
-    "FSDPModule",
-    "FullOptimStateDictConfig",
-    "FullStateDictConfig",
-    "FullyShardedDataParallel",
-    "LocalOptimStateDictConfig",
-    "LocalStateDictConfig",
-    "MixedPrecision",
-    "MixedPrecisionPolicy",
-    "OffloadPolicy",
-    "OptimStateDictConfig",
-    "OptimStateKeyType",
-    "ShardedOptimStateDictConfig",
-    "ShardedStateDictConfig",
-    "ShardingStrategy",
-    "StateDictConfig",
-    "StateDictSettings",
-    "StateDictType",
-    "fully_shard",
-    "wrap",
-]
+__all__ = [*api.__all__, "FSDPModule", "FullyShardedDataParallel", "fully_shard", "wrap"]

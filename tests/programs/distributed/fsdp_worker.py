@@ -7,6 +7,7 @@ on each rank's share of the global batch; all three must hold the same parameter
 and match one process training the same start on the whole global batch.
 """
 
+import contextlib
 import functools
 
 import numpy as np
@@ -99,6 +100,42 @@ for step in range(3):
             f"step {step}: fsdp == ddp == fully_shard, max |fsdp - single| {d_single:.2e}, "
             f"max |own share only - single| {d_own:.2e}"
         )
+
+
+# no_sync / set_requires_gradient_sync(False): the first backward stays local (equal to a
+# plain replica's gradient on this rank's share), the next one averages, as DDP's
+def grads_of(m):
+    return np.concatenate([p.grad.numpy().ravel() for p in m.parameters()])
+
+
+def backward(m, scale):
+    m(torch.tensor(scale * X[mine])).pow(2).mean().backward()
+
+
+plain = build(0)
+plain.load_state_dict(fsdp.state_dict())
+backward(plain, 1)
+local = grads_of(plain)
+backward(plain, 2)
+local_sum = grads_of(plain)
+grads = {}
+for k, m in (("fsdp", fsdp), ("fully_shard", fs), ("ddp", ddp)):
+    m.zero_grad()
+    if k == "fully_shard":
+        m.set_requires_gradient_sync(False)
+        backward(m, 1)
+        m.set_requires_gradient_sync(True)
+    else:
+        with m.no_sync():
+            backward(m, 1)
+    assert np.array_equal(grads_of(m), local), k
+    backward(m, 2)
+    grads[k] = grads_of(m)
+    assert world == 1 or np.abs(grads[k] - local_sum).max() > 1e-4, k  # it did average
+assert np.array_equal(grads["fsdp"], grads["ddp"])
+assert np.array_equal(grads["fully_shard"], grads["ddp"])
+if rank == 0:
+    print("no_sync: fsdp and fully_shard accumulate as ddp does")
 
 cfg = FullStateDictConfig(offload_to_cpu=True, rank0_only=True)
 with FSDP.state_dict_type(fsdp, StateDictType.FULL_STATE_DICT, cfg):
