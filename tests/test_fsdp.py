@@ -283,6 +283,28 @@ def test_wrap_policies_select_what_torchs_select(name, args):
         assert "blocks.0.fc" not in ours
 
 
+def test_enable_wrap_and_wrap_as_torchs():
+    torch = pytest.importorskip("torch")
+    from torch.distributed.fsdp import wrap as t_wrap
+
+    class Unit(torch.nn.Module):
+        def __init__(self, module, **kwargs):
+            super().__init__()
+            self.module, self.kwargs = module, kwargs
+
+    lin, tlin = nn.Linear(2, 2), torch.nn.Linear(2, 2)
+    assert ag_wrap.wrap(lin) is lin and t_wrap.wrap(tlin) is tlin  # outside: unchanged
+    solo = Solo()
+    with ag_wrap.enable_wrap(wrapper_cls=FSDP, process_group=solo):
+        inner = ag_wrap.wrap(lin, sharding_strategy=ShardingStrategy.NO_SHARD)
+    with t_wrap.enable_wrap(wrapper_cls=Unit, process_group="pg"):
+        tinner = t_wrap.wrap(tlin, sharding_strategy="NO_SHARD")
+    assert type(inner) is FSDP and inner.module is lin and inner.process_group is solo
+    assert inner.sharding_strategy is ShardingStrategy.NO_SHARD
+    assert tinner.kwargs == {"process_group": "pg", "sharding_strategy": "NO_SHARD"}
+    assert ag_wrap.wrap(lin) is lin
+
+
 def test_no_sharding_is_said_once_and_no_shard_says_nothing(monkeypatch):
     monkeypatch.setattr(_sync, "_NOTED", set())
     with warnings.catch_warnings(record=True) as seen:

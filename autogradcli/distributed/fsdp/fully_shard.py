@@ -87,6 +87,12 @@ def fully_shard(
         "fully_shard: autogradcli keeps the full parameters on every rank (no sharding); "
         "training is identical, without the memory saving",
     )
+    if any(d is not None for d in (mp_policy.param_dtype, mp_policy.reduce_dtype)):
+        note_once(
+            "mp_policy",
+            "fully_shard: MixedPrecisionPolicy is accepted; forward, backward and the gradient "
+            "average run in the parameters' own dtype",
+        )
     module.__dict__["_fsdp_sync"] = GradSync(module, pg, ignored_ids(None, ignored_params))
     return module
 
