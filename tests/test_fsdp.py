@@ -41,8 +41,9 @@ class Solo(Backend):
         return Pending(lambda: None)
 
 
-def make_classes(mod):
-    """The same model structure over ``mod`` (torch.nn or autogradcli.nn)."""
+def make_classes(mod, attention=False):
+    """The same model structure over ``mod`` (torch.nn or autogradcli.nn); ``attention`` adds
+    an unused MultiheadAttention (for the size policy, which never looks inside one)."""
 
     class Block(mod.Module):
         def __init__(self):
@@ -60,6 +61,8 @@ def make_classes(mod):
             self.blocks = mod.ModuleList([Block(), Block()])
             self.mix = mod.Sequential(mod.Linear(4, 4), mod.Tanh())
             self.head = mod.Linear(4, 2)
+            if attention:
+                self.attn = mod.MultiheadAttention(4, 2)
 
         def forward(self, x):
             x = self.emb(x)
@@ -70,10 +73,10 @@ def make_classes(mod):
     return Block, Net
 
 
-def twin(torch):
+def twin(torch, attention=False):
     """A torch Net and an autogradcli Net holding the same weights."""
-    TBlock, TNet = make_classes(torch.nn)
-    Block, Net = make_classes(nn)
+    TBlock, TNet = make_classes(torch.nn, attention)
+    Block, Net = make_classes(nn, attention)
     torch.manual_seed(0)
     t = TNet()
     m = Net()
@@ -249,6 +252,7 @@ def _ours_wrapped(model, policy):
         ),  # a block's Linear holds exactly 20
         ("size_based_auto_wrap_policy", {"min_num_params": 21}),
         ("size_based_auto_wrap_policy", {"min_num_params": 40}),  # the ModuleList: excluded
+        ("size_based_auto_wrap_policy", {"min_num_params": 80}),  # attention holds exactly 80
         ("ModuleWrapPolicy", {}),
         ("lambda_auto_wrap_policy", {}),
     ],
@@ -257,7 +261,7 @@ def test_wrap_policies_select_what_torchs_select(name, args):
     torch = pytest.importorskip("torch")
     from torch.distributed.fsdp import wrap as t_wrap
 
-    (TBlock, t), (Block, m) = twin(torch)
+    (TBlock, t), (Block, m) = twin(torch, attention=True)
 
     def policy(mod, block):
         if name == "transformer_auto_wrap_policy":
@@ -281,6 +285,8 @@ def test_wrap_policies_select_what_torchs_select(name, args):
         assert "blocks.0.fc" in ours  # 20 parameters: just inside the threshold
     if args.get("min_num_params") == 21:
         assert "blocks.0.fc" not in ours
+    if name == "size_based_auto_wrap_policy":  # attention is a forced leaf: never a unit
+        assert not any(n.startswith("attn") for n in ours)
 
 
 def test_enable_wrap_and_wrap_as_torchs():
