@@ -12,9 +12,11 @@ from collections.abc import Callable
 from typing import Any
 
 from ...autograd.grad_mode import is_grad_enabled, no_grad
+from ...backend import array_module
 from ...nn.module import Module
 from ...nn.parallel.distributed import _check_same_model, broadcast_coalesced
 from ...nn.parallel.reducer import Reducer
+from ...tensor.tensor import wrap
 
 _NOTED: set[str] = set()
 
@@ -37,6 +39,7 @@ class GradSync:
         params = [p for _, p in named]
         self.pg = pg
         self.require_sync = True
+        self.units: list[list[int]] = []
         _check_same_model(params, pg)
         if pg.size > 1:
             with no_grad():
@@ -47,6 +50,24 @@ class GradSync:
             Reducer(params, [n for n, _ in named], pg, 25 * 1024 * 1024, True) if params else None
         )
 
+    def zero_unused_in_units(self, units: list[list[Any]]) -> None:
+        """FSDP's flat parameters: a parameter unused by a forward still gets a zero gradient
+        when another parameter of its unit was used (PyTorch's FSDP does the same)."""
+        if self.reducer is None:
+            return
+        index = {id(p): i for i, p in enumerate(self.reducer.params)}
+        self.units = [[index[id(p)] for p in unit if id(p) in index] for unit in units]
+
+    def _zero_unused(self) -> None:
+        reducer = self.reducer
+        used = reducer.used
+        for unit in self.units:
+            if any(int(used[i]) for i in unit):
+                for i in unit:
+                    p = reducer.params[i]
+                    if not int(used[i]) and p._grad is None:
+                        p._grad = wrap(array_module(p._data).zeros_like(p._data))
+
     def run(self, call: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
         """``call(*args, **kwargs)``, arming the reducer when a synchronised backward may follow."""
         reducer = self.reducer
@@ -56,6 +77,8 @@ class GradSync:
         out = call(*args, **kwargs)
         if sync:
             reducer.prepare(out)
+            if self.units and reducer.used is not None:
+                self._zero_unused()
         elif reducer is not None:
             reducer.cancel()
         return out

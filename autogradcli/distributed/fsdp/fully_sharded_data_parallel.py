@@ -111,6 +111,7 @@ class FullyShardedDataParallel(Module):
                 m._is_root, m._sync = False, None
         _note_options(self.sharding_strategy, self.cpu_offload, mixed_precision)
         self._sync = GradSync(module, pg, ignored)
+        self._sync.zero_unused_in_units([_owned_params(u) for u in self.fsdp_modules(self)])
 
     @property
     def module(self) -> Module:
@@ -285,6 +286,26 @@ class FullyShardedDataParallel(Module):
         finally:
             for u, p in zip(units, prev, strict=True):
                 u._summoned = p
+
+
+def _owned_params(unit: FullyShardedDataParallel) -> list[Any]:
+    """The parameters of ``unit``'s flat parameter in PyTorch: those not in a nested unit."""
+    out, stack = [], [unit.module]
+    while stack:
+        m = stack.pop()
+        out.extend(p for p in m._parameters.values() if p is not None)
+        stack.extend(
+            c
+            for c in m._modules.values()
+            if c is not None and not isinstance(c, FullyShardedDataParallel)
+        )
+    return out
+
+
+def unit_order(model: Module) -> dict[int, int]:
+    """Parameter id -> the position of its FSDP unit among ``model``'s units (pre-order)."""
+    units = FullyShardedDataParallel.fsdp_modules(model)
+    return {id(p): k for k, u in enumerate(units) for p in _owned_params(u)}
 
 
 def _set_state_dict_type(

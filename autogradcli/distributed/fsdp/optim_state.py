@@ -12,9 +12,16 @@ from ..process_group import _require
 from ._names import clean_name
 
 
-def _ordered_names(model: Module, optim: Any) -> list[str]:
-    """The unwrapped name of each of ``optim``'s parameters, in its state-dict index order."""
-    names = {id(p): clean_name(n) for n, p in model.named_parameters(remove_duplicate=False)}
+def _ordered_names(model: Module, optim: Any) -> list[tuple[int, str]]:
+    """(FSDP unit position, unwrapped name) of each of ``optim``'s parameters, in its
+    state-dict index order; PyTorch lists the state unit by unit, by name within a unit."""
+    from .fully_sharded_data_parallel import unit_order
+
+    unit = unit_order(model)
+    names = {
+        id(p): (unit.get(id(p), 0), clean_name(n))
+        for n, p in model.named_parameters(remove_duplicate=False)
+    }
     return [names[id(p)] for g in optim.param_groups for p in g["params"]]
 
 
@@ -38,14 +45,14 @@ def _legacy(curr: str, new: str) -> None:
     )
 
 
-def _to_names(osd: dict[str, Any], names: list[str]) -> dict[str, Any]:
-    state = {names[i]: v for i, v in osd["state"].items()}
-    groups = [{**g, "params": [names[i] for i in g["params"]]} for g in osd["param_groups"]]
-    return {"state": dict(sorted(state.items())), "param_groups": groups}
+def _to_names(osd: dict[str, Any], keys: list[tuple[int, str]]) -> dict[str, Any]:
+    state = {keys[i][1]: v for i, v in sorted(osd["state"].items(), key=lambda kv: keys[kv[0]])}
+    groups = [{**g, "params": [keys[i][1] for i in g["params"]]} for g in osd["param_groups"]]
+    return {"state": state, "param_groups": groups}
 
 
-def _to_indices(osd: dict[str, Any], names: list[str]) -> dict[str, Any]:
-    index = {n: i for i, n in enumerate(names)}
+def _to_indices(osd: dict[str, Any], keys: list[tuple[int, str]]) -> dict[str, Any]:
+    index = {n: i for i, (_, n) in enumerate(keys)}
     state = {index[n]: v for n, v in osd["state"].items()}
     groups = [{**g, "params": [index[n] for n in g["params"]]} for g in osd["param_groups"]]
     return {"state": dict(sorted(state.items())), "param_groups": groups}
@@ -109,7 +116,7 @@ def scatter_full_optim_state_dict(
     if optim is not None:
         names = _ordered_names(model, optim)
     else:
-        names = [clean_name(n) for n, _ in model.named_parameters()]
+        names = [(0, clean_name(n)) for n, _ in model.named_parameters()]
     return _to_indices(full_optim_state_dict or {"state": {}, "param_groups": []}, names)
 
 
