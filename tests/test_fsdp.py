@@ -353,6 +353,32 @@ def test_fully_shard_keeps_names_trains_as_plain_and_can_skip_sync(monkeypatch):
         np.testing.assert_allclose(m.state_dict()[k].numpy(), v.numpy(), rtol=1e-6, atol=1e-7)
 
 
+def test_fully_shard_as_torchs_on_one_rank(torch_gloo, monkeypatch):
+    torch = torch_gloo
+    from torch.distributed.device_mesh import init_device_mesh
+    from torch.distributed.fsdp import fully_shard as t_fully_shard
+
+    monkeypatch.setattr(process_group.STATE, "backend", Solo())
+    (_, t), (_, m) = twin(torch, attention=True)  # attention: unused by forward
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for tb, b in zip(t.blocks, m.blocks, strict=True):
+            t_fully_shard(tb, mesh=init_device_mesh("cpu", (1,)))
+            fully_shard(b)
+        t_fully_shard(t, mesh=init_device_mesh("cpu", (1,)))
+        fully_shard(m)
+    assert type(m).__name__ == type(t).__name__ and type(m.blocks[1]).__name__ == "FSDPBlock"
+    assert list(m.state_dict()) == list(t.state_dict())
+    x = np.random.default_rng(2).standard_normal((5, 3), np.float32)
+    t(torch.tensor(x)).pow(2).mean().backward()
+    m(ag.tensor(x)).pow(2).mean().backward()
+    tg = {n: p.grad for n, p in t.named_parameters()}
+    for n, p in m.named_parameters():
+        assert (p.grad is None) == (tg[n] is None), n  # unused parameters: None, as torch's
+        if p.grad is not None:
+            np.testing.assert_allclose(p.grad.numpy(), tg[n].full_tensor().numpy(), atol=1e-6)
+
+
 def test_fsdp_needs_a_process_group():
     with pytest.raises(ValueError, match="Default process group has not been initialized"):
         FSDP(nn.Linear(2, 2))
