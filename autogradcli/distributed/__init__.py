@@ -31,6 +31,7 @@ _LAZY = {
     "reduce_scatter": ".collectives:reduce_scatter",
     "reduce_scatter_tensor": ".collectives:reduce_scatter_tensor",
     "autograd": ".autograd",
+    "fsdp": ".fsdp",
     "optim": ".optim",
     "rpc": ".rpc",
 }
