@@ -19,6 +19,8 @@ from dataclasses import dataclass
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MEMORY_LIMIT = 1 << 30  # address space: agrad on a small config needs well under this
 TIME_LIMIT = 60.0
+# variables read when the interpreter, numpy or agrad start: a case setting one is not forked
+IMPORT_TIME_ENV = ("PYTHON", "AGRAD", "OMP_", "OPENBLAS", "MKL_", "NUMPY", "CUPY", "LD_")
 SERVER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "agrad_fork_server.py")
 
 
@@ -68,12 +70,12 @@ def _stop_server(server: subprocess.Popen) -> None:
     server.wait(timeout=30)
 
 
-def _run_forked(argv: tuple[str, ...], cwd: str, timeout: float) -> Result:
+def _run_forked(argv: tuple[str, ...], cwd: str, timeout: float, env: dict) -> Result:
     server = _fork_server()
     with tempfile.TemporaryDirectory() as tmp:
         out, err = os.path.join(tmp, "out"), os.path.join(tmp, "err")
         request = {"argv": list(argv), "cwd": os.path.abspath(cwd), "out": out, "err": err}
-        request["timeout"] = timeout
+        request.update(timeout=timeout, env=env)
         server.stdin.write((json.dumps(request) + "\n").encode())
         server.stdin.flush()
         line = server.stdout.readline()
@@ -98,11 +100,11 @@ def run_agrad(
 ) -> Result:
     """``agrad ARGV`` in ``cwd`` as its own process limited to 1 GiB of address space (and files
     to ``fsize`` bytes, if given: ``RLIMIT_FSIZE``). Forked from a server that has imported agrad
-    (agrad_fork_server.py: the interpreter's start and imports paid once); with ``env`` (read
-    when agrad imports) or ``fsize`` (which would limit the files its output is captured in too),
-    a fresh ``python -m autogradcli.cli`` writing to pipes."""
-    if env is None and fsize is None:
-        return _run_forked(argv, cwd, timeout)
+    (agrad_fork_server.py: the interpreter's start and imports paid once), ``env`` set in the
+    child; with a variable an import may read (``IMPORT_TIME_ENV``) or ``fsize`` (which would
+    limit the files its output is captured in too), a fresh ``python -m autogradcli.cli``."""
+    if fsize is None and not any(k.startswith(IMPORT_TIME_ENV) for k in env or {}):
+        return _run_forked(argv, cwd, timeout, env or {})
 
     def limits() -> None:
         _limit_memory()
