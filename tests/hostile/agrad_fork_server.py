@@ -2,9 +2,10 @@
 as ``python -m autogradcli.cli ARGV`` would, in a forked child process of its own.
 
 Started by hostile_harness under the suite's memory limit, which every child inherits. Requests
-are JSON lines on stdin ``{argv, cwd, env, out, err, timeout}`` (``env`` added to the child's
-environment); each reply a JSON line ``{code, timed_out}``: the child's exit code (minus the signal that ended it, as subprocess
-reports it), its stdout and stderr in the files ``out`` and ``err``. The child exits as the
+are JSON lines on stdin ``{argv, cwd, env, out, err, timeout}`` (``env``: the child's whole
+environment); each reply a JSON line ``{code, timed_out}``: the child's exit code (minus the
+signal that ended it, as subprocess reports it), its stdout and stderr in the files ``out`` and
+``err``. The child exits as the
 interpreter would: non-daemon threads joined, atexit handlers run, streams flushed.
 """
 
@@ -47,6 +48,7 @@ def _child(request: dict, reply_fd: int) -> None:
     for fd, path in ((1, request["out"]), (2, request["err"])):
         os.dup2(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644), fd)
     os.chdir(request["cwd"])
+    os.environ.clear()
     os.environ.update(request["env"])
     sys.argv = [MAIN, *request["argv"]]
     code = 1

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 MEMORY_LIMIT = 1 << 30  # address space: agrad on a small config needs well under this
 TIME_LIMIT = 60.0
-# variables read when the interpreter, numpy or agrad start: a case setting one is not forked
+# variables read when the interpreter, numpy or agrad start: each set of values its own server
 IMPORT_TIME_ENV = ("PYTHON", "AGRAD", "OMP_", "OPENBLAS", "MKL_", "NUMPY", "CUPY", "LD_")
 SERVER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "agrad_fork_server.py")
 
@@ -45,24 +45,26 @@ def _limit_memory() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
 
 
-_server: subprocess.Popen | None = None
+_servers: dict[tuple, subprocess.Popen] = {}
 
 
-def _fork_server() -> subprocess.Popen:
-    """This process's agrad fork server (agrad_fork_server.py), started on first use under the
-    memory limit; it ends when this process closes its stdin (at exit)."""
-    global _server
-    if _server is None or _server.poll() is not None:
-        _server = subprocess.Popen(
+def _fork_server(env: dict) -> subprocess.Popen:
+    """This process's agrad fork server (agrad_fork_server.py) for the variables of ``env`` that
+    an import may read, started on first use under the memory limit with ``env``; it ends when
+    this process closes its stdin (at exit)."""
+    key = tuple(sorted((k, v) for k, v in env.items() if k.startswith(IMPORT_TIME_ENV)))
+    server = _servers.get(key)
+    if server is None or server.poll() is not None:
+        server = _servers[key] = subprocess.Popen(
             [sys.executable, SERVER],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             cwd=REPO,
-            env=_environment(None),
+            env=env,
             preexec_fn=_limit_memory,
         )
-        atexit.register(_stop_server, _server)
-    return _server
+        atexit.register(_stop_server, server)
+    return server
 
 
 def _stop_server(server: subprocess.Popen) -> None:
@@ -71,7 +73,7 @@ def _stop_server(server: subprocess.Popen) -> None:
 
 
 def _run_forked(argv: tuple[str, ...], cwd: str, timeout: float, env: dict) -> Result:
-    server = _fork_server()
+    server = _fork_server(env)
     with tempfile.TemporaryDirectory() as tmp:
         out, err = os.path.join(tmp, "out"), os.path.join(tmp, "err")
         request = {"argv": list(argv), "cwd": os.path.abspath(cwd), "out": out, "err": err}
@@ -100,16 +102,16 @@ def run_agrad(
 ) -> Result:
     """``agrad ARGV`` in ``cwd`` as its own process limited to 1 GiB of address space (and files
     to ``fsize`` bytes, if given: ``RLIMIT_FSIZE``). Forked from a server that has imported agrad
-    (agrad_fork_server.py: the interpreter's start and imports paid once), ``env`` set in the
-    child; with a variable an import may read (``IMPORT_TIME_ENV``) or ``fsize`` (which would
-    limit the files its output is captured in too), a fresh ``python -m autogradcli.cli``."""
-    if fsize is None and not any(k.startswith(IMPORT_TIME_ENV) for k in env or {}):
-        return _run_forked(argv, cwd, timeout, env or {})
+    (agrad_fork_server.py: the interpreter's start and imports paid once; one server per set of
+    variables an import may read, the child's environment then set to the whole of it); with
+    ``fsize`` (which would limit the files its output is captured in too), a fresh
+    ``python -m autogradcli.cli``."""
+    if fsize is None:
+        return _run_forked(argv, cwd, timeout, _environment(env))
 
     def limits() -> None:
         _limit_memory()
-        if fsize is not None:
-            resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
+        resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
 
     proc = subprocess.run(
         [sys.executable, "-m", "autogradcli.cli", *argv],
