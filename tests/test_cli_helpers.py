@@ -3,10 +3,13 @@ stderr) or as a real subprocess, and the small configs and Functions the tests u
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import subprocess
 import sys
 import textwrap
+from contextlib import redirect_stderr, redirect_stdout
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -32,6 +35,28 @@ def agrad_subprocess(*argv: str, cwd: str | None = None, timeout: float = 120):
         env=env,
         timeout=timeout,
     )
+
+
+def agrad_in_process(*argv: str, cwd: str | None = None) -> subprocess.CompletedProcess:
+    """``agrad_subprocess`` without the new interpreter (for tests of what a command does, not of
+    the process): ``main(argv)`` in ``cwd`` (default: the repository) with the same environment
+    changes, its stdout and stderr captured; a result with the same fields."""
+    from autogradcli.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    saved = {k: os.environ.get(k) for k in ("COLUMNS", "FORCE_COLOR")}
+    os.environ["COLUMNS"] = "120"
+    os.environ.pop("FORCE_COLOR", None)
+    try:
+        with contextlib.chdir(cwd or REPO), redirect_stdout(out), redirect_stderr(err):
+            code = main(list(argv))
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+    return subprocess.CompletedProcess(["agrad", *argv], code, out.getvalue(), err.getvalue())
 
 
 def write(path, text: str) -> str:

@@ -1,6 +1,6 @@
-"""The config paths rule, through real agrad subprocesses: a path written in the config file
-(data files, output.dir) is relative to the config file's folder; one given with --set or
---runs-dir, or output.dir's default (runs), is relative to the working directory."""
+"""The config paths rule, through agrad (in this process, in the working directory given): a path
+written in the config file (data files, output.dir) is relative to the config file's folder; one
+given with --set or --runs-dir, or output.dir's default (runs), is relative to the working directory."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import os
 
 import numpy as np
 import yaml
-from test_cli_helpers import agrad_subprocess, write
+from test_cli_helpers import agrad_in_process, write
 
 CONFIG = """
 name: p
@@ -38,7 +38,7 @@ def _runs(pattern):
 
 def test_output_dir_written_in_the_file_is_relative_to_the_file(tmp_path):
     cfg, work = _setup(tmp_path, "output: {dir: out}\n")
-    res = agrad_subprocess("train", cfg, "--progress", "none", cwd=work)
+    res = agrad_in_process("train", cfg, "--progress", "none", cwd=work)
     assert res.returncode == 0, res.stderr
     (run,) = _runs(str(tmp_path / "cfgdir" / "out"))
     assert not os.path.exists(os.path.join(work, "out"))
@@ -47,17 +47,17 @@ def test_output_dir_written_in_the_file_is_relative_to_the_file(tmp_path):
     assert resolved["output"]["dir"] == str(tmp_path / "cfgdir" / "out")
     assert resolved["data"]["path"] == str(tmp_path / "cfgdir" / "d.npz")
     # --set and --runs-dir: the working directory
-    res = agrad_subprocess("train", cfg, "--progress", "none", "--set", "output.dir=o2", cwd=work)
+    res = agrad_in_process("train", cfg, "--progress", "none", "--set", "output.dir=o2", cwd=work)
     assert res.returncode == 0, res.stderr
     assert len(_runs(os.path.join(work, "o2"))) == 1
-    res = agrad_subprocess("train", cfg, "--progress", "none", "--runs-dir", "o3", cwd=work)
+    res = agrad_in_process("train", cfg, "--progress", "none", "--runs-dir", "o3", cwd=work)
     assert res.returncode == 0, res.stderr
     assert len(_runs(os.path.join(work, "o3"))) == 1
 
 
 def test_default_output_dir_is_runs_in_the_working_directory(tmp_path):
     cfg, work = _setup(tmp_path)
-    res = agrad_subprocess("train", cfg, "--progress", "none", cwd=work)
+    res = agrad_in_process("train", cfg, "--progress", "none", cwd=work)
     assert res.returncode == 0, res.stderr
     assert len(_runs(os.path.join(work, "runs"))) == 1
     assert not os.path.exists(tmp_path / "cfgdir" / "runs")

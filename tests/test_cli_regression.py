@@ -10,7 +10,7 @@ import os
 
 import numpy as np
 import pytest
-from test_cli_helpers import agrad_subprocess, write
+from test_cli_helpers import agrad_in_process, write
 
 CONFIG = """
 name: reg
@@ -36,7 +36,7 @@ def _data(tmp_path, y_shape):
 def test_targets_n_against_output_n1_are_refused_with_the_fix(tmp_path):
     _data(tmp_path, (40,))
     cfg = write(tmp_path / "reg.yaml", CONFIG.format(extra=""))
-    res = agrad_subprocess("train", cfg, "--progress", "none", "--runs-dir", str(tmp_path / "r"))
+    res = agrad_in_process("train", cfg, "--progress", "none", "--runs-dir", str(tmp_path / "r"))
     assert res.returncode == 2 and "Traceback" not in res.stderr
     assert (
         "reg.yaml:7:1  loss: MSELoss compares the model's output (8, 1) with the targets (8,) "
@@ -47,7 +47,7 @@ def test_targets_n_against_output_n1_are_refused_with_the_fix(tmp_path):
     assert not os.path.exists(tmp_path / "r")
     # targets (N, 1, 1) against (N, 1): the Unsqueeze fix
     _data(tmp_path, (40, 1, 1))
-    res = agrad_subprocess("train", cfg, "--progress", "none", "--runs-dir", str(tmp_path / "r"))
+    res = agrad_in_process("train", cfg, "--progress", "none", "--runs-dir", str(tmp_path / "r"))
     assert res.returncode == 2 and "add `- Unsqueeze`" in res.stderr
 
 
@@ -58,7 +58,7 @@ def test_squeezed_regression_trains_and_predicts_a_forward_pass(tmp_path, y_shap
 
     x, y = _data(tmp_path, y_shape)
     cfg = write(tmp_path / "reg.yaml", CONFIG.format(extra=extra))
-    res = agrad_subprocess("train", cfg, "--progress", "none", "--runs-dir", str(tmp_path / "r"))
+    res = agrad_in_process("train", cfg, "--progress", "none", "--runs-dir", str(tmp_path / "r"))
     assert res.returncode == 0, res.stderr
     (run,) = glob.glob(str(tmp_path / "r" / "reg-*"))
     with open(os.path.join(run, "metrics.jsonl"), encoding="utf-8") as f:
@@ -70,7 +70,7 @@ def test_squeezed_regression_trains_and_predicts_a_forward_pass(tmp_path, y_shap
     assert last["val_mae"] == pytest.approx(float(np.abs(pred[idx] - y[idx]).mean()), rel=1e-5)
     out = tmp_path / "pred.npz"
     np.savez(tmp_path / "new.npz", x=x[:6])
-    res = agrad_subprocess(
+    res = agrad_in_process(
         "predict", run, "--input", str(tmp_path / "new.npz"), "--output", str(out),
         "--checkpoint", "last",
     )  # fmt: skip

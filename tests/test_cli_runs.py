@@ -1,5 +1,5 @@
 """agrad runs: the runs folder as a table and as JSON, newest first, broken folders listed,
-through real agrad subprocesses; values against each run's own summary.json."""
+through agrad in this process; values against each run's own summary.json."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import json
 import os
 import re
 
-from test_cli_helpers import TINY_CONFIG, agrad_subprocess, write
+from test_cli_helpers import TINY_CONFIG, agrad_in_process, write
 
 
 def _summary(folder):
@@ -19,7 +19,7 @@ def test_runs_table_and_json_newest_first_with_broken_folders(tmp_path):
     runs = tmp_path / "runs"
     cfg = write(tmp_path / "tiny.yaml", TINY_CONFIG)
     for epochs in (1, 2):
-        res = agrad_subprocess(
+        res = agrad_in_process(
             "train", cfg, "--progress", "none", "--runs-dir", str(runs),
             "--set", f"train.epochs={epochs}", "--set", f"name=r{epochs}",
         )  # fmt: skip
@@ -36,7 +36,7 @@ def test_runs_table_and_json_newest_first_with_broken_folders(tmp_path):
     (broken / "summary.json").write_text("{not json")
     (runs / "notes").mkdir()  # not a run: no config, summary or checkpoints
 
-    res = agrad_subprocess("runs", str(runs), "--json")
+    res = agrad_in_process("runs", str(runs), "--json")
     assert res.returncode == 0, res.stderr
     rows = json.loads(res.stdout)
     assert [r["name"] for r in rows] == ["r2", "r1", "broken-run"]
@@ -47,7 +47,7 @@ def test_runs_table_and_json_newest_first_with_broken_folders(tmp_path):
     assert rows[0]["wall_time_s"] == s2["wall_time_s"] and rows[1]["epochs_completed"] == 1
     assert rows[2]["status"] == "broken" and "summary.json" in rows[2]["error"]
 
-    res = agrad_subprocess("runs", str(runs))
+    res = agrad_in_process("runs", str(runs))
     assert res.returncode == 0, res.stderr
     lines = [line for line in res.stdout.splitlines() if line.strip()]
     assert lines[0].split()[:4] == ["name", "status", "epochs", "best"]
@@ -59,9 +59,9 @@ def test_runs_table_and_json_newest_first_with_broken_folders(tmp_path):
 
 
 def test_runs_on_a_missing_or_empty_folder(tmp_path):
-    res = agrad_subprocess("runs", str(tmp_path / "nope"))
+    res = agrad_in_process("runs", str(tmp_path / "nope"))
     assert res.returncode == 2 and "no such runs folder" in res.stderr
-    res = agrad_subprocess("runs", str(tmp_path))
+    res = agrad_in_process("runs", str(tmp_path))
     assert res.returncode == 0 and "no runs in" in res.stdout
 
 

@@ -1,6 +1,6 @@
-"""The TensorBoard hook through real agrad subprocesses: the event file's scalars read back
+"""The TensorBoard hook through agrad (in this process): the event file's scalars read back
 (records parsed here, events decoded with tensorboardX's own protobuf classes) equal
-metrics.jsonl; without tensorboardX a clear config error (exit 2)."""
+metrics.jsonl; without tensorboardX (a real process) a clear config error (exit 2)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import subprocess
 import sys
 
 import pytest
-from test_cli_helpers import REPO, TINY_CONFIG, agrad_subprocess, write
+from test_cli_helpers import REPO, TINY_CONFIG, agrad_in_process, write
 
 
 def _records(path):
@@ -33,7 +33,7 @@ def test_tensorboard_scalars_equal_metrics_jsonl(tmp_path):
     from tensorboardX.proto import event_pb2
 
     cfg = write(tmp_path / "tiny.yaml", TINY_CONFIG)
-    res = agrad_subprocess(
+    res = agrad_in_process(
         "train", cfg, "--progress", "none", "--runs-dir", str(tmp_path / "runs"),
         "--set", "hooks=[TensorBoard, LRLogger]", "--set", "train.epochs=3",
     )  # fmt: skip

@@ -12,48 +12,24 @@ strict xfail, so the test alerts once the feature lands; then remove its entry.
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from program_batch import run_batch
 
 HERE = Path(__file__).resolve().parent
 PROGRAMS_DIR = HERE / "programs"
-ROOT = HERE.parent
 PROGRAMS = sorted(p.name for p in PROGRAMS_DIR.glob("*.py") if not p.name.startswith("_"))
 
 # program -> the first feature it misses on autogradcli today (strict xfail)
 MISSING: dict[str, str] = {}
 
 
-def _launch(engine: str, out: Path) -> subprocess.Popen:
-    env = dict(os.environ, OMP_NUM_THREADS="1", MKL_NUM_THREADS="1", OPENBLAS_NUM_THREADS="1")
-    env["PYTHONHASHSEED"] = "0"  # set() orders in the NLP tutorials: the same vocabulary each run
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH")) if p)
-    env.pop("PYTHONWARNINGS", None)
-    if engine == "torch":  # processes the programs spawn load the shim too (its sitecustomize)
-        env["AGRAD_CORPUS_TORCH_SHIM"] = "1"
-        env["PYTHONPATH"] = os.pathsep.join((str(PROGRAMS_DIR / "_shim_site"), env["PYTHONPATH"]))
-    args = [sys.executable, str(PROGRAMS_DIR / "_runner.py"), engine, str(out)]
-    return subprocess.Popen(
-        args + [str(PROGRAMS_DIR / p) for p in PROGRAMS],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-    )
-
-
 def _run_batch(engine: str, tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
     """Every program on ``engine`` (one child process per program), keyed by program."""
-    path = tmp_path_factory.mktemp(f"corpus-{engine}") / "results.json"
-    proc = _launch(engine, path)
-    log, _ = proc.communicate()
-    if proc.returncode != 0 or not path.exists():
-        raise RuntimeError(f"the {engine} runner failed:\n{log.decode(errors='replace')}")
-    return json.loads(path.read_text())
+    out = tmp_path_factory.mktemp(f"corpus-{engine}")
+    # PYTHONHASHSEED: set() orders in the NLP tutorials: the same vocabulary each run
+    return run_batch(engine, [PROGRAMS_DIR / p for p in PROGRAMS], out, {"PYTHONHASHSEED": "0"})
 
 
 # One session fixture per engine, each engine's tests in one xdist group: under `-n N` each

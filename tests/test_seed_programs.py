@@ -8,13 +8,11 @@ test asserts that PyTorch really refuses them for that reason (so the list canno
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from program_batch import run_batch
 
 ROOT = Path(__file__).resolve().parent.parent
 SEEDS = ROOT / "tests" / "programs" / "seeds"
@@ -29,18 +27,30 @@ TORCH_REFUSES = {
 }
 
 
-def _run(source: Path, cwd: Path) -> subprocess.CompletedProcess:
-    env = dict(
-        os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")])
-    )
-    env["PYTHONWARNINGS"] = "default"
-    # one BLAS thread for both engines: on a loaded 2-core machine OpenBLAS threads spin against
-    # each other (a 64x1000 @ 1000x100 product measured 0.55 ms on one thread, 83 ms on two)
-    env.setdefault("OPENBLAS_NUM_THREADS", "1")
-    env.setdefault("OMP_NUM_THREADS", "1")
-    return subprocess.run(
-        [sys.executable, str(source)], cwd=cwd, env=env, capture_output=True, text=True, timeout=300
-    )
+def _batch(engine: str, programs: list[Path], out: Path) -> dict[str, dict]:
+    # one BLAS thread for both engines (program_batch): on a loaded 2-core machine OpenBLAS
+    # threads spin against each other (a 64x1000 @ 1000x100 product: 0.55 ms on one, 83 on two)
+    return run_batch(engine, programs, out, {"PYTHONWARNINGS": "default"})
+
+
+# One session fixture per engine, its tests in one xdist group (so each batch runs once): the
+# engine is imported once and each program runs in a forked child, in its own temporary directory.
+@pytest.fixture(scope="session")
+def autogradcli_results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
+    return _batch("autogradcli", PROGRAMS, tmp_path_factory.mktemp("seeds-autogradcli"))
+
+
+@pytest.fixture(scope="session")
+def torch_results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
+    pytest.importorskip("torch")
+    out = tmp_path_factory.mktemp("seeds-torch")
+    ported = []
+    for program in PROGRAMS:
+        source = program.read_text(encoding="utf-8")
+        path = out / program.name
+        path.write_text(re.sub(r"\bautogradcli\b", "torch", source), encoding="utf-8")
+        ported.append(path)
+    return _batch("torch", ported, out)
 
 
 def test_every_seed_page_has_programs() -> None:
@@ -51,27 +61,26 @@ def test_every_seed_page_has_programs() -> None:
         assert "Source: shared/seeds/" in head and "Changes made in the port" in head, p.name
 
 
+@pytest.mark.xdist_group("seeds-autogradcli")
 @pytest.mark.parametrize("program", PROGRAMS, ids=[p.stem for p in PROGRAMS])
-def test_seed_program_runs_on_autogradcli(program: Path, tmp_path: Path) -> None:
-    result = _run(program, tmp_path)
-    assert result.returncode == 0, (
-        f"{program.name} failed:\n{result.stdout[-3000:]}\n{result.stderr[-5000:]}"
-    )
+def test_seed_program_runs_on_autogradcli(program: Path, autogradcli_results: dict) -> None:
+    result = autogradcli_results[program.name]
+    assert result["rc"] == 0, f"{program.name} failed:\n{result['output'][-5000:]}"
 
 
+@pytest.mark.xdist_group("seeds-torch")
 @pytest.mark.parametrize("program", PROGRAMS, ids=[p.stem for p in PROGRAMS])
-def test_seed_program_runs_on_torch(program: Path, tmp_path: Path) -> None:
-    pytest.importorskip("torch")
+def test_seed_program_runs_on_torch(program: Path, torch_results: dict) -> None:
     source = program.read_text(encoding="utf-8")
-    ported = re.sub(r"\bautogradcli\b", "torch", source)
-    assert ported != source
-    path = tmp_path / program.name
-    path.write_text(ported, encoding="utf-8")
-    result = _run(path, tmp_path)
+    assert re.sub(r"\bautogradcli\b", "torch", source) != source
+    result = torch_results[program.name]
     refusal = TORCH_REFUSES.get(program.name)
     if refusal is None:
-        assert result.returncode == 0, f"{program.name} failed on torch:\n{result.stderr[-5000:]}"
-    else:
-        assert result.returncode != 0 and refusal in result.stderr, (
-            f"{program.name} is listed as refused by PyTorch ({refusal!r}) but:\n{result.stderr[-3000:]}"
+        assert result["rc"] == 0, f"{program.name} failed on torch:\n{result['output'][-5000:]}"
+    else:  # the runner's child prints the uncaught exception's traceback
+        refused = (
+            "Traceback (most recent call last)" in result["output"] and refusal in result["output"]
+        )
+        assert result["rc"] != 0 and refused, (
+            f"{program.name} is listed as refused by PyTorch ({refusal!r}) but:\n{result['output'][-3000:]}"
         )

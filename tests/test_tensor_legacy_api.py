@@ -189,8 +189,47 @@ OVERLOADS = [
 ]
 
 
+# torch warns once per process: one interpreter imports torch, then each overload runs in a
+# forked child of it (a process that has not warned yet), its stderr read back
+_FRESH_TORCH_WARNINGS = """
+import json, os, sys, warnings
+import torch
+warnings.simplefilter("always")
+texts = {}
+for name, source in json.loads(sys.argv[1]).items():
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read)
+        os.dup2(write, 2)
+        x = torch.tensor([1.0, -2.0, 0.5]); y = x * 3
+        eval(source)(torch, x, y)
+        sys.stderr.flush()
+        os._exit(0)
+    os.close(write)
+    with os.fdopen(read, encoding="utf-8") as f:
+        texts[name] = f.read()
+    os.waitpid(pid, 0)
+print(json.dumps(texts))
+"""
+
+
+@pytest.fixture(scope="module")
+def torch_overload_warnings() -> dict[str, str]:
+    """Each overload's stderr from a torch process that has not warned yet."""
+    import json
+    import subprocess
+    import sys
+
+    pytest.importorskip("torch")
+    argv = [sys.executable, "-c", _FRESH_TORCH_WARNINGS, json.dumps(OVERLOAD_SOURCES)]
+    proc = subprocess.run(argv, capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads(proc.stdout)
+
+
 @pytest.mark.parametrize("name,fn", OVERLOADS, ids=[n for n, _ in OVERLOADS])
-def test_deprecated_overloads_like_torch(torch, name, fn):
+def test_deprecated_overloads_like_torch(torch, torch_overload_warnings, name, fn):
     data = np.array([1.0, -2.0, 0.5], dtype=np.float32)
     ours, ours_w = _warnings(lambda: fn(ag, ag.tensor(data), ag.tensor(data * 3)))
     ref = fn(torch, torch.tensor(data), torch.tensor(data * 3))
@@ -199,15 +238,7 @@ def test_deprecated_overloads_like_torch(torch, name, fn):
     assert len(ours_w) == 1 and ours_w[0][0] is UserWarning
     assert ours_w[0][1].startswith(f"This overload of {name} is deprecated:\n\t{name}(Number ")
     # torch warns once per process; its text for this overload, from a fresh process:
-    import subprocess
-    import sys
-
-    code = (
-        "import torch, warnings\nwarnings.simplefilter('always')\n"
-        "x = torch.tensor([1.0, -2.0, 0.5]); y = x * 3\n"
-        f"fn = {OVERLOAD_SOURCES[name]}\nfn(torch, x, y)\n"
-    )
-    err = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stderr
+    err = torch_overload_warnings[name]
     assert ours_w[0][1] in err.replace(" (Triggered internally", "\n(Triggered internally")
 
 

@@ -13,7 +13,7 @@ import os
 import re
 
 import pytest
-from test_cli_helpers import agrad, agrad_subprocess, write
+from test_cli_helpers import agrad, agrad_in_process, agrad_subprocess, write
 
 import autogradcli as ag
 from autogradcli import data as D
@@ -65,7 +65,7 @@ def only_run(runs):
 def test_val_acc_monitor_keeps_the_most_accurate_epoch(tmp_path):
     cfg = write(tmp_path / "s.yaml", SPIRALS)
     runs = str(tmp_path / "runs")
-    res = agrad_subprocess("train", cfg, "--runs-dir", runs, "--progress", "none")
+    res = agrad_in_process("train", cfg, "--runs-dir", runs, "--progress", "none")
     assert res.returncode == 0, res.stderr
     run = only_run(runs)
     accs = [r["val_acc"] for r in jsonl(os.path.join(run, "metrics.jsonl"))]
@@ -175,7 +175,7 @@ def test_epoch_times_add_up_to_at_most_the_wall_time(tmp_path):
     )
     cfg = write(tmp_path / "t.yaml", text)
     runs = str(tmp_path / "runs")
-    res = agrad_subprocess("train", cfg, "--runs-dir", runs, "--progress", "none")
+    res = agrad_in_process("train", cfg, "--runs-dir", runs, "--progress", "none")
     assert res.returncode == 0, res.stderr
     run = only_run(runs)
     times = [r["time"] for r in jsonl(os.path.join(run, "metrics.jsonl"))]
@@ -191,7 +191,7 @@ def test_model_txt_is_the_inspect_table_at_the_training_batch(tmp_path):
 
     cfg = write(tmp_path / "s.yaml", SPIRALS)
     runs = str(tmp_path / "runs")
-    res = agrad_subprocess("train", cfg, "--runs-dir", runs, "--progress", "none")
+    res = agrad_in_process("train", cfg, "--runs-dir", runs, "--progress", "none")
     assert res.returncode == 0, res.stderr
     with open(os.path.join(only_run(runs), "model.txt"), encoding="utf-8") as f:
         text = f.read()
@@ -201,7 +201,7 @@ def test_model_txt_is_the_inspect_table_at_the_training_batch(tmp_path):
     table = summarize(exp.model, x, depth=3).to_text()
     assert text == "Sequential on a training batch of 8 (as agrad inspect)\n" + table
     assert "(B=8)" in text
-    res = agrad_subprocess("inspect", only_run(runs), "--json")
+    res = agrad_in_process("inspect", only_run(runs), "--json")
     doc = json.loads(res.stdout)["summary"]
     assert doc["batch_size"] == 8  # inspect runs the same training batch
     assert [r["output_shape"] for r in doc["rows"]][1:] == [["B", 16], ["B", 16], ["B", 3]]
@@ -223,6 +223,7 @@ train: {epochs: 50, batch_size: 16}
 
 def test_divergence_is_named_without_warnings(tmp_path):
     cfg = write(tmp_path / "d.yaml", DIVERGE)
+    # a real process: under pytest, warnings are recorded instead of printed
     res = agrad_subprocess("train", cfg, "--runs-dir", str(tmp_path / "r"), "--progress", "plain")
     assert res.returncode == 1
     out = res.stdout + res.stderr
@@ -292,7 +293,7 @@ def test_error_in_users_function_shows_their_line(tmp_path, progress):
             "  - {type: myfn.py:BadReLU}\n  - {type: Linear, in_features: auto, out_features: 1}",
         ),
     )
-    res = agrad_subprocess(
+    res = agrad_in_process(
         "train", cfg, "--runs-dir", str(tmp_path / "r"), "--progress", progress, cwd=str(tmp_path)
     )
     assert res.returncode == 1
@@ -381,7 +382,7 @@ def test_metrics_from_the_config_and_as_monitor(capsys, tmp_path):
     )
     cfg = write(tmp_path / "r.yaml", text)
     runs = str(tmp_path / "runs")
-    res = agrad_subprocess("train", cfg, "--runs-dir", runs, "--progress", "none")
+    res = agrad_in_process("train", cfg, "--runs-dir", runs, "--progress", "none")
     assert res.returncode == 0, res.stderr
     run = only_run(runs)
     rows = jsonl(os.path.join(run, "metrics.jsonl"))
@@ -437,17 +438,18 @@ def test_lightning_named_user_callback_in_a_config_is_a_config_error(capsys, tmp
 def test_resume_extends_a_finished_run_with_set(tmp_path):
     cfg = write(tmp_path / "s.yaml", SPIRALS.replace("epochs: 6", "epochs: 2"))
     straight_runs, runs = str(tmp_path / "a"), str(tmp_path / "b")
-    res = agrad_subprocess(
+    res = agrad_in_process(
         "train", cfg, "--runs-dir", straight_runs, "--progress", "none", "--set", "train.epochs=4"
     )
     assert res.returncode == 0, res.stderr
-    res = agrad_subprocess("train", cfg, "--runs-dir", runs, "--progress", "none")
+    res = agrad_in_process("train", cfg, "--runs-dir", runs, "--progress", "none")
     assert res.returncode == 0, res.stderr
     run = only_run(runs)
     # a key that would make it another run is refused by name, and nothing changes
-    res = agrad_subprocess("train", "--resume", run, "--set", "optimizer.lr=0.5")
+    res = agrad_in_process("train", "--resume", run, "--set", "optimizer.lr=0.5")
     assert res.returncode == 2 and "cannot change optimizer.lr when resuming" in res.stderr
     assert len(jsonl(os.path.join(run, "metrics.jsonl"))) == 2
+    # a fresh process: nothing left in memory by the first two epochs can stand in for the resume
     res = agrad_subprocess(
         "train", "--resume", run, "--set", "train.epochs=4", "--progress", "none"
     )
