@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..ops.conv_transpose import conv_transpose1d, conv_transpose2d
+from ..ops.volumetric import conv_transpose3d
 from ..tensor.factory import empty
 from ..tensor.tensor import Tensor
 from . import init
@@ -15,7 +16,7 @@ from .linear import _init_bias
 from .module import Module
 from .parameter import Parameter
 
-__all__ = ["ConvTranspose1d", "ConvTranspose2d"]
+__all__ = ["ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"]
 
 
 class _ConvTransposeNd(_ConvNd):
@@ -131,6 +132,25 @@ class ConvTranspose2d(_ConvTransposeNd):
     def forward(self, input: Tensor, output_size: Sequence[int] | None = None) -> Tensor:
         op = self._output_padding(input, output_size)
         return conv_transpose2d(
+            input,
+            self.weight,
+            self.bias,
+            self.stride,
+            self.padding,
+            op,
+            self.groups,
+            self.dilation,
+        )
+
+
+class ConvTranspose3d(_ConvTransposeNd):
+    """3-D transposed convolution over (N, C_in, D, H, W) or (C_in, D, H, W) input."""
+
+    _dims = 3
+
+    def forward(self, input: Tensor, output_size: Sequence[int] | None = None) -> Tensor:
+        op = self._output_padding(input, output_size)
+        return conv_transpose3d(
             input,
             self.weight,
             self.bias,
