@@ -68,9 +68,8 @@ def test_nonzero_and_argwhere_match_torch():
 
 @pytest.mark.parametrize("name", ["triu_", "tril_"])
 def test_triangle_in_place_matches_torch(name):
-    for k in (0, 1, -1):
-        check(lambda m, x, k=k: getattr(x * 1.0, name)(k), (3, 4))
-        check(lambda m, x, k=k: getattr(x * 1.0, name)(diagonal=k), (3, 4), dtype="float32")
+    check(lambda m, x: getattr(x * 1.0, name)(1), (3, 4))
+    check(lambda m, x: getattr(x * 1.0, name)(diagonal=-1), (3, 4), dtype="float32", gradgrad=False)
     _same_values(lambda m: getattr(m.tensor([[1, 2], [3, 4]]), name)(-1))
     _same_error(lambda m: getattr(m.ones(3, requires_grad=True), name)())
     _same_error(lambda m: getattr(m.ones(3), name)())
