@@ -253,3 +253,65 @@ def test_deprecated_resize_and_storage_offset_match_torch():
             make(ag.arange(12.0).reshape(3, 4)).storage_offset()
             == make(torch.arange(12.0).reshape(3, 4)).storage_offset()
         )
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_index_copy_and_cdist_match_torch(dtype):
+    index = np.array([2, 0])
+    check(lambda m, x, i, s: m.index_copy(x, 0, i, s), (3, 2), index, (2, 2), dtype=dtype)
+    check(lambda m, x, i, s: (x * 1).index_copy_(1, i, s), (2, 3), index, (2, 2), dtype=dtype)
+    check(lambda m, a, b: m.cdist(a, b), (3, 4), (5, 4), dtype=dtype, gradgrad=False)
+    check(lambda m, a, b: m.cdist(a, b, p=1), (2, 3, 4), (2, 2, 4), dtype=dtype, gradgrad=False)
+    _same_error(lambda m: m.zeros(3).index_copy(0, m.tensor([[0]]), m.ones(1)), IndexError)
+    _same_error(lambda m: m.zeros(3).index_copy(0, m.tensor([0], dtype=m.int32), m.ones(1)))
+    _same_error(lambda m: m.zeros(3).index_copy(0, m.tensor([0, 1]), m.ones(3)), IndexError)
+    _same_error(lambda m: m.cdist(m.ones(3), m.ones(2, 3)))
+    _same_error(lambda m: m.cdist(m.ones(2, 3), m.ones(2, 4)))
+
+
+def test_bernoulli_pin_memory_init_aliases_and_to_empty():
+    torch = pytest.importorskip("torch")
+    ag.manual_seed(0)
+    x = ag.zeros(4000)
+    assert x.bernoulli_(0.25) is x and abs(x.mean().item() - 0.25) < 0.03
+    assert set(x.tolist()) == {0.0, 1.0}
+    probs = ag.tensor([0.0, 1.0] * 10)
+    assert ag.zeros(20).bernoulli_(probs).tolist() == probs.tolist()
+    _same_error(lambda m: m.zeros(2).bernoulli_(1.5))
+    assert not ag.ones(2).is_pinned()
+    if not ag.cuda.is_available():
+        _same_error(lambda m: m.ones(2).pin_memory())
+    for name in ("constant", "uniform", "xavier_normal"):
+        args = (3.0,) if name == "constant" else ()
+        with pytest.warns(FutureWarning) as ours:
+            getattr(ag.nn.init, name)(ag.empty(2, 3), *args)
+        with pytest.warns(FutureWarning) as theirs:
+            getattr(torch.nn.init, name)(torch.empty(2, 3), *args)
+        assert str(ours[0].message) == str(theirs[0].message)
+    layer = ag.nn.Linear(2, 3)
+    weight = layer.weight
+    assert layer.to_empty(device="cpu") is layer and layer.weight is weight
+    assert tuple(layer.weight.shape) == (3, 2) and layer.weight.dtype == ag.float32
+
+
+def test_sdpa_kernel_accepts_backends_as_torch():
+    torch = pytest.importorskip("torch")
+    from autogradcli.nn.attention import SDPBackend, sdpa_kernel
+
+    assert [b.name for b in SDPBackend] == [
+        n
+        for n in (
+            "ERROR",
+            "MATH",
+            "FLASH_ATTENTION",
+            "EFFICIENT_ATTENTION",
+            "CUDNN_ATTENTION",
+            "OVERRIDEABLE",
+        )
+    ]
+    assert SDPBackend.MATH.value == torch.nn.attention.SDPBackend.MATH.value
+    with sdpa_kernel([SDPBackend.FLASH_ATTENTION, SDPBackend.MATH]):
+        q = ag.ones(1, 2, 3, 4)
+        assert ag.nn.functional.scaled_dot_product_attention(q, q, q).shape == (1, 2, 3, 4)
+    with pytest.raises(AssertionError, match="Backend must be an instance of SDPBackend"):
+        sdpa_kernel("math").__enter__()

@@ -218,3 +218,30 @@ def orthogonal_(tensor: Tensor, gain: float = 1.0, generator: Any = None) -> Ten
         q = q.T
     with no_grad():
         return _fill(tensor, (q * gain).reshape(tensor._data.shape))
+
+
+def _deprecated(method: Any) -> Any:
+    """PyTorch's old name of an init function (no trailing ``_``): warns, then calls it."""
+    old = method.__name__[:-1]
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        warnings.warn(
+            f"`nn.init.{old}` is now deprecated in favor of `nn.init.{method.__name__}`.",
+            FutureWarning,
+            stacklevel=2,
+        )
+        return method(*args, **kwargs)
+
+    call.__name__ = call.__qualname__ = old
+    call.__doc__ = f"Deprecated: use :func:`{method.__name__}`."
+    return call
+
+
+uniform = _deprecated(uniform_)
+normal = _deprecated(normal_)
+constant = _deprecated(constant_)
+xavier_uniform = _deprecated(xavier_uniform_)
+xavier_normal = _deprecated(xavier_normal_)
+kaiming_uniform = _deprecated(kaiming_uniform_)
+kaiming_normal = _deprecated(kaiming_normal_)
+orthogonal = _deprecated(orthogonal_)

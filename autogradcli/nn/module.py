@@ -394,6 +394,12 @@ class Module(StateDictMixin, HooksMixin):
 
         return self._apply(convert)
 
+    def to_empty(self, *, device: Any = None, recurse: bool = True) -> Module:
+        """Move parameters and buffers to ``device`` without copying their values."""
+        from ..tensor.factory import empty
+
+        return self._apply(lambda t: empty(*t.shape, dtype=t.dtype, device=device), recurse)
+
     def cpu(self) -> Module:
         return self._apply(lambda t: t.cpu())
 

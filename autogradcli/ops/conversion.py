@@ -114,6 +114,20 @@ def short(x: Tensor) -> Tensor:
     return to(x, dtypes.int16)
 
 
+def pin_memory(x: Tensor, device: Any = None) -> Tensor:
+    """``x`` itself where a CUDA device exists (cupy pins nothing); PyTorch's error without one."""
+    from ..backend.cuda import is_available
+
+    if not is_available():
+        raise RuntimeError("Cannot access accelerator device when none is available.")
+    return x
+
+
+def is_pinned(x: Tensor, device: Any = None) -> bool:
+    """False: autogradcli never allocates page-locked host memory."""
+    return False
+
+
 def type_as(x: Tensor, other: Tensor) -> Tensor:
     return to(x, other.dtype)
 
@@ -134,4 +148,6 @@ TENSOR_METHODS: dict[str, Any] = {
     "char": char,
     "short": short,
     "type_as": type_as,
+    "pin_memory": pin_memory,
+    "is_pinned": is_pinned,
 }

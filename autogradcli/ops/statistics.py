@@ -25,7 +25,7 @@ from .reduction_common import (
 )
 from .unary import _float_operand
 
-__all__ = ["count_nonzero", "logsumexp", "norm", "std", "std_mean", "var", "var_mean"]
+__all__ = ["cdist", "count_nonzero", "logsumexp", "norm", "std", "std_mean", "var", "var_mean"]
 
 
 # --------------------------------------------------------------------------- var / std
@@ -228,4 +228,20 @@ def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
     return wrap(array_module(arr).count_nonzero(arr, axis=dims).astype("int64"))
 
 
-TENSOR_METHODS: dict[str, Any] = {name: globals()[name] for name in __all__}
+def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str | None = None) -> Tensor:
+    """The ``p``-norm distance between each row of ``x1`` (..., P, M) and of ``x2`` (..., R, M),
+    as (..., P, R)."""
+    if x1._data.ndim < 2 or x2._data.ndim < 2:
+        raise RuntimeError(
+            f"cdist only supports at least 2D tensors, X{1 if x1._data.ndim < 2 else 2} got: "
+            f"{min(x1._data.ndim, x2._data.ndim)}D"
+        )
+    if x1._data.shape[-1] != x2._data.shape[-1]:
+        raise RuntimeError(
+            "X1 and X2 must have the same number of columns. X1: "
+            f"{x1._data.shape[-1]} X2: {x2._data.shape[-1]}"
+        )
+    return norm(x1.unsqueeze(-2) - x2.unsqueeze(-3), p, dim=-1)
+
+
+TENSOR_METHODS: dict[str, Any] = {name: globals()[name] for name in __all__ if name != "cdist"}
