@@ -101,6 +101,7 @@ _LAZY = {
     "linalg": ".linalg",
     "serialization": ".serialization",
     "sparse": ".sparse",
+    "special": ".special",
     "testing": ".testing",
     "utils": ".utils",
     "Generator": ".data.generator:Generator",

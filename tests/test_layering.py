@@ -26,6 +26,7 @@ LAYERS = {
     "testing": 3,  # assert_close over tensors
     "ops": 3,
     "linalg": 3,
+    "special": 3,  # torch.special: names over the ops
     "sparse": 3,  # torch.sparse: products with sparse COO tensors over the ops  # torch.linalg: norms over the ops
     "nn": 4,
     "distributions": 4,  # torch.distributions: sampling and log-densities over the ops

@@ -1,0 +1,35 @@
+"""``autogradcli.special`` (torch.special's names over the ops) against PyTorch (issue 21)."""
+
+import numpy as np
+import pytest
+from oracle import check
+
+_P = np.array([0.05, 0.2, 0.5, 0.9, 0.999])
+
+
+@pytest.mark.parametrize(
+    "fn",
+    [
+        lambda m, x: m.special.expm1(x) + m.special.log1p(x) + m.special.expit(x),
+        lambda m, x: m.special.logit(x),
+        lambda m, x: m.special.logit(x * 1.05, eps=0.01),
+        lambda m, x: m.special.erf(x) + m.special.erfc(x) + m.special.erfinv(x * 0.9),
+        lambda m, x: m.special.gammaln(x) + m.special.digamma(x) + m.special.psi(x),
+        lambda m, x: m.special.exp2(x) + m.special.logsumexp(x, 0),
+        lambda m, x: m.special.softmax(x, 0) + m.special.log_softmax(x, 0),
+        lambda m, x: m.special.xlogy(x, x * 2) + m.special.xlogy(x, 3.0),
+    ],
+    ids=range(8),
+)
+def test_special_matches_torch(fn):
+    check(fn, _P)
+    check(fn, _P, dtype="float32", gradgrad=False)
+
+
+def test_xlogy_zero_and_nan_match_torch():
+    check(
+        lambda m, x, y: m.special.xlogy(x, y),
+        np.array([0.0, 1.0, 2.0, 0.0]),
+        np.array([0.0, 2.0, np.nan, np.nan]),
+        grad=False,
+    )
