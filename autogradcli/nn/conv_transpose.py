@@ -73,6 +73,21 @@ class _ConvTransposeNd(_ConvNd):
         init.kaiming_uniform_(self.weight, a=math.sqrt(5))
         _init_bias(self.bias, self.weight)
 
+    _conv: Any  # the functional form: conv_transpose1d, 2d or 3d
+
+    def forward(self, input: Tensor, output_size: Sequence[int] | None = None) -> Tensor:
+        op = self._output_padding(input, output_size)
+        return type(self)._conv(
+            input,
+            self.weight,
+            self.bias,
+            self.stride,
+            self.padding,
+            op,
+            self.groups,
+            self.dilation,
+        )
+
     def _output_padding(self, input: Tensor, output_size: Sequence[int] | None) -> tuple:
         """The output_padding that gives ``output_size`` (torch's rule), else the layer's own."""
         if output_size is None:
@@ -109,54 +124,18 @@ class ConvTranspose1d(_ConvTransposeNd):
     """1-D transposed convolution over (N, C_in, L) or (C_in, L) input."""
 
     _dims = 1
-
-    def forward(self, input: Tensor, output_size: Sequence[int] | None = None) -> Tensor:
-        op = self._output_padding(input, output_size)
-        return conv_transpose1d(
-            input,
-            self.weight,
-            self.bias,
-            self.stride,
-            self.padding,
-            op,
-            self.groups,
-            self.dilation,
-        )
+    _conv = staticmethod(conv_transpose1d)
 
 
 class ConvTranspose2d(_ConvTransposeNd):
     """2-D transposed convolution over (N, C_in, H, W) or (C_in, H, W) input."""
 
     _dims = 2
-
-    def forward(self, input: Tensor, output_size: Sequence[int] | None = None) -> Tensor:
-        op = self._output_padding(input, output_size)
-        return conv_transpose2d(
-            input,
-            self.weight,
-            self.bias,
-            self.stride,
-            self.padding,
-            op,
-            self.groups,
-            self.dilation,
-        )
+    _conv = staticmethod(conv_transpose2d)
 
 
 class ConvTranspose3d(_ConvTransposeNd):
     """3-D transposed convolution over (N, C_in, D, H, W) or (C_in, D, H, W) input."""
 
     _dims = 3
-
-    def forward(self, input: Tensor, output_size: Sequence[int] | None = None) -> Tensor:
-        op = self._output_padding(input, output_size)
-        return conv_transpose3d(
-            input,
-            self.weight,
-            self.bias,
-            self.stride,
-            self.padding,
-            op,
-            self.groups,
-            self.dilation,
-        )
+    _conv = staticmethod(conv_transpose3d)
