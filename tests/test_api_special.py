@@ -33,3 +33,18 @@ def test_xlogy_zero_and_nan_match_torch():
         np.array([0.0, 2.0, np.nan, np.nan]),
         grad=False,
     )
+
+
+def test_deprecated_assert_allclose_matches_torch():
+    torch = pytest.importorskip("torch")
+    import autogradcli as ag
+
+    for m in (ag, torch):
+        with pytest.warns(FutureWarning, match="assert_allclose\\(\\)` is deprecated since 1.12"):
+            m.testing.assert_allclose(m.ones(2), [1.0, 1.0])
+        with pytest.warns(FutureWarning):
+            m.testing.assert_allclose(m.tensor([float("nan"), 1.0]), m.tensor([float("nan"), 1.00001]))
+        with pytest.warns(FutureWarning):
+            m.testing.assert_allclose(m.ones(2), m.ones(2, dtype=m.float64))
+        with pytest.warns(FutureWarning), pytest.raises(AssertionError, match="not close"):
+            m.testing.assert_allclose(m.ones(2), m.zeros(2))

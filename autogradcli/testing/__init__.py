@@ -1,5 +1,7 @@
-"""``autogradcli.testing``: PyTorch's ``torch.testing.assert_close``, same tolerances and messages."""
+"""``autogradcli.testing``: PyTorch's ``torch.testing.assert_close`` (same tolerances and
+messages) and its deprecated ``assert_allclose``."""
 
+from .allclose import assert_allclose
 from .close import assert_close
 
-__all__ = ["assert_close"]
+__all__ = ["assert_allclose", "assert_close"]
