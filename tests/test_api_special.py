@@ -43,7 +43,9 @@ def test_deprecated_assert_allclose_matches_torch():
         with pytest.warns(FutureWarning, match="assert_allclose\\(\\)` is deprecated since 1.12"):
             m.testing.assert_allclose(m.ones(2), [1.0, 1.0])
         with pytest.warns(FutureWarning):
-            m.testing.assert_allclose(m.tensor([float("nan"), 1.0]), m.tensor([float("nan"), 1.00001]))
+            m.testing.assert_allclose(
+                m.tensor([float("nan"), 1.0]), m.tensor([float("nan"), 1.00001])
+            )
         with pytest.warns(FutureWarning):
             m.testing.assert_allclose(m.ones(2), m.ones(2, dtype=m.float64))
         with pytest.warns(FutureWarning), pytest.raises(AssertionError, match="not close"):

@@ -117,6 +117,7 @@ from . import (  # noqa: E402
     masking,
     minmax,
     predicates,
+    products,
     reorder,
     rounding,
     sampling,
@@ -148,6 +149,7 @@ from .logexp import *  # noqa: E402
 from .masking import *  # noqa: E402
 from .minmax import *  # noqa: E402
 from .predicates import *  # noqa: E402
+from .products import *  # noqa: E402
 from .reorder import *  # noqa: E402
 from .rounding import *  # noqa: E402
 from .sampling import *  # noqa: E402
@@ -181,6 +183,7 @@ for _module in (
     masking,
     minmax,
     predicates,
+    products,
     reorder,
     rounding,
     sampling,

@@ -19,7 +19,7 @@ from .unary import clamp, where
 
 __all__ = ["arctan2", "atan2", "clamp_max", "clamp_min", "deg2rad", "exp2", "hypot"]
 __all__ += ["logaddexp", "logical_and", "logical_or", "logical_xor", "nan_to_num", "rad2deg"]
-__all__ += ["sgn", "true_divide"]
+__all__ += ["fmod", "sgn", "true_divide"]
 
 
 class Atan2(Function):
@@ -124,6 +124,16 @@ def _logical(name: str, fn: Callable[[Any, Any, Any], Any]) -> Callable[[Tensor,
 logical_and = _logical("logical_and", lambda xp, a, b: xp.logical_and(a, b))
 logical_or = _logical("logical_or", lambda xp, a, b: xp.logical_or(a, b))
 logical_xor = _logical("logical_xor", lambda xp, a, b: xp.logical_xor(a, b))
+
+
+def fmod(input: Tensor, other: Any) -> Tensor:
+    """The remainder of input / other with the sign of ``input`` (C's fmod)."""
+    if input._data.dtype.kind in "iu" and (
+        not isinstance(other, Tensor) or other._data.dtype.kind in "iu"
+    ):
+        a, b, _ = binary_operands(input, other)
+        return wrap(array_module(a).fmod(a, b))
+    return input - (input / other).trunc() * other
 
 
 def sgn(input: Tensor) -> Tensor:

@@ -9,7 +9,7 @@ from ..autograd.function import Function
 from ..tensor.tensor import Tensor
 from ._util import array_module, scalar_type_name, wrap, wrap_dim
 
-__all__ = ["diag", "diagonal", "dot", "ger", "outer", "trace"]
+__all__ = ["diag", "diag_embed", "diagonal", "dot", "ger", "outer", "trace"]
 
 
 class DiagEmbed(Function):
@@ -115,6 +115,24 @@ def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Te
     r = wrap(xp.arange(first_row, first_row + n))
     c = wrap(xp.arange(first_col, first_col + n))
     return planes[..., r, c]
+
+
+def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
+    """Matrices (in dims ``dim1``, ``dim2`` of the result) with the last dim of ``input`` on
+    their diagonal ``offset``, zeros elsewhere."""
+    from .axes import movedim
+    from .linalg import matmul
+
+    n = input._data.shape[-1] + abs(offset)
+    xp = array_module(input._data)
+    rows = xp.arange(n - abs(offset)) + max(-offset, 0)
+    cols = xp.arange(n - abs(offset)) + max(offset, 0)
+    place = xp.zeros((n - abs(offset), n, n), dtype=input._data.dtype)
+    place[xp.arange(n - abs(offset)), rows, cols] = 1
+    out = matmul(input, wrap(place.reshape(n - abs(offset), n * n)))
+    out = out.reshape(*input._data.shape[:-1], n, n)
+    nd = out._data.ndim
+    return movedim(out, (nd - 2, nd - 1), (wrap_dim(dim1, nd), wrap_dim(dim2, nd)))
 
 
 def trace(input: Tensor) -> Tensor:

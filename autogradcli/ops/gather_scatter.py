@@ -19,7 +19,7 @@ from .inplace import apply_inplace
 from .shape import expand
 
 __all__ = ["gather", "index_add", "index_copy", "index_select", "scatter", "scatter_add"]
-__all__ += ["take_along_dim"]
+__all__ += ["index_fill", "take", "take_along_dim"]
 
 
 def _check_index(name: str, x: Tensor, dim: int, index: Tensor) -> int:
@@ -341,7 +341,33 @@ def index_copy_(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tenso
     return apply_inplace(input, "index_copy_", lambda s: index_copy(s, dim, index, source), source)
 
 
+def take(input: Tensor, index: Tensor) -> Tensor:
+    """The entries of ``input`` (read as 1-D) at ``index``, in ``index``'s shape."""
+    n = input._data.size
+    idx = index._data
+    if idx.size and bool(((idx < -n) | (idx >= n)).any()):
+        bad = int(idx[(idx < -n) | (idx >= n)].reshape(-1)[0])
+        raise IndexError(f"out of range: tried to access index {bad} on a tensor of {n} elements.")
+    return input.reshape(-1)[index]
+
+
+def index_fill(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
+    """``input`` with its slices along ``dim`` at ``index`` set to ``value``."""
+    from .indexing import index_put
+
+    d = wrap_dim(dim, max(input._data.ndim, 1))
+    return index_put(input, (slice(None),) * d + (index.reshape(-1),), value)
+
+
+def index_fill_(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
+    """In-place :func:`index_fill`."""
+    return apply_inplace(input, "index_fill_", lambda s: index_fill(s, dim, index, value), value)
+
+
 TENSOR_METHODS: dict[str, Any] = {
+    "take": take,
+    "index_fill": index_fill,
+    "index_fill_": index_fill_,
     "index_copy": index_copy,
     "index_copy_": index_copy_,
     "index_add": index_add,

@@ -42,6 +42,7 @@ from . import (
     minmax,
     pooling,
     predicates,
+    products,
     reduction,
     reorder,
     rounding,
@@ -103,6 +104,7 @@ MODULES: tuple[ModuleType, ...] = (
     counting,
     adaptive_max,
     binary_math,
+    products,
 )
 
 

@@ -25,7 +25,8 @@ from .reduction_common import (
 )
 from .unary import _float_operand
 
-__all__ = ["cdist", "count_nonzero", "logsumexp", "norm", "std", "std_mean", "var", "var_mean"]
+__all__ = ["cdist", "count_nonzero", "logsumexp", "nanmean", "nansum", "norm", "std", "std_mean"]
+__all__ += ["var", "var_mean"]
 
 
 # --------------------------------------------------------------------------- var / std
@@ -226,6 +227,29 @@ def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
     arr = input._data
     dims = normalize_dims(dim, arr.ndim)
     return wrap(array_module(arr).count_nonzero(arr, axis=dims).astype("int64"))
+
+
+def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    """The sum over ``dim`` with NaNs counted as zero."""
+    from .unary import where
+
+    clean = where(input.isnan(), 0.0, input) if input._data.dtype.kind == "f" else input
+    return (
+        clean.sum(dim, keepdim=keepdim, dtype=dtype) if dim is not None else clean.sum(dtype=dtype)
+    )
+
+
+def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    """The mean over ``dim`` of the entries that are not NaN."""
+    if input._data.dtype.kind != "f":
+        raise RuntimeError(
+            "nanmean(): expected input to have floating point or complex dtype but got "
+            f"{input.dtype.name.capitalize() if input.dtype.name != 'int64' else 'Long'}"
+        )
+    count = (
+        (~input.isnan()).sum(dim, keepdim=keepdim) if dim is not None else (~input.isnan()).sum()
+    )
+    return nansum(input, dim, keepdim, dtype=dtype) / count
 
 
 def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str | None = None) -> Tensor:
