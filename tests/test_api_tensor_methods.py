@@ -7,27 +7,10 @@ import warnings
 import numpy as np
 import pytest
 from oracle import check
+from same_as_torch import same_error as _same_error
+from same_as_torch import same_values as _same_values
 
 import autogradcli as ag
-
-
-def _same_error(case, kind=RuntimeError):
-    torch = pytest.importorskip("torch")
-    with pytest.raises(kind) as theirs:
-        case(torch)
-    with pytest.raises(kind) as ours:
-        case(ag)
-    assert str(ours.value) == str(theirs.value).split("\n")[0]
-
-
-def _same_values(case):
-    torch = pytest.importorskip("torch")
-    ours, theirs = case(ag), case(torch)
-    ours, theirs = (ours, theirs) if isinstance(ours, tuple) else ((ours,), (theirs,))
-    assert len(ours) == len(theirs)
-    for a, t in zip(ours, theirs):
-        assert str(a.dtype).split(".")[-1] == str(t.dtype).split(".")[-1]
-        np.testing.assert_array_equal(a.numpy(), t.numpy())
 
 
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
