@@ -87,3 +87,38 @@ def test_index_results_and_errors_match_torch():
     assert tuple(out.shape) == (2, 3) and "without specifying the dim arg is deprecated" in str(
         caught[0].message
     )
+
+
+SCANS = [
+    lambda m, x: m.cummax(x, 0).values,
+    lambda m, x: x.cummin(dim=1).values,
+    lambda m, x: m.logcumsumexp(x, 1),
+    lambda m, x: m.diagflat(x[0], 1),
+    lambda m, x: m.block_diag(x, x[:1, :2], x[0, 0]),
+    lambda m, x: m.cartesian_prod(x[0], x[1, :2]),
+    lambda m, x: m.msort(x),
+    lambda m, x: m.float_power(x, 2),
+    lambda m, x: (x * 1).fill_diagonal_(0.5),
+]
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+@pytest.mark.parametrize("fn", SCANS, ids=range(len(SCANS)))
+def test_scans_and_layouts_match_torch(fn, dtype):
+    check(fn, (3, 3), dtype=dtype, gradgrad=False)
+
+
+def test_scan_indices_and_non_differentiable_match_torch():
+    ties = [[1.0, 3.0, 3.0, 2.0, 4.0], [5.0, 5.0, 1.0, 1.0, 0.0]]
+    same_values(lambda m: m.cummax(m.tensor(ties), 1).indices)
+    same_values(lambda m: m.cummin(m.tensor(ties), 1).indices)
+    same_values(lambda m: m.cummax(m.tensor([3, 1, 4]), 0).values)
+    same_values(lambda m: m.logcumsumexp(m.tensor([-float("inf"), 0.0, 1000.0]), 0))
+    same_values(lambda m: m.signbit(m.tensor([-0.0, 1.0, -2.0])))
+    same_values(lambda m: m.heaviside(m.tensor([-1.0, 0.0, 2.0]), m.tensor([0.5])))
+    same_values(lambda m: m.float_power(m.tensor([2]), 2))
+    same_values(lambda m: m.zeros(7, 3).fill_diagonal_(1, wrap=True))
+    same_values(lambda m: m.zeros(7, 3).fill_diagonal_(1))
+    same_values(lambda m: m.zeros(2, 2, 2).fill_diagonal_(3))
+    same_values(lambda m: m.cartesian_prod(m.tensor([1, 2])))
+    same_error(lambda m: m.zeros(2, 3, 2).fill_diagonal_(1))

@@ -19,7 +19,7 @@ from .unary import clamp, where
 
 __all__ = ["arctan2", "atan2", "clamp_max", "clamp_min", "deg2rad", "exp2", "hypot"]
 __all__ += ["logaddexp", "logical_and", "logical_or", "logical_xor", "nan_to_num", "rad2deg"]
-__all__ += ["fmod", "sgn", "true_divide"]
+__all__ += ["float_power", "fmod", "heaviside", "sgn", "signbit", "true_divide"]
 
 
 class Atan2(Function):
@@ -134,6 +134,26 @@ def fmod(input: Tensor, other: Any) -> Tensor:
         a, b, _ = binary_operands(input, other)
         return wrap(array_module(a).fmod(a, b))
     return input - (input / other).trunc() * other
+
+
+def float_power(input: Any, exponent: Any) -> Tensor:
+    """input ** exponent computed in double precision (float64 result)."""
+    base = input.double() if isinstance(input, Tensor) else input
+    power = exponent.double() if isinstance(exponent, Tensor) else exponent
+    if not isinstance(base, Tensor):
+        return power.new_full((), float(base)) ** power
+    return base ** (float(power) if not isinstance(power, Tensor) else power)
+
+
+def heaviside(input: Tensor, values: Tensor) -> Tensor:
+    """0 where input < 0, ``values`` where it is 0, 1 where it is > 0 (not differentiable)."""
+    a, b, _ = binary_operands(input, values)
+    return wrap(array_module(a).heaviside(a, b))
+
+
+def signbit(input: Tensor) -> Tensor:
+    """Whether each sign bit is set (True for -0.0 too)."""
+    return wrap(array_module(input._data).signbit(input._data))
 
 
 def sgn(input: Tensor) -> Tensor:

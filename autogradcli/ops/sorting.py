@@ -16,7 +16,7 @@ from ._util import array_module, wrap_dim
 from .join import cat
 
 __all__ = ["argsort", "bucketize", "cumprod", "kthvalue", "median", "quantile", "searchsorted"]
-__all__ += ["sort", "topk"]
+__all__ += ["msort", "sort", "topk"]
 
 SortResult = namedtuple("sort", ["values", "indices"])
 TopkResult = namedtuple("topk", ["values", "indices"])
@@ -212,6 +212,11 @@ def quantile(input: Tensor, q: Any, dim: int | None = None, keepdim: bool = Fals
     from .join import stack
 
     return stack(out, 0) if isinstance(q, Tensor) and q._data.ndim else out[0]
+
+
+def msort(input: Tensor) -> Tensor:
+    """``input`` sorted along its first dim."""
+    return sort(input, 0).values
 
 
 def searchsorted(
