@@ -50,3 +50,10 @@ def test_deprecated_assert_allclose_matches_torch():
             m.testing.assert_allclose(m.ones(2), m.ones(2, dtype=m.float64))
         with pytest.warns(FutureWarning), pytest.raises(AssertionError, match="not close"):
             m.testing.assert_allclose(m.ones(2), m.zeros(2))
+
+
+def test_top_level_logit_xlogy_sinc_and_matrix_power_match_torch():
+    check(lambda m, x: m.logit(x) + x.logit(eps=0.1), _P)
+    check(lambda m, x: m.xlogy(x, x + 1) + x.xlogy(2.0), _P)
+    check(lambda m, x: m.sinc(x - 0.5) + m.sinc(x * 0), _P, gradgrad=False)
+    check(lambda m, x: m.matrix_power(x, 3) + m.matrix_power(x, 0) + x.matrix_power(1), (2, 3, 3))

@@ -19,7 +19,8 @@ from .unary import clamp, where
 
 __all__ = ["arctan2", "atan2", "clamp_max", "clamp_min", "deg2rad", "exp2", "hypot"]
 __all__ += ["logaddexp", "logical_and", "logical_or", "logical_xor", "nan_to_num", "rad2deg"]
-__all__ += ["float_power", "fmod", "heaviside", "sgn", "signbit", "true_divide"]
+__all__ += ["float_power", "fmod", "heaviside", "logit", "sgn", "signbit", "sinc", "true_divide"]
+__all__ += ["xlogy"]
 
 
 class Atan2(Function):
@@ -154,6 +155,33 @@ def heaviside(input: Tensor, values: Tensor) -> Tensor:
 def signbit(input: Tensor) -> Tensor:
     """Whether each sign bit is set (True for -0.0 too)."""
     return wrap(array_module(input._data).signbit(input._data))
+
+
+def logit(input: Tensor, eps: float | None = None) -> Tensor:
+    """log(p / (1 - p)), with ``p`` clamped to [eps, 1 - eps] when ``eps`` is given."""
+    p = input if eps is None else input.clamp(eps, 1.0 - eps)
+    return (p / (1.0 - p)).log()
+
+
+def xlogy(input: Any, other: Any) -> Tensor:
+    """input * log(other), and 0 where input is 0 (unless other is nan, as in PyTorch)."""
+    if not isinstance(input, Tensor):
+        input = other.new_full((), input)
+    if not isinstance(other, Tensor):
+        other = input.new_full((), other)
+    zero = (input == 0) & ~other.isnan()
+    return where(zero, 0.0, input * where(zero, 1.0, other).log())
+
+
+def sinc(input: Tensor) -> Tensor:
+    """sin(pi x) / (pi x), and 1 at 0."""
+    if input._data.dtype.kind not in "fc":
+        from ..tensor.dtype import get_default_dtype
+
+        input = input.to(get_default_dtype())
+    zero = input == 0
+    scaled = where(zero, 1.0, input) * math.pi
+    return where(zero, 1.0, scaled.sin() / scaled)
 
 
 def sgn(input: Tensor) -> Tensor:

@@ -10,7 +10,8 @@ from ..tensor.tensor import Tensor
 from ._util import wrap_dim
 from .linalg import bmm, matmul, mm
 
-__all__ = ["addbmm", "addmm", "addmv", "baddbmm", "cross", "inner", "kron", "mv", "tensordot"]
+__all__ = ["addbmm", "addmm", "addmv", "baddbmm", "cross", "inner", "kron", "matrix_power", "mv"]
+__all__ += ["tensordot"]
 
 
 def _scaled_sum(input: Tensor, product: Tensor, beta: Any, alpha: Any) -> Tensor:
@@ -86,6 +87,32 @@ def tensordot(a: Tensor, b: Tensor, dims: Any = 2) -> Tensor:
     right = b.permute(*db, *free_b).reshape(k, -1)
     shape = [a.shape[d] for d in free_a] + [b.shape[d] for d in free_b]
     return mm(left, right).reshape(shape)
+
+
+def matrix_power(input: Tensor, n: int) -> Tensor:
+    """``input`` (square matrices in the last two dims) multiplied by itself ``n`` >= 0 times
+    (n = 0: the identity), by repeated squaring."""
+    if input.ndim < 2 or input.shape[-1] != input.shape[-2]:
+        raise RuntimeError(
+            "linalg.matrix_power: A must be batches of square matrices, but they are "
+            f"{input.shape[-2] if input.ndim > 1 else 1} by {input.shape[-1]} matrices"
+        )
+    if n < 0:
+        raise NotImplementedError("matrix_power with a negative n needs a matrix inverse, "
+                                  "which autogradcli does not have yet")  # fmt: skip
+    from ..tensor.factory import eye
+
+    result = None
+    base = input
+    while n:
+        if n & 1:
+            result = base if result is None else matmul(result, base)
+        n >>= 1
+        if n:
+            base = matmul(base, base)
+    if result is None:
+        return eye(input.shape[-1], dtype=input.dtype, device=input.device).expand(*input.shape)
+    return result if result is not input else input * 1
 
 
 def kron(input: Tensor, other: Tensor) -> Tensor:
