@@ -17,7 +17,7 @@ CALLS = [
     ("add", lambda m, b: (b,)),
     ("add", lambda m, b: (m.tensor(2.0, dtype=m.float64),)),
     ("sub", lambda m, b: (b,), {"alpha": 3}),
-    ("add", lambda m, b: (b,), {"alpha": -0.5}),
+    ("add", lambda m, b: (tuple(b),), {"alpha": -0.5}),
     ("mul", lambda m, b: (b,)),
     ("mul", lambda m, b: (2.0,)),
     ("div", lambda m, b: ([2.0, 4.0],)),

@@ -77,7 +77,9 @@ def _binary(name: str, op: Callable[..., Tensor], alpha: bool = False) -> None:
     def operands(self: Sequence[Tensor], other: Any, kwargs: dict) -> tuple[list, list, dict]:
         tensors = _tensor_list(self)
         others = _per_tensor(len(tensors), other)
-        if kwargs and (set(kwargs) != {"alpha"} or not alpha or not isinstance(other, list)):
+        if kwargs and (
+            set(kwargs) != {"alpha"} or not alpha or not isinstance(other, (list, tuple))
+        ):
             raise TypeError(
                 f"_foreach_{name}() got an unexpected keyword argument '{next(iter(kwargs))}'"
             )
