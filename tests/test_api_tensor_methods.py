@@ -298,3 +298,19 @@ def test_sdpa_kernel_accepts_backends_as_torch():
         assert ag.nn.functional.scaled_dot_product_attention(q, q, q).shape == (1, 2, 3, 4)
     with pytest.raises(AssertionError, match="Backend must be an instance of SDPBackend"):
         sdpa_kernel("math").__enter__()
+
+
+def test_storage_describes_the_viewed_memory_as_torch():
+    torch = pytest.importorskip("torch")
+    for m in (ag, torch):
+        base = m.arange(6.0).reshape(2, 3)
+        view = base[1:]
+        with pytest.warns(UserWarning, match="^TypedStorage is deprecated"):
+            s = view.storage()
+        assert (s.size(), len(s), s.element_size(), s.nbytes()) == (6, 6, 4, 24)
+        assert s.tolist() == [0.0, 1.0, 2.0, 3.0, 4.0, 5.0] and s[4] == 4.0
+        assert s.data_ptr() == view.data_ptr() - view.storage_offset() * 4
+        assert str(s.dtype).split(".")[-1] == "float32" and str(s.device) == "cpu"
+        assert view.untyped_storage().nbytes() == 24
+        assert view.untyped_storage().data_ptr() == base.untyped_storage().data_ptr()
+        assert base.clone().untyped_storage().data_ptr() != base.untyped_storage().data_ptr()

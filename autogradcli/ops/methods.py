@@ -53,6 +53,7 @@ from . import (
     sparse_layout,
     special,
     statistics,
+    storage,
     unary,
     uniqueness,
     volumetric,
@@ -105,6 +106,7 @@ MODULES: tuple[ModuleType, ...] = (
     adaptive_max,
     binary_math,
     products,
+    storage,
 )
 
 
