@@ -34,9 +34,7 @@ from .backend.threads import (
 from .ops import *
 from .tensor.dtype import DType as dtype
 from .tensor.dtype import (
-    bool_ as bool,
-)
-from .tensor.dtype import (
+    bfloat16,
     double,
     float16,
     float32,
@@ -51,6 +49,9 @@ from .tensor.dtype import (
     set_default_dtype,
     short,
     uint8,
+)
+from .tensor.dtype import (
+    bool_ as bool,
 )
 from .tensor.dtype import float32 as float
 from .tensor.dtype import int32 as int
@@ -98,7 +99,10 @@ _LAZY = {
     "data": ".data",
     "distributed": ".distributed",
     "distributions": ".distributions",
+    "futures": ".futures",
+    "fx": ".fx",
     "linalg": ".linalg",
+    "multiprocessing": ".multiprocessing",
     "serialization": ".serialization",
     "sparse": ".sparse",
     "special": ".special",
@@ -108,6 +112,7 @@ _LAZY = {
     "load": ".serialization:load",
     "save": ".serialization:save",
 }
+_LAZY.update(ops.LAZY)  # rarely used functions of ops (ops/lazy_methods.py)
 __getattr__, __dir__ = lazy_attributes(globals(), _LAZY)
 
 # as torch.Tensor prints <class 'torch.Tensor'>: the public names, not the defining modules
@@ -125,3 +130,21 @@ def load_run(path: str, checkpoint: str = "best") -> object:
     from .trainer.load_run import load_run as _load_run
 
     return _load_run(path, checkpoint)
+
+
+# torch's namespace items that answer as PyTorch does without the feature (README: "Porting a
+# PyTorch script"): constants, memory formats, dtype limits, print options, jit, compile, hub
+from ._constants import *  # noqa: E402
+from .backends.cuda import get_float32_matmul_precision, set_float32_matmul_precision  # noqa: E402
+from .deterministic import *  # noqa: E402
+from .random import seed  # noqa: E402
+from .tensor.dtype_info import finfo, iinfo  # noqa: E402
+from .tensor.printing import get_printoptions, set_printoptions  # noqa: E402
+
+_LAZY.update(
+    jit=".jit",
+    hub=".hub",
+    compiler=".compiler",
+    compile=".compiler:compile",
+    _dynamo="._dynamo",
+)

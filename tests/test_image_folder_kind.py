@@ -122,11 +122,11 @@ def test_normalize_auto_fits_on_training_images_only(tmp_path, monkeypatch):
     kind = _kind(root=root, normalize="auto")
     source = kind.read()
     train = [0, 2, 5, 7]
-    import autogradcli.data.kinds.image_folder as module
+    import autogradcli.data.image.cache as module
 
     decoded = []
-    real = module.decode
-    monkeypatch.setattr(module, "decode", lambda p, *a: decoded.append(p) or real(p, *a))
+    real = module.decode_uint8
+    monkeypatch.setattr(module, "decode_uint8", lambda p, *a: decoded.append(p) or real(p, *a))
     state = kind.fit(source, train)
     assert sorted(decoded) == sorted(source.files[i] for i in train)
     # the truth: the pixels written, as numbers in [0, 1]

@@ -16,12 +16,20 @@ LAYERS = {
     "_version": 0,
     "_startup": 0,  # stdlib only: quiet Ctrl-C while the agrad process imports
     "_utils": 0,  # internal helpers: atomic writes, hook handles
+    "_constants": 0,  # torch.inf, pi, memory formats
+    "version": 0,  # torch.version
+    "deterministic": 0,  # torch.use_deterministic_algorithms' flags
+    "random": 2,  # torch.random over tensor.random
+    "jit": 0,  # torch.jit as PyTorch behaves without TorchScript: stdlib only
+    "compiler": 0,  # torch.compile returning its argument: stdlib only
+    "_dynamo": 0,  # torch._dynamo's reset and config over compiler
     "backend": 1,
     "tensor": 2,
     "autograd": 2,
     "cuda": 2,  # torch.cuda: device queries, and the legacy cuda tensor types
     "accelerator": 1,  # torch.accelerator's queries over the backend
     "backends": 1,  # torch.backends.cudnn: flags kept for programs that set them
+    "futures": 0,  # torch.futures: a thread-safe Future, stdlib only
     "amp": 1,  # autocast/GradScaler: deliberate no-ops on the CPU
     "testing": 3,  # assert_close over tensors
     "ops": 3,
@@ -33,10 +41,15 @@ LAYERS = {
     "optim": 4,
     "data": 4,
     "serialization": 4,
+    "hub": 4,  # torch.hub's load_state_dict_from_url over serialization.load, no network
     "distributed": 4,
+    "multiprocessing": 4,  # torch.multiprocessing: shared-memory tensors across processes
+    "onnx": 4,  # torch.onnx's export: traces the ops, converters per op family
     "utils": 4,  # PyTorch's public torch.utils namespace (utils.data over autogradcli.data)
+    "fx": 5,  # torch.fx: symbolic tracing into graphs over nn
     "config": 5,
     "trainer": 5,
+    "sweep": 5,  # agrad sweep: search spaces and trials on Optuna, over config and trainer
     "cli": 6,
 }
 

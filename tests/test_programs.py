@@ -34,6 +34,9 @@ def _launch(engine: str, out: Path) -> subprocess.Popen:
     env["PYTHONHASHSEED"] = "0"  # set() orders in the NLP tutorials: the same vocabulary each run
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH")) if p)
     env.pop("PYTHONWARNINGS", None)
+    if engine == "torch":  # processes the programs spawn load the shim too (its sitecustomize)
+        env["AGRAD_CORPUS_TORCH_SHIM"] = "1"
+        env["PYTHONPATH"] = os.pathsep.join((str(PROGRAMS_DIR / "_shim_site"), env["PYTHONPATH"]))
     args = [sys.executable, str(PROGRAMS_DIR / "_runner.py"), engine, str(out)]
     return subprocess.Popen(
         args + [str(PROGRAMS_DIR / p) for p in PROGRAMS],

@@ -320,10 +320,10 @@ def test_disk_full_at_any_step_of_making_the_run_folder_leaves_nothing(
 
         write = run_dir.atomic_write_text
 
-        def fail_one(path, text):
+        def fail_one(path, text, *durable):
             if os.path.basename(path) == step:
                 _disk_full()
-            write(path, text)
+            write(path, text, *durable)
 
         monkeypatch.setattr(run_dir, "atomic_write_text", fail_one)
     cfg = write_config(tmp_path)

@@ -198,16 +198,16 @@ def test_autocast_changes_nothing_on_float32():
 
 
 # ----------------------------------------------------------------- save(model)
-def test_save_of_a_module_names_the_safe_alternative(tmp_path):
+def test_save_of_a_module_pickles_it_and_load_refuses_it_as_pytorch_2_6_does(tmp_path):
+    import pickle
+
     model = ag.nn.Linear(2, 2)
     path = tmp_path / "model.pt"
-    with pytest.raises(TypeError) as err:
-        ag.save(model, path)
-    assert "model.state_dict()" not in str(err.value)  # the object is named obj, not guessed
-    assert "autogradcli.save(obj.state_dict(), path)" in str(err.value)
-    assert "load_state_dict(autogradcli.load(path))" in str(err.value)
-    assert not path.exists()
-    ag.save(model.state_dict(), path)
+    ag.save(model, path)  # issue 20: torch.save(model, path) works, classes by reference
+    with pytest.raises(pickle.UnpicklingError, match="weights_only"):
+        ag.load(path)
+    assert ag.equal(ag.load(path, weights_only=False).weight, model.weight)
+    ag.save(model.state_dict(), path)  # the state dict stays in the pickle-free format
     fresh = ag.nn.Linear(2, 2)
     fresh.load_state_dict(ag.load(path))
     assert ag.equal(fresh.weight, model.weight)

@@ -1,6 +1,8 @@
 """Atomic file writes: write a temporary file in the target's folder, flush and fsync it, then
 ``os.replace`` it over the target and fsync the folder. A crash leaves either the old file or
-the new one, never a torn one, and the temporary file is removed on failure.
+the new one, never a torn one, and the temporary file is removed on failure. With
+``durable=False`` the two fsyncs are skipped: still atomic against a crash of the process, but
+a power loss may lose the write (for files rewritten often and rebuilt from durable ones).
 
 Dependency-free (standard library only), so every layer can use it.
 """
@@ -14,6 +16,7 @@ from collections.abc import Iterator
 from typing import IO, Any
 
 __all__ = [
+    "atomic_link",
     "atomic_open",
     "atomic_write_bytes",
     "atomic_write_text",
@@ -52,11 +55,12 @@ def atomic_open(
     mode: str = "wb",
     *,
     permissions: int | None = None,
+    durable: bool = True,
     **open_kwargs: Any,
 ) -> Iterator[IO[Any]]:
     """Open a temporary file to write ``path``'s new content; on leaving the block without an
-    error it is fsynced, given ``permissions`` (default: :func:`default_file_mode`) and moved
-    over ``path``. ``open_kwargs`` (encoding, newline...) go to ``os.fdopen``."""
+    error it is fsynced (``durable``), given ``permissions`` (default: :func:`default_file_mode`)
+    and moved over ``path``. ``open_kwargs`` (encoding, newline...) go to ``os.fdopen``."""
     path = os.fspath(path)
     directory = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{os.path.basename(path)}.", suffix=".tmp")
@@ -64,14 +68,36 @@ def atomic_open(
         with os.fdopen(fd, mode, **open_kwargs) as out:
             yield out
             out.flush()
-            os.fsync(out.fileno())
+            if durable:
+                os.fsync(out.fileno())
         os.chmod(tmp, default_file_mode(path) if permissions is None else permissions)
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
+    if durable:
+        fsync_directory(directory)
+
+
+def atomic_link(source: str | os.PathLike, path: str | os.PathLike) -> bool:
+    """Make ``path`` another name of the (durable, atomically written) file ``source``: a hard
+    link under a temporary name moved over ``path``, then the folder fsynced. False, with
+    ``path`` untouched, where the file system has no hard links (the caller writes a copy)."""
+    source, path = os.fspath(source), os.fspath(path)
+    directory = os.path.dirname(os.path.abspath(path))
+    tmp = os.path.join(directory, f".{os.path.basename(path)}.{os.getpid()}.link.tmp")
+    try:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        os.link(source, tmp)
+        os.replace(tmp, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        return False
     fsync_directory(directory)
+    return True
 
 
 def atomic_write_bytes(
@@ -83,8 +109,14 @@ def atomic_write_bytes(
 
 
 def atomic_write_text(
-    path: str | os.PathLike, text: str, *, permissions: int | None = None, encoding: str = "utf-8"
+    path: str | os.PathLike,
+    text: str,
+    *,
+    permissions: int | None = None,
+    encoding: str = "utf-8",
+    durable: bool = True,
 ) -> None:
     """Replace ``path``'s content with ``text`` atomically (no newline translation)."""
-    with atomic_open(path, "w", permissions=permissions, encoding=encoding, newline="") as out:
+    kwargs: dict[str, Any] = {"encoding": encoding, "newline": ""}
+    with atomic_open(path, "w", permissions=permissions, durable=durable, **kwargs) as out:
         out.write(text)

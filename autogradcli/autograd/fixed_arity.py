@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from ..tensor.tensor import Tensor, wrap
 from .anomaly_mode import note_forward
 from .grad_mode import STATE
+from .low_precision import keep_bfloat16
 from .node import _seq, edge_to
 from .record import _ndarray, _record_saved, recorded_outputs, unrecorded_outputs
 
@@ -49,18 +50,20 @@ def unary_apply(cls: type[Function]) -> Callable[[Any], Any]:
                     raw = forward(ctx, a)
                 finally:
                     state.enabled = True
+                if state.bfloat16:
+                    raw = keep_bfloat16(ctx, raw, (a,))
                 # recorded_outputs' common cases: one fresh float array, or a new float Tensor
                 # forward made (to save it)
                 if not ctx._dirty and not ctx._non_differentiable:
                     tr = type(raw)
-                    if tr is _ndarray and raw.dtype.kind == "f":
+                    if tr is _ndarray and raw.dtype.kind in "fV":
                         out = wrap(raw, True, ctx)
                     elif (
                         tr is Tensor
                         and raw._grad_fn is None
                         and not raw._requires_grad
                         and raw is not a
-                        and raw._data.dtype.kind == "f"
+                        and raw._data.dtype.kind in "fV"
                     ):
                         out = raw
                         out._grad_fn = ctx
@@ -81,9 +84,15 @@ def unary_apply(cls: type[Function]) -> Callable[[Any], Any]:
                 raw = forward(ctx, a)
             finally:
                 state.enabled = True
+            if state.bfloat16:
+                raw = keep_bfloat16(ctx, raw, (a,))
         else:
+            if state.trace is not None:  # an export is tracing (onnx/trace.py)
+                return state.trace(ctx, forward, (a,))
             ctx.needs_input_grad = _F1
             raw = forward(ctx, a)
+            if state.bfloat16:
+                raw = keep_bfloat16(ctx, raw, (a,))
         if type(raw) is _ndarray and not ctx._dirty:
             return wrap(raw)
         return unrecorded_outputs(ctx, raw, (a,))
@@ -139,11 +148,13 @@ def binary_apply(
                     raw = forward(ctx, a, b)
                 finally:
                     state.enabled = True
+                if state.bfloat16:
+                    raw = keep_bfloat16(ctx, raw, (a, b))
                 # recorded_outputs' common cases: one fresh float array, or a new float Tensor
                 # forward made (to save it)
                 if not ctx._dirty and not ctx._non_differentiable:
                     tr = type(raw)
-                    if tr is _ndarray and raw.dtype.kind == "f":
+                    if tr is _ndarray and raw.dtype.kind in "fV":
                         out = wrap(raw, True, ctx)
                     elif (
                         tr is Tensor
@@ -151,7 +162,7 @@ def binary_apply(
                         and not raw._requires_grad
                         and raw is not a
                         and raw is not b
-                        and raw._data.dtype.kind == "f"
+                        and raw._data.dtype.kind in "fV"
                     ):
                         out = raw
                         out._grad_fn = ctx
@@ -171,9 +182,15 @@ def binary_apply(
                 raw = forward(ctx, a, b)
             finally:
                 state.enabled = True
+            if state.bfloat16:
+                raw = keep_bfloat16(ctx, raw, (a, b))
         else:
+            if state.trace is not None:  # an export is tracing (onnx/trace.py)
+                return state.trace(ctx, forward, (a, b))
             ctx.needs_input_grad = _FF
             raw = forward(ctx, a, b)
+            if state.bfloat16:
+                raw = keep_bfloat16(ctx, raw, (a, b))
         if type(raw) is _ndarray and not ctx._dirty:
             return wrap(raw)
         return unrecorded_outputs(ctx, raw, (a, b))

@@ -10,12 +10,15 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 class _GradState:
-    __slots__ = ("anomaly", "check_nan", "enabled")
+    __slots__ = ("anomaly", "bfloat16", "check_nan", "enabled", "trace")
 
     def __init__(self) -> None:
         self.enabled = True
+        # an export's tracer (onnx/trace.py), called for each op run while recording is off
+        self.trace: Any = None
         self.anomaly = False  # anomaly mode (anomaly_mode.py): forward traces kept on nodes
         self.check_nan = True  # ... and, with it, backward results checked for nan
+        self.bfloat16 = False  # a bfloat16 tensor exists: op results are kept bfloat16
 
 
 # One process-wide flag (not thread-local): read on every op, so it must be cheap.

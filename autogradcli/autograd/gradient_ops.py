@@ -83,6 +83,7 @@ class ToCopy(Function):
     """A copy of ``x`` with another dtype and/or on another device."""
 
     _backward_name = "ToCopyBackward0"
+    _chooses_dtype = True  # a float32 copy of a bfloat16 tensor stays float32
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, np_dtype: Any, device: Any) -> Any:

@@ -52,7 +52,7 @@ def differentiable_outputs(out: Any) -> list[Tensor]:
 
 def float_outputs(outputs: list[Any]) -> list[Tensor]:
     """The floating-point Tensors among ``outputs`` (the ones finite differences measure)."""
-    return [o for o in outputs if isinstance(o, Tensor) and o._data.dtype.kind == "f"]
+    return [o for o in outputs if isinstance(o, Tensor) and o._data.dtype.kind in "fV"]
 
 
 def check_inputs(inputs: tuple[Any, ...]) -> list[int]:
@@ -89,7 +89,7 @@ def _eval(func: Callable, inputs: tuple[Any, ...], ref: list[Any], eps: float) -
     outs = as_tuple(func(*inputs))
     arrays = []
     for o, r in zip(outs, ref):
-        if not (isinstance(o, Tensor) and o._data.dtype.kind == "f"):
+        if not (isinstance(o, Tensor) and o._data.dtype.kind in "fV"):
             continue
         if o._data.shape != r._data.shape:
             raise AssertionError(

@@ -20,6 +20,7 @@ from ..backend import array_module
 from ..tensor.tensor import Tensor, wrap, wrap_view
 from .anomaly_mode import note_forward
 from .grad_mode import STATE
+from .low_precision import keep_bfloat16
 from .node import FunctionCtx, _SavedOutput, _seq, edge_to
 
 _ndarray = np.ndarray
@@ -42,9 +43,14 @@ def run_function(ctx: FunctionCtx, forward: Callable, args: tuple[Any, ...]) -> 
     outputs' grad_fn."""
     state = STATE
     if not state.enabled:  # nothing is recorded (e.g. inside a first-order backward)
+        if state.trace is not None:  # an export is tracing (onnx/trace.py)
+            return state.trace(ctx, forward, args)
         n = len(args)
         ctx.needs_input_grad = _NO_GRAD_NEEDS[n] if n < 16 else (False,) * n
-        return unrecorded_outputs(ctx, forward(ctx, *args), args)
+        raw = forward(ctx, *args)
+        if state.bfloat16:
+            raw = keep_bfloat16(ctx, raw, args)
+        return unrecorded_outputs(ctx, raw, args)
     track = False
     needs = []
     edges = []  # one loop for both (a comprehension is a function call each)
@@ -62,6 +68,8 @@ def run_function(ctx: FunctionCtx, forward: Callable, args: tuple[Any, ...]) -> 
         raw = forward(ctx, *args)
     finally:
         state.enabled = True
+    if state.bfloat16:
+        raw = keep_bfloat16(ctx, raw, args)
     if track:
         return recorded_outputs(ctx, raw, args, tuple(edges))
     return unrecorded_outputs(ctx, raw, args)
@@ -80,13 +88,13 @@ def recorded_outputs(ctx: FunctionCtx, raw: Any, args: tuple[Any, ...], edges: t
     # the common cases: one fresh array, or a new Tensor forward made (to save it)
     tr = type(raw)
     if tr is _ndarray or tr in _NP_SCALARS:
-        out = wrap(raw, True, ctx) if raw.dtype.kind == "f" else wrap(raw)
+        out = wrap(raw, True, ctx) if raw.dtype.kind in "fV" else wrap(raw)
     elif tr is Tensor and raw._grad_fn is None and not raw._requires_grad:
         for a in args:
             if a is raw:  # an input returned as is: the general path makes an alias
                 return _outputs(ctx, raw, args, True)
         out = raw
-        if out._data.dtype.kind == "f":
+        if out._data.dtype.kind in "fV":
             out._grad_fn = ctx
             out._requires_grad = True
     else:
@@ -138,7 +146,7 @@ def _outputs(ctx: FunctionCtx, raw: Any, args: tuple[Any, ...], track: bool) -> 
     if track:
         non_diff = ctx._non_differentiable
         for i, o in enumerate(outputs):
-            if isinstance(o, Tensor) and o._data.dtype.kind == "f":
+            if isinstance(o, Tensor) and o._data.dtype.kind in "fV":
                 if non_diff and any(o is nd or o._base is nd for nd in non_diff):
                     continue
                 o._grad_fn = ctx

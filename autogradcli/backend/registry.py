@@ -90,6 +90,11 @@ def to_device(arr: Any, device: str | Device | None) -> Any:
         return arr
     if dev.type == "cpu":
         return to_numpy(arr)
+    if arr.dtype.kind == "V":
+        raise TypeError(
+            "bfloat16 tensors stay on the CPU: cupy has no bfloat16 dtype; convert with "
+            ".float() or .half() before moving to CUDA"
+        )
     xp = cuda_module()
     if dev.index is not None and hasattr(xp, "cuda") and hasattr(xp.cuda, "Device"):
         with xp.cuda.Device(dev.index):

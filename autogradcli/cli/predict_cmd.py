@@ -12,7 +12,7 @@ import numpy as np
 from .console import console
 from .errors import EXIT_OK, UserError
 
-__all__ = ["check_output", "predictions", "run_predict"]
+__all__ = ["check_output", "predictions", "run_predict", "same_file"]
 
 _FORMATS = (".csv", ".npz")
 
@@ -130,20 +130,31 @@ def _cell(value: Any, dtype: Any) -> str:
     return str(dtype.type(value))
 
 
-def check_output(output: str, input_path: str, overwrite: bool, flag: str = "--output") -> None:
-    """Refuse an ``output`` that is the input file (by path, ``..``, symlink or hard link), a
-    folder, under a missing folder or a file, or (without ``overwrite``) an existing file."""
+def same_file(output: str, input_path: str) -> bool:
+    """Whether ``output`` is the file ``input_path`` (by path, ``..``, symlink or hard link)."""
     same = os.path.realpath(output) == os.path.realpath(input_path)
     if not same and os.path.exists(output):
         with contextlib.suppress(OSError):  # the input may be missing: reported later
             same = os.path.samefile(output, input_path)
-    if same:
+    return same
+
+
+def check_output(
+    output: str,
+    input_path: str,
+    overwrite: bool,
+    flag: str = "--output",
+    ending: str = ".csv or .npz",
+) -> None:
+    """Refuse an ``output`` that is the input file (``same_file``), a folder, under a missing
+    folder or a file, or (without ``overwrite``) an existing file."""
+    if same_file(output, input_path):
         raise UserError(
             f"{flag} {output} is the --input file {input_path}: writing the predictions there "
             f"would destroy the inputs; give another {flag}"
         )
     if os.path.isdir(output):
-        raise UserError(f"{flag} {output} is a folder: give a file name ending in .csv or .npz")
+        raise UserError(f"{flag} {output} is a folder: give a file name ending in {ending}")
     if os.path.lexists(output) and not overwrite:
         other = " (or give --output FILE)" if flag != "--output" else ""
         raise UserError(f"{flag} {output} already exists: pass --overwrite to replace it{other}")

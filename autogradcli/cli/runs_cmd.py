@@ -114,12 +114,27 @@ def _lock_held(fd: int) -> bool:
     return False
 
 
+def is_sweep_folder(path: str) -> bool:
+    """A sweep folder (``agrad sweep``): its ``sweep.json`` beside ``study.db``."""
+    return os.path.isfile(os.path.join(path, "sweep.json")) and os.path.isfile(
+        os.path.join(path, "study.db")
+    )
+
+
 def list_runs(runs_dir: str) -> list[dict[str, Any]]:
-    """Every run folder's row, newest first (by ``started_at``, then the folder's time)."""
+    """Every run folder's row, newest first (by ``started_at``, then the folder's time); a
+    sweep folder's trials each get a row whose ``sweep`` is the sweep folder's name."""
     rows = []
     for entry in sorted(os.listdir(runs_dir)):
         path = os.path.join(runs_dir, entry)
         if os.path.isdir(path) and not entry.startswith("."):
+            if is_sweep_folder(path):
+                for trial in sorted(t for t in os.listdir(path) if not t.startswith(".")):
+                    row = _run_row(os.path.join(path, trial))
+                    if row is not None and os.path.isdir(os.path.join(path, trial)):
+                        row.update(folder=f"{entry}/{trial}", sweep=entry)
+                        rows.append(row)
+                continue
             row = _run_row(path)
             if row is not None:
                 rows.append(row)
@@ -129,9 +144,17 @@ def list_runs(runs_dir: str) -> list[dict[str, Any]]:
     return rows
 
 
-def _cells(r: dict[str, Any]) -> list[str]:
+def _setting(v: Any) -> str:
+    if isinstance(v, float):
+        return f"{v:.4g}"
+    return "" if v is None else json.dumps(v) if isinstance(v, (list, dict)) else str(v)
+
+
+def _cells(r: dict[str, Any], keys: list[str]) -> list[str]:
+    name = f"  {os.path.basename(r['folder'])}" if r.get("sweep") else r["name"]
+    settings = [_setting(r.get("config", {}).get(k)) for k in keys]
     if r["status"] == "broken":
-        return [r["name"], "broken", "", "", "", "", r["folder"]]
+        return [name, "broken", "", "", *settings, "", "", r["folder"]]
     epochs = f"{r.get('epochs_completed')}/{r.get('epochs')}"
     best = ""
     if r.get("best_value") is not None:
@@ -139,36 +162,81 @@ def _cells(r: dict[str, Any]) -> list[str]:
     wall = f"{r['wall_time_s']:.1f}s" if isinstance(r.get("wall_time_s"), (int, float)) else ""
     started = str(r.get("started_at") or "")[:19].replace("T", " ")
     status = f"dead ({r['reason']})" if r["status"] == "dead" else r["status"]
-    return [r["name"], status, epochs, best, wall, started, r["folder"]]
+    return [name, status, epochs, best, *settings, wall, started, r["folder"]]
 
 
-def run_runs(runs_dir: str, as_json: bool) -> int:
+def run_runs(
+    runs_dir: str,
+    as_json: bool,
+    sort: str | None = None,
+    descending: bool = False,
+    filters: list[str] | None = None,
+    diff: tuple[str, str] | None = None,
+) -> int:
+    from .runs_table import (
+        MAX_SETTING_COLUMNS,
+        add_details,
+        differing_keys,
+        filter_rows,
+        group_sweeps,
+        sort_rows,
+    )
+
+    if diff is not None:
+        from .runs_diff import run_diff
+
+        return run_diff(runs_dir, diff[0], diff[1], as_json)
     if not os.path.isdir(runs_dir):
         raise UserError(f"no such runs folder: {runs_dir}")
     rows = list_runs(runs_dir)
+    add_details(runs_dir, rows)
+    if filters:
+        rows = filter_rows(rows, filters)
+    if sort:
+        rows = sort_rows(rows, sort, descending)
+    rows = group_sweeps(rows)
+    keys = differing_keys(rows)
     if as_json:
+        for r in rows:
+            r["settings"] = {k: r["config"].get(k) for k in keys}
+            del r["config"]
         sys.stdout.write(json.dumps(rows, indent=2) + "\n")
         return EXIT_OK
     out = console()
     if not rows:
-        out.print(f"no runs in {runs_dir}", markup=False)
+        out.print(
+            f"no runs in {runs_dir}" + (" match the filters" if filters else ""), markup=False
+        )
         return EXIT_OK
     from rich import box
     from rich.table import Table
 
+    shown = keys[:MAX_SETTING_COLUMNS]
+    columns = [*COLUMNS[:4], *shown, *COLUMNS[4:]]
     table = Table(box=box.SIMPLE_HEAD)
-    for col in COLUMNS:
+    for col in columns:
         table.add_column(col, no_wrap=True)
-    cells = [_cells(r) for r in rows]
+    cells = []
+    sweep = None
+    for r in rows:
+        if r.get("sweep") and r["sweep"] != sweep:
+            n = sum(t.get("sweep") == r["sweep"] for t in rows)
+            cells.append(
+                [f"{r['sweep']}/ (sweep, {n} trial{'s' * (n != 1)})"] + [""] * (len(columns) - 1)
+            )
+        sweep = r.get("sweep")
+        cells.append(_cells(r, shown))
     for row in cells:
         table.add_row(*row)
     # piped output: whole rows, never cut (each column: its widest cell plus padding)
-    needed = sum(max(len(c), *(len(row[i]) for row in cells)) + 3 for i, c in enumerate(COLUMNS))
+    needed = sum(max(len(c), *(len(row[i]) for row in cells)) + 3 for i, c in enumerate(columns))
     if not out.is_terminal and needed + 2 > out.width:
         from rich.console import Console
 
         out = Console(width=needed + 2, color_system=None, highlight=False, emoji=False)
     out.print(table)
+    if len(keys) > len(shown):
+        out.print(f"also differ: {', '.join(keys[len(shown) :])} (--json shows them)", markup=False)
     for r in rows:
         if r["status"] == "broken":
             out.print(f"broken: {r['folder']}: {r.get('error', '')}", markup=False)

@@ -69,6 +69,9 @@ def build_experiment(
     else:
         build_loss(b, None, None)
     train_loader, val_loader = build_loaders(b, train_ds, val_ds)
+    init_report = None
+    if model is not None and d.get("init_from"):
+        init_report = _init_from(b, model, d["init_from"], load=stored is None)
     if model is not None:
         optimizer, group_names = build_optimizer(b, model)
         scheduler = build_scheduler(b, optimizer, len(train_loader) if train_loader else 1)
@@ -111,12 +114,26 @@ def build_experiment(
         ),
         data_kind=data.kind,
         data_state=data.doc(),
+        init_from=init_report,
         metrics=(
             d["metrics"]
             if d.get("metrics") is not None
             else registry.default_metrics(task, is_next_token(out, y))
         ),
     )
+
+
+def _init_from(b: Builder, model: Any, spec: dict[str, Any], load: bool) -> dict | None:
+    """Load ``init_from``'s weights into ``model`` (with ``load``: a new run, not a rebuilt
+    one) and freeze its patterns; the key report, or None after reporting a problem at the
+    setting at fault."""
+    from ..trainer.init_from import apply_init_from
+
+    path = b.config.file_path(("init_from", "path"), spec["path"])
+    report, problems = apply_init_from(model, spec, path, load)
+    for err in problems:
+        b.error(("init_from", *err.key), str(err))
+    return report
 
 
 def _check_device(b: Builder, device: str) -> None:

@@ -88,3 +88,4 @@ class Experiment:
     test_loader: Any = None
     data_kind: Any = None  # the data's ``DataKind``: reads eval/predict files with its spec
     data_state: dict[str, Any] | None = None  # what ``data_state.json`` holds
+    init_from: dict[str, Any] | None = None  # the key report of ``init_from`` (a new run)

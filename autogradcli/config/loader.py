@@ -99,6 +99,8 @@ def _absolutize(config: Config, node: Any, path: Path) -> None:
 def _data_paths(config: Config, node: Any, path: Path) -> tuple[str, ...]:
     """The settings of the data section ``node`` (``data``, ``data.val``, ``data.test``) that
     name files: its kind's, or its dataset function's path arguments; () for another node."""
+    if path == ("init_from",) and isinstance(node, dict):
+        return ("path",)
     if not isinstance(node, dict) or not path or path[-1] not in ("data", "val", "test"):
         return ()
     name = node.get("dataset")

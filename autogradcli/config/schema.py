@@ -74,6 +74,14 @@ metrics: [accuracy]       # logged per epoch as train_<m> and val_<m> (accuracy:
                           # accuracy | top5 | f1_macro | mae | rmse | r2 | perplexity; default:
                           # accuracy for a class loss (and perplexity for next-token targets),
                           # else mae
+init_from:                # optional (default null): start from pretrained weights
+  path: base.safetensors  # required: a .safetensors file, a state dict file (.pt/.pth/.bin,
+                          #   autogradcli.save), a checkpoint or a run folder (relative to the
+                          #   config file; to the working directory when given by --set)
+  checkpoint: best        # best | last: which checkpoint of a run folder
+  map: {"fc.": "head."}   # rename the source's keys by prefix (null drops them)
+  strict: true            # missing or unexpected keys are an error (a shape mismatch always is)
+  freeze: ["0.*"]         # parameter names (fnmatch) kept as loaded: not given to the optimizer
 train:
   epochs: 10              # >= 1
   batch_size: 64          # >= 1
@@ -84,6 +92,15 @@ train:
   num_workers: 0          # DataLoader worker processes loading batches (0: in the main process)
 output:
   dir: runs               # each run goes to <dir>/<name>-<YYYYmmdd-HHMMSS>-<id>/
+sweep:                    # optional, read by `agrad sweep` only (`agrad train` ignores it)
+  metric: val_acc         # the metric to optimise (default val_loss); mode: auto (from the metric)
+  trials: 20              # >= 1
+  sampler: tpe            # tpe | random | grid (grid: choice and int/stepped spaces only)
+  pruner: median          # median | none; pruner_warmup (1 epoch), pruner_startup (3 trials)
+  params:                 # dotted key paths, as --set writes them, and their search space
+    optimizer.lr: {loguniform: [1.0e-4, 1.0e-1]}
+    model.1.out_features: {choice: [32, 64, 128]}
+    train.batch_size: {int: [32, 128], step: 32}     # also {uniform: [a, b]}, `log: true`
 ```
 
 Layer ``type``: a layer of ``autogradcli.nn`` (``Linear``, ``Conv2d``, ``ReLU``, ``MaxPool2d``,
@@ -149,6 +166,8 @@ __all__ = [
     "FRACTION",
     "FUNCTION_KEYS",
     "HOOK_CHECKS",
+    "INIT_FROM_CHECKS",
+    "INIT_FROM_DEFAULTS",
     "INT",
     "LAYER_RESERVED",
     "MODULE_HOOKS",
@@ -191,6 +210,7 @@ TOP_KEYS = (
     "device",
     "data",
     "model",
+    "init_from",
     "loss",
     "optimizer",
     "scheduler",
@@ -198,6 +218,7 @@ TOP_KEYS = (
     "metrics",
     "train",
     "output",
+    "sweep",  # read by `agrad sweep` only (config/validate_sweep.py)
 )
 
 
@@ -245,6 +266,17 @@ TRAIN_DEFAULTS: dict[str, Any] = {
     "num_workers": 0,
 }
 OUTPUT_DEFAULTS: dict[str, Any] = {"dir": "runs"}
+INIT_FROM_DEFAULTS: dict[str, Any] = {
+    "path": REQUIRED,
+    "checkpoint": "best",
+    "map": None,
+    "strict": True,
+    "freeze": None,
+}
+INIT_FROM_CHECKS: dict[str, Check] = {
+    "path": STR,
+    "checkpoint": ("best or last", lambda v: v in ("best", "last")),
+}
 DEFAULT_OPTIMIZER: dict[str, Any] = {"type": "Adam", "lr": 0.001}
 
 LAYER_RESERVED = ("type", "name", "tie")  # keys of a layer that are not constructor arguments

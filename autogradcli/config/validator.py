@@ -28,7 +28,9 @@ from .schema import (
 from .source import SourceMap
 from .validate_data import has_validation, validate_data
 from .validate_hooks import validate_hooks, validate_metrics
+from .validate_init_from import validate_init_from
 from .validate_model import validate_model
+from .validate_sweep import validate_sweep
 from .validate_training import (
     validate_loss,
     validate_optimizer,
@@ -85,6 +87,8 @@ class Validator(IssueCollector):
             out["model"] = None
         else:
             out["model"] = validate_model(self, root["model"], ("model",))
+        if "init_from" in root:  # only when written: other configs' --print-config unchanged
+            out["init_from"] = validate_init_from(self, root["init_from"], ("init_from",))
         dataset_name = (out["data"] or {}).get("dataset")
         default_loss = "MSELoss" if dataset_name == "sine" else "CrossEntropyLoss"
         out["loss"] = validate_loss(self, root.get("loss", default_loss), ("loss",))
@@ -99,6 +103,8 @@ class Validator(IssueCollector):
         out["train"] = validate_train(self, root.get("train", {}), ("train",))
         output = self.mapping(root.get("output", {}), ("output",), "'output'")
         out["output"] = self.fields(output or {}, ("output",), OUTPUT_DEFAULTS, {}, "'output'")
+        if "sweep" in root:  # only when written: `--print-config` of other configs is unchanged
+            out["sweep"] = validate_sweep(self, root["sweep"], ("sweep",), has_val, out["metrics"])
         return out
 
     # ------------------------------------------------------------------ shared checks

@@ -82,7 +82,7 @@ def load_npz(path: PathLike, x_key: str = "x", y_key: str | None = "y") -> Tenso
 
 
 def _standard(arr: np.ndarray, path: PathLike, key: Any) -> np.ndarray:
-    if arr.dtype.kind == "f":
+    if arr.dtype.kind in "fV":
         bad = ~np.isfinite(arr)
         if bad.any():
             at = tuple(int(i) for i in np.argwhere(bad)[0])

@@ -147,18 +147,24 @@ class RandomRotation:
         return f"{type(self).__name__}(degrees={list(self.degrees)})"
 
 
-def rotate(img: np.ndarray, angle: float, fill: float = 0.0) -> np.ndarray:
-    """``img`` rotated ``angle`` degrees anticlockwise about its centre (nearest neighbour)."""
-    _, h, w = img.shape
-    theta = math.radians(angle)
-    cos, sin = math.cos(theta), math.sin(theta)
+def rotation_sources(h: int, w: int, cos: Any, sin: Any) -> tuple[Any, Any, Any]:
+    """(x, y, inside): the input pixel each output pixel of an (h, w) image rotated by the angle
+    of ``cos`` and ``sin`` reads (nearest neighbour), and whether it lies in the image; ``cos``
+    and ``sin`` may be (n, 1, 1) arrays, one angle per image."""
     cy, cx = (h - 1) / 2.0, (w - 1) / 2.0
     yy, xx = np.mgrid[0:h, 0:w].astype(np.float64)
     # each output pixel reads the input pixel the inverse rotation maps it to
     src_x = cos * (xx - cx) - sin * (yy - cy) + cx
     src_y = sin * (xx - cx) + cos * (yy - cy) + cy
     sx, sy = np.rint(src_x).astype(np.int64), np.rint(src_y).astype(np.int64)
-    inside = (sx >= 0) & (sx < w) & (sy >= 0) & (sy < h)
+    return sx, sy, (sx >= 0) & (sx < w) & (sy >= 0) & (sy < h)
+
+
+def rotate(img: np.ndarray, angle: float, fill: float = 0.0) -> np.ndarray:
+    """``img`` rotated ``angle`` degrees anticlockwise about its centre (nearest neighbour)."""
+    _, h, w = img.shape
+    theta = math.radians(angle)
+    sx, sy, inside = rotation_sources(h, w, math.cos(theta), math.sin(theta))
     out = np.full_like(img, fill)
     out[:, inside] = img[:, sy[inside], sx[inside]]
     return out

@@ -20,6 +20,7 @@ _LAZY = {
     "default_pg_timeout": ".process_group:default_pg_timeout",
     "destroy_process_group": ".process_group:destroy_process_group",
     "get_backend": ".process_group:get_backend",
+    "get_default_backend_for_device": ".process_group:get_default_backend_for_device",
     "get_rank": ".process_group:get_rank",
     "get_world_size": ".process_group:get_world_size",
     "init_process_group": ".process_group:init_process_group",
@@ -29,6 +30,9 @@ _LAZY = {
     "is_nccl_available": ".process_group:is_nccl_available",
     "reduce_scatter": ".collectives:reduce_scatter",
     "reduce_scatter_tensor": ".collectives:reduce_scatter_tensor",
+    "autograd": ".autograd",
+    "optim": ".optim",
+    "rpc": ".rpc",
 }
 __getattr__, __dir__ = lazy_attributes(globals(), _LAZY)
 
@@ -45,6 +49,7 @@ __all__ = [
     "default_pg_timeout",
     "destroy_process_group",
     "get_backend",
+    "get_default_backend_for_device",
     "get_rank",
     "get_world_size",
     "init_process_group",

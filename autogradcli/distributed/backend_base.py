@@ -65,7 +65,7 @@ class Backend:
 
 
 def check_avg_dtype(arr: Any, name: str) -> None:
-    if arr.dtype.kind not in "fc":
+    if arr.dtype.kind not in "fcV":
         raise TypeError(
             f"{name}: ReduceOp.AVG needs a floating-point tensor, got {arr.dtype} (use "
             "ReduceOp.SUM and divide, choosing the rounding yourself)"

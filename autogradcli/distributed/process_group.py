@@ -111,6 +111,19 @@ def _install_excepthook(backend: Backend) -> None:
     sys.excepthook = hook
 
 
+# PyTorch's Backend.default_device_backend_map; "gloo" runs on MPI here (init_process_group)
+_DEFAULT_BACKEND = {"cpu": "gloo", "cuda": "nccl"}
+
+
+def get_default_backend_for_device(device: Any) -> str:
+    """The backend ``init_process_group`` picks for ``device``'s type, as PyTorch names it."""
+    kind = device.split(":")[0] if isinstance(device, str) else device.type
+    name = _DEFAULT_BACKEND.get(kind)
+    if name is None:
+        raise ValueError(f"Default backend not registered for device : {device}")
+    return name
+
+
 def init_process_group(
     backend: str | None = None,
     init_method: str | None = None,

@@ -30,5 +30,5 @@ from .upsampling import *
 from .vision import *
 
 # loaded on first use: only data-parallel programs need it (see _utils/lazy.py)
-_LAZY = {"parallel": ".parallel"}
+_LAZY = {"parallel": ".parallel", "DataParallel": ".parallel.data_parallel:DataParallel"}
 __getattr__, __dir__ = lazy_attributes(globals(), _LAZY)

@@ -1,11 +1,9 @@
 """``nn.MultiheadAttention``: torch's parameters (a packed ``in_proj_weight`` (3E, E), or
-separate q/k/v weights when kdim/vdim differ), initialisation, state_dict names and forward."""
+separate q/k/v weights when kdim/vdim differ), initialisation, state_dict names and forward.
+As ``torch.nn.attention`` this module also holds ``SDPBackend`` and ``sdpa_kernel``."""
 
 from __future__ import annotations
 
-import contextlib
-import enum
-from collections.abc import Iterator
 from typing import Any
 
 from ..tensor.factory import empty
@@ -15,6 +13,7 @@ from .functional.attention import multi_head_attention_forward
 from .linear import Linear
 from .module import Module
 from .parameter import Parameter
+from .sdpa_backends import SDPBackend, sdpa_kernel
 
 __all__ = ["MultiheadAttention", "SDPBackend", "sdpa_kernel"]
 
@@ -141,27 +140,3 @@ class MultiheadAttention(Module):
         if self.batch_first and batched:
             return out.transpose(1, 0), weights
         return out, weights
-
-
-class SDPBackend(enum.Enum):
-    """The attention kernels ``sdpa_kernel`` may choose among (``torch.nn.attention``'s)."""
-
-    ERROR = -1
-    MATH = 0
-    FLASH_ATTENTION = 1
-    EFFICIENT_ATTENTION = 2
-    CUDNN_ATTENTION = 3
-    OVERRIDEABLE = 4
-
-
-@contextlib.contextmanager
-def sdpa_kernel(backends: Any, set_priority: bool = False) -> Iterator[None]:
-    """Restrict ``scaled_dot_product_attention`` to ``backends``: autogradcli has one kernel
-    (the math one), so this checks its argument and changes nothing."""
-    listed = backends if isinstance(backends, (list, tuple)) else [backends]
-    if not all(isinstance(b, SDPBackend) for b in listed):
-        raise AssertionError(
-            "Backend must be an instance of SDPBackend or a list of SDPBackend instances, got "
-            f"{type(backends).__name__}"
-        )
-    yield

@@ -220,21 +220,21 @@ def orthogonal_(tensor: Tensor, gain: float = 1.0, generator: Any = None) -> Ten
         return _fill(tensor, (q * gain).reshape(tensor._data.shape))
 
 
-def _deprecated(method: Any) -> Any:
-    """PyTorch's old name of an init function (no trailing ``_``): warns, then calls it."""
-    old = method.__name__[:-1]
+def _deprecated(fn: Any) -> Any:
+    """The old name without the trailing underscore: ``fn`` with PyTorch's FutureWarning."""
+    old = fn.__name__[:-1]
 
-    def call(*args: Any, **kwargs: Any) -> Any:
+    def deprecated_init(*args: Any, **kwargs: Any) -> Tensor:
         warnings.warn(
-            f"`nn.init.{old}` is now deprecated in favor of `nn.init.{method.__name__}`.",
+            f"`nn.init.{old}` is now deprecated in favor of `nn.init.{fn.__name__}`.",
             FutureWarning,
             stacklevel=2,
         )
-        return method(*args, **kwargs)
+        return fn(*args, **kwargs)
 
-    call.__name__ = call.__qualname__ = old
-    call.__doc__ = f"Deprecated: use :func:`{method.__name__}`."
-    return call
+    deprecated_init.__name__ = deprecated_init.__qualname__ = old
+    deprecated_init.__doc__ = f"Deprecated: use ``{fn.__name__}``."
+    return deprecated_init
 
 
 uniform = _deprecated(uniform_)

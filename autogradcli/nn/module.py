@@ -372,6 +372,24 @@ class Module(StateDictMixin, HooksMixin):
                 self._buffers[key] = fn(buf)
         return self
 
+    def compile(self, *args: Any, **kwargs: Any) -> None:
+        """``torch.compile`` in place: its arguments are checked and the module runs as it is
+        (nothing is compiled here)."""
+        from ..compiler import compile as compile_fn
+
+        compile_fn(self, *args, **kwargs)
+
+    def to_empty(self, *, device: Any, recurse: bool = True) -> Module:
+        """Parameters and buffers moved to ``device`` without copying their values (uninitialised,
+        as PyTorch's ``to_empty``; here they are zeros)."""
+        from ..tensor.factory import empty_like
+
+        return self._apply(lambda t: empty_like(t, device=device), recurse=recurse)
+
+    def share_memory(self) -> Module:
+        """Move every parameter, gradient and buffer to shared memory (hogwild training)."""
+        return self._apply(lambda t: t.share_memory_())
+
     def to(self, *args: Any, **kwargs: Any) -> Module:
         """Move and/or cast parameters and buffers (dtype casts apply to floating tensors only)."""
         from ..ops.conversion import _parse_to_args
@@ -394,12 +412,6 @@ class Module(StateDictMixin, HooksMixin):
 
         return self._apply(convert)
 
-    def to_empty(self, *, device: Any = None, recurse: bool = True) -> Module:
-        """Move parameters and buffers to ``device`` without copying their values."""
-        from ..tensor.factory import empty
-
-        return self._apply(lambda t: empty(*t.shape, dtype=t.dtype, device=device), recurse)
-
     def cpu(self) -> Module:
         return self._apply(lambda t: t.cpu())
 
@@ -417,6 +429,9 @@ class Module(StateDictMixin, HooksMixin):
 
     def half(self) -> Module:
         return self._cast_floats(dtypes.float16)
+
+    def bfloat16(self) -> Module:
+        return self._cast_floats(dtypes.bfloat16)
 
     def type(self, dst_type: Any) -> Module:
         """Cast all parameters and buffers to ``dst_type``."""

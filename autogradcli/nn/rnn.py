@@ -10,6 +10,10 @@ one place that chooses. The per-step ops (``_steps``: each step adds its hidden-
 to the input projection and applies the gates, PyTorch's order i, f, g, o for LSTM, r, z, n for
 GRU) remain for empty inputs, ``FUSED = False``, the cells, and ``create_graph``, under which the
 Function differentiates them instead, so grad-of-grad works.
+
+A ``PackedSequence`` input (nn/utils/rnn.py) gives a ``PackedSequence`` output: each sequence runs
+its own length, its h_n/c_n are those of its last step, the reverse direction starts at its own
+end, and the initial and final states are in the caller's batch order (``sorted_indices``).
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
+from ..backend import to_numpy
 from ..ops._util import scalar_type_name
 from ..ops.join import cat, chunk, stack
 from ..ops.recurrent import recurrent_sequence
@@ -27,6 +32,7 @@ from . import init
 from .functional.linear import dropout, linear
 from .module import Module
 from .parameter import Parameter
+from .utils.rnn import PackedSequence
 
 __all__ = ["GRU", "LSTM", "RNN", "GRUCell", "LSTMCell", "RNNCell"]
 
@@ -154,12 +160,15 @@ class RNNBase(Module):
             s += f", bidirectional={self.bidirectional}"
         return s
 
-    def _prepare(self, input: Tensor, hx: Any, n_states: int) -> tuple[Tensor, list, bool]:
-        """Input as (L, N, in) and the initial states as per-(layer, direction) lists of (N, H)
-        tensors, in PyTorch's order (index ``layer * directions + direction``)."""
-        if input.ndim not in (2, 3):
+    def _check_input(
+        self, input: Tensor, dims: tuple[int, ...], dtype_error: type = ValueError
+    ) -> None:
+        """PyTorch's errors for an input of the wrong rank, feature size or dtype (a packed
+        input's dtype error is a RuntimeError in PyTorch)."""
+        if input.ndim not in dims:
+            shown = " or ".join(f"{d}D" for d in dims)
             raise ValueError(
-                f"{type(self).__name__}: Expected input to be 2D or 3D, got {input.ndim}D instead"
+                f"{type(self).__name__}: Expected input to be {shown}, got {input.ndim}D instead"
             )
         if input.shape[-1] != self.input_size:
             raise RuntimeError(
@@ -168,16 +177,18 @@ class RNNBase(Module):
             )
         weight = self.weight_ih_l0
         if input.dtype != weight.dtype:
-            raise ValueError(
+            raise dtype_error(
                 f"RNN input dtype ({input.dtype}) does not match weight dtype ({weight.dtype}). "
                 f"Convert input: input.to({weight.dtype}), or convert model: "
                 f"model.to({input.dtype})"
             )
-        unbatched = input.ndim == 2
-        x = input.unsqueeze(1) if unbatched else input
-        if self.batch_first and not unbatched:
-            x = x.transpose(0, 1)
-        n = x.shape[1]
+
+    def _initial_states(
+        self, x: Tensor, n: int, hx: Any, n_states: int, unbatched: bool, order: Any = None
+    ) -> list:
+        """The initial states as per-(layer, direction) lists of (N, H) tensors, in PyTorch's
+        order (index ``layer * directions + direction``); ``order`` permutes the batch (a
+        packed batch's ``sorted_indices``)."""
         rows = self.num_layers * (2 if self.bidirectional else 1)
         real_hidden = self.proj_size if self.proj_size > 0 else self.hidden_size
         sizes = [real_hidden, self.hidden_size][:n_states]  # h, then LSTM's c
@@ -197,10 +208,47 @@ class RNNBase(Module):
                         "mat1 and mat2 must have the same dtype, but got "
                         f"{scalar_type_name(s._data.dtype)} and {scalar_type_name(x._data.dtype)}"
                     )
-        return x, [[s[r] for s in states] for r in range(rows)], unbatched
+            if order is not None:
+                states = [s.index_select(1, order) for s in states]
+        return [[s[r] for s in states] for r in range(rows)]
 
-    def _run(self, input: Tensor, hx: Any, n_states: int, step: Callable) -> tuple[Tensor, list]:
-        x, init_states, unbatched = self._prepare(input, hx, n_states)
+    def _run(self, input: Any, hx: Any, n_states: int, step: Callable) -> tuple[Any, list]:
+        if isinstance(input, PackedSequence):
+            return self._run_packed(input, hx, n_states, step)
+        self._check_input(input, (2, 3))
+        unbatched = input.ndim == 2
+        x = input.unsqueeze(1) if unbatched else input
+        if self.batch_first and not unbatched:
+            x = x.transpose(0, 1)
+        init_states = self._initial_states(x, x.shape[1], hx, n_states, unbatched)
+        x, finals = self._layers(x, init_states, n_states, step, None)
+        out = x.squeeze(1) if unbatched else (x.transpose(0, 1) if self.batch_first else x)
+        result = [stack([f[i] for f in finals], 0) for i in range(n_states)]
+        if unbatched:
+            result = [r.squeeze(1) for r in result]
+        return out, result
+
+    def _run_packed(
+        self, packed: PackedSequence, hx: Any, n_states: int, step: Callable
+    ) -> tuple[PackedSequence, list]:
+        """A packed batch: each sequence runs its own length (its final states are those of
+        its last step; the reverse direction starts at its end), states in the caller's order."""
+        data, batch_sizes, sorted_indices, unsorted_indices = packed
+        self._check_input(data, (2,), RuntimeError)
+        sizes = tuple(int(b) for b in to_numpy(batch_sizes._data))
+        n = sizes[0] if sizes else 0
+        init_states = self._initial_states(data, n, hx, n_states, False, sorted_indices)
+        x, finals = self._layers(data, init_states, n_states, step, sizes)
+        result = [stack([f[i] for f in finals], 0) for i in range(n_states)]
+        if unsorted_indices is not None:
+            result = [r.index_select(1, unsorted_indices) for r in result]
+        return PackedSequence(x, batch_sizes, sorted_indices, unsorted_indices), result
+
+    def _layers(
+        self, x: Tensor, init_states: list, n_states: int, step: Callable, sizes: Any
+    ) -> tuple[Tensor, list]:
+        """Every layer and direction over ``x`` ((L, N, I), or packed (T, I) rows with the
+        batch ``sizes`` of each step): the last layer's output and every final state."""
         directions = 2 if self.bidirectional else 1
         fused = _fused_applies(self, x)
         finals: list[list[Tensor]] = []
@@ -212,20 +260,16 @@ class RNNBase(Module):
                 weights = self._layer(k, "_reverse" if d else "")
                 states = init_states[k * directions + d]
                 if fused:
-                    composed = _composed(step, n_states, bool(d))
+                    composed = _composed(step, n_states, bool(d), sizes)
                     out, states = recurrent_sequence(
-                        self.mode, x, states, weights, bool(d), composed
+                        self.mode, x, states, weights, bool(d), composed, sizes
                     )
                 else:
-                    out, states = _steps(step, x, states, weights, bool(d))
+                    out, states = _steps(step, x, states, weights, bool(d), sizes)
                 outs.append(out)
                 finals.append(states)
-            x = outs[0] if directions == 1 else cat(outs, 2)
-        out = x.squeeze(1) if unbatched else (x.transpose(0, 1) if self.batch_first else x)
-        result = [stack([f[i] for f in finals], 0) for i in range(n_states)]
-        if unbatched:
-            result = [r.squeeze(1) for r in result]
-        return out, result
+            x = outs[0] if directions == 1 else cat(outs, -1)
+        return x, finals
 
 
 def _fused_applies(rnn: RNNBase, x: Tensor) -> bool:
@@ -235,11 +279,13 @@ def _fused_applies(rnn: RNNBase, x: Tensor) -> bool:
 
 
 def _steps(
-    step: Callable, x: Tensor, states: list, weights: tuple, reverse: bool
+    step: Callable, x: Tensor, states: list, weights: tuple, reverse: bool, sizes: Any = None
 ) -> tuple[Tensor, list]:
     """One layer-direction as per-step ops: the (L, N, H) output and the final states."""
     w_ih, w_hh, b_ih, b_hh, w_hr = weights
     xw = linear(x, w_ih, b_ih)  # (L, N, G): all time steps in one product
+    if sizes is not None:
+        return _packed_steps(step, xw, states, weights, reverse, sizes)
     steps = range(x.shape[0] - 1, -1, -1) if reverse else range(x.shape[0])
     outputs: list[Tensor] = []
     for t in steps:
@@ -250,13 +296,31 @@ def _steps(
     return stack(outputs, 0), states
 
 
-def _composed(step: Callable, n_states: int, reverse: bool) -> Callable[..., Any]:
+def _packed_steps(
+    step: Callable, xw: Tensor, states: list, weights: tuple, reverse: bool, sizes: tuple
+) -> tuple[Tensor, list]:
+    """Per-step ops over packed rows: step t runs the first ``sizes[t]`` sequences, the others
+    keep their states (ended, or for the reverse direction not yet started)."""
+    _, w_hh, _, b_hh, w_hr = weights
+    starts = [0]
+    for b in sizes:
+        starts.append(starts[-1] + b)
+    outputs: list[Any] = [None] * len(sizes)
+    for t in reversed(range(len(sizes))) if reverse else range(len(sizes)):
+        b = sizes[t]
+        new = step(xw[starts[t] : starts[t + 1]], [s[:b] for s in states], w_hh, b_hh, w_hr)
+        outputs[t] = new[0]
+        states = [u if b == s.shape[0] else cat([u, s[b:]], 0) for u, s in zip(new, states)]
+    return cat(outputs, 0), states
+
+
+def _composed(step: Callable, n_states: int, reverse: bool, sizes: Any) -> Callable[..., Any]:
     """The per-step form of one layer-direction, as the fused Function recomputes it for
     create_graph: ``(x, h0, c0, w_ih, w_hh, b_ih, b_hh, w_hr) -> (output, *final states)``."""
 
     def run(x: Tensor, h0: Tensor, c0: Any, *weights: Any) -> tuple[Tensor, ...]:
         states = [h0, c0][:n_states]
-        out, finals = _steps(step, x, states, weights, reverse)
+        out, finals = _steps(step, x, states, weights, reverse, sizes)
         return (out, *finals)
 
     return run

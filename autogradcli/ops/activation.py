@@ -107,7 +107,7 @@ def erf(x: Tensor) -> Tensor:
 def _softmax_input(x: Tensor, dim: Any, dtype: Any, name: str) -> tuple[Tensor, int]:
     if dtype is not None:
         x = x.to(dtype)
-    if x._data.dtype.kind != "f":
+    if x._data.dtype.kind not in "fV":
         raise RuntimeError(f"\"{name}_lastdim_kernel_impl\" not implemented for '{x.dtype}'")
     ndim = x._data.ndim
     if dim is None:

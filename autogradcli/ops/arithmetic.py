@@ -36,7 +36,7 @@ class Add(Function):
                     if True in ctx.needs_input_grad:
                         ctx.shapes = (x.shape, y.shape)
                     return x + y
-            elif tb is float and x.dtype.kind == "f":
+            elif tb is float and x.dtype.kind in "fV":
                 if True in ctx.needs_input_grad:
                     ctx.shapes = (x.shape, ())
                 return x + b
@@ -71,7 +71,7 @@ class Sub(Function):
                     if True in ctx.needs_input_grad:
                         ctx.shapes = (x.shape, y.shape)
                     return x - y
-            elif tb is float and x.dtype.kind == "f":
+            elif tb is float and x.dtype.kind in "fV":
                 if True in ctx.needs_input_grad:
                     ctx.shapes = (x.shape, ())
                 return x - b
@@ -109,7 +109,7 @@ class Mul(Function):
                         ctx.save_for_backward(a if nb else None, b if na else None)
                         ctx.shapes = (x.shape, y.shape)
                     return x * y
-            elif tb is float and x.dtype.kind == "f":
+            elif tb is float and x.dtype.kind in "fV":
                 if True in ctx.needs_input_grad:
                     ctx.const = (1, b)
                 return x * b
@@ -135,7 +135,7 @@ class Mul(Function):
         const = ctx.const
         if const is not None:
             pos, c = const
-            if plain and type(c) is float and g._data.dtype.kind == "f":
+            if plain and type(c) is float and g._data.dtype.kind in "fV":
                 gc = wrap(g._data * c)
             else:
                 gc = _mul(g, c)
@@ -179,7 +179,7 @@ class Div(Function):
         out = x / y
         if dt is None:
             dt = x.dtype if isinstance(a, Tensor) else y.dtype
-        if dt.kind != "f":  # true division of integers gives the default float dtype
+        if dt.kind not in "fV":  # true division of integers gives the default float dtype
             from ..tensor.dtype import get_default_dtype
 
             dt = get_default_dtype().np
@@ -206,7 +206,7 @@ class Pow(Function):
         tb = type(b)
         if type(a) is Tensor and (tb is int or tb is float) and b in _BY_PRODUCT:
             x = a._data
-            if x.dtype.kind == "f":  # a float tensor to a small power: the by-product path
+            if x.dtype.kind in "fV":  # a float tensor to a small power: the by-product path
                 if True in ctx.needs_input_grad:  # save_mixed(ctx, a, b), inlined
                     ctx.save_for_backward(a, None)
                     ctx.constants = (None, b)
@@ -217,7 +217,7 @@ class Pow(Function):
             save_mixed(ctx, a, b)
             ctx.shapes = (_shape_of(a), _shape_of(b))
         ty = type(y)
-        if (ty is int or ty is float) and y in _BY_PRODUCT and x.dtype.kind == "f":
+        if (ty is int or ty is float) and y in _BY_PRODUCT and x.dtype.kind in "fV":
             out = _BY_PRODUCT[y](x)  # as PyTorch: small integer powers by multiplication
             return out if dt is None else _finish(out, dt)
         xp = array_module(x if not isinstance(x, (int, float)) else y)

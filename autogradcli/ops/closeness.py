@@ -37,7 +37,7 @@ def isclose(
     if x.dtype.kind == "b":
         return wrap(x == y)
     close = x == y
-    if x.dtype.kind == "f":
+    if x.dtype.kind in "fV":
         with_tol = xp.abs(x - y) <= atol + rtol * xp.abs(y)
         close = close | (with_tol & xp.isfinite(x) & xp.isfinite(y))
         if equal_nan:

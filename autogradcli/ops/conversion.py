@@ -102,6 +102,10 @@ def half(x: Tensor) -> Tensor:
     return to(x, dtypes.float16)
 
 
+def bfloat16(x: Tensor) -> Tensor:
+    return to(x, dtypes.bfloat16)
+
+
 def byte(x: Tensor) -> Tensor:
     return to(x, dtypes.uint8)
 
@@ -112,20 +116,6 @@ def char(x: Tensor) -> Tensor:
 
 def short(x: Tensor) -> Tensor:
     return to(x, dtypes.int16)
-
-
-def pin_memory(x: Tensor, device: Any = None) -> Tensor:
-    """``x`` itself where a CUDA device exists (cupy pins nothing); PyTorch's error without one."""
-    from ..backend.cuda import is_available
-
-    if not is_available():
-        raise RuntimeError("Cannot access accelerator device when none is available.")
-    return x
-
-
-def is_pinned(x: Tensor, device: Any = None) -> bool:
-    """False: autogradcli never allocates page-locked host memory."""
-    return False
 
 
 def type_as(x: Tensor, other: Tensor) -> Tensor:
@@ -144,10 +134,9 @@ TENSOR_METHODS: dict[str, Any] = {
     "int": int_,
     "bool": bool_,
     "half": half,
+    "bfloat16": bfloat16,
     "byte": byte,
     "char": char,
     "short": short,
     "type_as": type_as,
-    "pin_memory": pin_memory,
-    "is_pinned": is_pinned,
 }

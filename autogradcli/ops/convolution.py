@@ -7,8 +7,10 @@ copied to contiguous NCHW as PyTorch returns it, since programs ``view`` conv ou
 
 When the batch's columns are big (``image_block``) and the products run on one thread, the
 convolution runs a few images at a time: each block's columns are still in cache when its
-products read them, and backward recomputes them per block instead of keeping the batch's
-(bench/README.md, "Realistic steps: ResNet", has the measurements behind the choices).
+products read them, and backward recomputes them per block instead of keeping the batch's. On
+several threads it runs the whole batch (a product per block is a thread hand-off, which a busy
+machine makes slow) and keeps big columns no more than one thread does: backward recomputes
+them (``_keeps_columns``; bench/README.md, "Realistic steps: ResNet", has the measurements).
 """
 
 from __future__ import annotations
@@ -54,14 +56,25 @@ def _check_batched(input: Tensor, weight: Tensor, ndim: int, name: str) -> None:
 _CACHE_BYTES = 5 << 19  # 2.5 MiB of columns per image block
 
 
+def _small_columns(n: int, k: int, per_image: int, itemsize: int) -> bool:
+    """Whether the batch's columns (``k`` rows of ``n * per_image``) take <= 4 * _CACHE_BYTES."""
+    return k * per_image * itemsize * n <= 4 * _CACHE_BYTES
+
+
 def image_block(n: int, k: int, per_image: int, itemsize: int, threads: int = 1) -> int:
     """Images per block: the whole batch when its columns are small or the products run on
-    several threads (a product per block is a thread hand-off each: 2x slower on 2 threads), else
-    about _CACHE_BYTES of columns, which stay in cache from im2col to the products reading them."""
-    per = k * per_image * itemsize
-    if per * n <= 4 * _CACHE_BYTES or threads > 1:
+    several threads (a product per block is a thread hand-off each: 2x slower on a busy 2-core
+    machine), else about _CACHE_BYTES of columns, which stay in cache from im2col to the
+    products reading them."""
+    if threads > 1 or _small_columns(n, k, per_image, itemsize):
         return n
-    return max(1, _CACHE_BYTES // per)
+    return max(1, _CACHE_BYTES // (k * per_image * itemsize))
+
+
+def _keeps_columns(n: int, k: int, per_image: int, itemsize: int) -> bool:
+    """Whether a whole-batch forward keeps its columns for the weight gradient: small ones only;
+    big ones (several threads) are recomputed in backward, so memory does not grow with threads."""
+    return _small_columns(n, k, per_image, itemsize)
 
 
 def _forward_product(xp: Any, w: Any, cols: Any, groups: int) -> Any:
@@ -148,8 +161,9 @@ class Convolution(Function):
     The output is contiguous (N, O, Ho, Wo). Backward is made of Functions (matmul, Col2Im,
     Im2Col, sum), so grad-of-grad works; the forward's columns are reused for the weight
     gradient unless a graph of the backward is being built (then Im2Col recomputes them from the
-    input so the weight gradient stays differentiable in x). In image blocks (big columns, one
-    thread) forward keeps no columns and backward without a graph runs on the arrays per block.
+    input so the weight gradient stays differentiable in x) or they are big (then recomputed).
+    In image blocks (big columns, one thread) backward without a graph runs on the arrays per
+    block.
     """
 
     _backward_name = "ConvolutionBackward0"
@@ -185,7 +199,9 @@ class Convolution(Function):
         out = _forward_product(xp, w, cols, groups)
         if bias is not None:
             out += bias._data.reshape(o, 1)
-        ctx.cols = cols if ctx.needs_input_grad[1] else None
+        keep = ctx.needs_input_grad[1] and _keeps_columns(n, k * groups, ho * wo, arr.itemsize)
+        ctx.cols = cols if keep else None
+        del cols  # an unkept one is freed before the output's copy below
         # PyTorch's conv output is contiguous NCHW, and programs rely on it (x.view(-1, C*H*W))
         return xp.ascontiguousarray(channel_major(out.reshape(o, n, ho, wo)))
 
@@ -215,10 +231,13 @@ class Convolution(Function):
                 w3 = weight.reshape(groups, o // groups, k).transpose(1, 2)
                 gcols = matmul(w3, g2.reshape(groups, o // groups, -1)).reshape(groups * k, -1)
             gx = Col2Im.apply(gcols, tuple(x.shape), kernel, stride, pad, dilation)
+            del gcols  # freed before the columns are recomputed: never both held
         if nw:
-            graph = STATE.enabled or ctx.cols is None
+            graph = STATE.enabled
             if graph:  # building a graph: keep d(gw)/dx
                 cols = Im2Col.apply(x, kernel, stride, pad, dilation)
+            elif ctx.cols is None:  # big columns, not kept: recomputed
+                cols = wrap(im2col(x._data, kernel, stride, pad, dilation))
             else:
                 cols = wrap(ctx.cols)
             if groups == 1 and not graph:  # constants: the array product, in column blocks

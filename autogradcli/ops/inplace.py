@@ -32,7 +32,7 @@ def _cast_error(result: str, dtype: Any) -> RuntimeError:
 
 def _needs_graph(self: Tensor, *others: Any) -> bool:
     if not STATE.enabled:
-        return False
+        return STATE.trace is not None  # an ONNX export sees the out-of-place op (_record)
     return self._requires_grad or any(isinstance(o, Tensor) and o._requires_grad for o in others)
 
 
@@ -48,11 +48,16 @@ class _InplaceCtx:
 
 def _record(self: Tensor, name: str, op: Callable[[Tensor], Tensor]) -> Tensor:
     """Apply out-of-place ``op`` to a snapshot of ``self`` and make the result ``self``'s value and history."""
-    _check_dirty(_InplaceCtx(name), self, True)  # type: ignore[arg-type]
+    _check_dirty(_InplaceCtx(name), self, STATE.enabled)  # type: ignore[arg-type]
     snapshot = wrap(self._data.copy(), self._requires_grad)
     snapshot._grad_fn, snapshot._output_nr = self._grad_fn, self._output_nr
+    trace = STATE.trace  # an ONNX export: the snapshot, then self, hold the new value
+    if trace is not None:
+        trace.alias(snapshot, self)
     result = op(snapshot)
     _write(self, result._data, name)
+    if trace is not None:
+        trace.alias(self, result)
     self._grad_fn, self._output_nr = result._grad_fn, result._output_nr
     self._requires_grad = result._requires_grad
     self._bump_version()
@@ -111,7 +116,7 @@ def _ufunc_inplace(self: Tensor, ufunc_name: str, other: Any, name: str) -> Tens
     y = _operand(other)
     if hasattr(y, "dtype") and not _can_cast(y.dtype, arr.dtype):
         raise _cast_error(scalar_type_name(y.dtype), arr.dtype)
-    if isinstance(y, float) and arr.dtype.kind != "f":
+    if isinstance(y, float) and arr.dtype.kind not in "fV":
         raise _cast_error("Float", arr.dtype)
     shape = getattr(y, "shape", ())
     if shape != arr.shape:
@@ -158,7 +163,7 @@ def mul_(self: Tensor, other: Any) -> Tensor:
 def div_(self: Tensor, other: Any) -> Tensor:
     if _needs_graph(self, other):
         return _record(self, "div_", lambda s: s / other)
-    if self._data.dtype.kind != "f":
+    if self._data.dtype.kind not in "fV":
         raise _cast_error("Float", self._data.dtype)
     return _ufunc_inplace(self, "divide", other, "div_")
 

@@ -124,21 +124,21 @@ def resize_(self: Tensor, *sizes: Any, memory_format: Any = None) -> Tensor:
 
 
 def resize(self: Tensor, *sizes: Any) -> Tensor:
-    """Deprecated out-of-place resize: a reshape to ``sizes`` (same number of elements)."""
+    """The deprecated out-of-place resize: a view of the same elements in another shape (the
+    element count must not change), with PyTorch's warning."""
     warnings.warn("non-inplace resize is deprecated", UserWarning, stacklevel=2)
     shape = tuple(int(s) for s in _sizes(sizes))
-    n = 1
+    numel = 1
     for s in shape:
-        n *= s
-    if n != self._data.size:
-        have = "x".join(str(s) for s in self._data.shape)
-        want = "x".join(str(s) for s in shape)
+        numel *= s
+    if numel != self.numel():
         raise RuntimeError(
-            f"requested resize to {want} ({n} elements in total), but the given tensor has a "
-            f"size of {have} ({self._data.size} elements). autograd's resize can only change "
-            "the shape of a given tensor, while preserving the number of elements. "
+            f"requested resize to {'x'.join(map(str, shape))} ({numel} elements in total), but "
+            f"the given tensor has a size of {'x'.join(map(str, self.shape))} ({self.numel()} "
+            "elements). autograd's resize can only change the shape of a given tensor, while "
+            "preserving the number of elements. "
         )
-    return self.reshape(shape)
+    return self.contiguous().view(*shape)
 
 
 def resize_as_(self: Tensor, other: Tensor, memory_format: Any = None) -> Tensor:
@@ -212,8 +212,8 @@ TENSOR_METHODS: dict[str, Any] = {
     "new_ones": _new_like(factory.ones),
     "new_empty": _new_like(factory.empty),
     "new_full": new_full,
-    "resize": resize,
     "resize_": resize_,
+    "resize": resize,
     "resize_as_": resize_as_,
     "type": tensor_type,
     "volatile": property(_get_volatile, _set_volatile),
@@ -224,5 +224,6 @@ TENSOR_METHODS: dict[str, Any] = {
     "addcmul_": _value_overload("addcmul_", P.addcmul_),
     "addcdiv_": _value_overload("addcdiv_", P.addcdiv_),
     "addcmul": _value_overload("addcmul", F.addcmul),
+    "addmm": F.addmm,
     "addcdiv": _value_overload("addcdiv", F.addcdiv),
 }

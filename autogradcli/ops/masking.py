@@ -35,7 +35,7 @@ class MaskedFill(Function):
         ctx.save_for_backward(mask)
         arr, m = x._data, mask._data
         ctx.x_shape = arr.shape
-        if arr.dtype.kind == "f" and arr.ndim >= m.ndim and _covers(arr.shape, m.shape):
+        if arr.dtype.kind in "fV" and arr.ndim >= m.ndim and _covers(arr.shape, m.shape):
             out = arr.copy()  # copy + masked store: half of np.where's time (measured)
             xp.copyto(out, v, where=m)
             return out

@@ -1,4 +1,4 @@
-"""Products built on ``matmul``: ``mv``, ``addmm``/``addmv``/``baddbmm``/``addbmm`` (beta * input
+"""Products built on ``matmul``: ``mv``, ``addmv``/``baddbmm``/``addbmm`` (beta * input
 + alpha * product), ``inner``, ``tensordot``, ``kron`` and the 3-vector ``cross``."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from ..tensor.tensor import Tensor
 from ._util import wrap_dim
 from .linalg import bmm, matmul, mm
 
-__all__ = ["addbmm", "addmm", "addmv", "baddbmm", "cross", "inner", "kron", "matrix_power", "mv"]
+__all__ = ["addbmm", "addmv", "baddbmm", "cross", "inner", "kron", "matrix_power", "mv"]
 __all__ += ["tensordot"]
 
 
@@ -27,11 +27,6 @@ def mv(input: Tensor, vec: Tensor) -> Tensor:
     if input.ndim != 2 or vec.ndim != 1:
         raise RuntimeError(f"vector + matrix @ vector expected, got 1, {input.ndim}, {vec.ndim}")
     return matmul(input, vec)
-
-
-def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
-    """beta * input + alpha * (mat1 @ mat2)."""
-    return _scaled_sum(input, mm(mat1, mat2), beta, alpha)
 
 
 def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
@@ -155,5 +150,5 @@ def cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:
     )
 
 
-TENSOR_METHODS: dict[str, Any] = {name: globals()[name] for name in __all__}
-TENSOR_METHODS.pop("tensordot")
+# loaded on first use: its Tensor methods are ops/lazy_methods.py's stubs, and addmm's is here
+TENSOR_METHODS: dict[str, Any] = {}

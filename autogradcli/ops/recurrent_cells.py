@@ -12,6 +12,12 @@ these sizes (N, the batch, is small). Buffers are (L, features, N) in processing
 use ``sigmoid(z) = 0.5 * tanh(0.5 * z) + 0.5`` (backend/kernels.py's form): their weight rows come
 in pre-scaled by 0.5 (exact in binary floating point), so one ``tanh`` covers all gates of a step
 and an affine ``* post_a + post_b`` turns the sigmoid columns into sigmoids.
+
+A packed batch (``sizes``: how many sequences run at each processing step, sorted longest
+first) runs padded, each step on its first ``sizes[s]`` columns only: the others hold their
+states through the step (a sequence that has ended, or for the reverse direction one that has
+not started), and in the backward pass their gradients pass through unchanged, with zero gate
+gradients.
 """
 
 from __future__ import annotations
@@ -43,9 +49,29 @@ class Cell:
         return a[:, None], b[:, None]
 
 
-def _dh_at(dh_carry: Any, dout: Any, s: int, xp: Any, out: Any) -> Any:
-    """The gradient reaching step ``s``'s hidden state (H, N): carried plus the output's."""
-    return xp.add(dh_carry, dout[s], out=out)
+def _running(sizes: Any, s: int, n: int) -> int:
+    """How many sequences (the first columns) run at step ``s``: all ``n`` unless packed."""
+    return n if sizes is None else sizes[s]
+
+
+def _hold(bufs: tuple, s: int, nb: int) -> None:
+    """Carry the states of the sequences that do not run at step ``s`` (columns ``nb:``)
+    unchanged through it."""
+    for buf in bufs:
+        if nb < buf.shape[-1]:
+            buf[s + 1][:, nb:] = buf[s][:, nb:]
+
+
+def _alloc(xp: Any, sizes: Any) -> Any:
+    """``xp.empty`` for whole batches; ``xp.zeros`` for packed ones, whose columns outside the
+    running sequences are never written but must stay finite (and zero as gradients)."""
+    return xp.empty if sizes is None else xp.zeros
+
+
+def _dh_at(dh_carry: Any, dout: Any, s: int, nb: int, xp: Any, out: Any) -> Any:
+    """The gradient reaching step ``s``'s hidden state for its ``nb`` running columns: carried
+    plus the output's. Columns that do not run keep their carried gradient untouched."""
+    return xp.add(dh_carry[:, :nb], dout[s][:, :nb], out=out[:, :nb])
 
 
 class LSTMCell(Cell):
@@ -55,47 +81,52 @@ class LSTMCell(Cell):
     sigmoid = (True, True, False, True)
     n_states = 2
 
-    def forward(
-        self, xp: Any, xw: Any, states: list, w_hh: Any, b_hh: Any, w_hr: Any = None
-    ) -> Any:
+    def forward(self, xp: Any, xw: Any, states: list, weights: tuple, sizes: Any = None) -> Any:
         """Fill the gates, cell states, tanh(c) and hidden states of the whole sequence (with
         ``w_hr``, h is projected: ``h = W_hr (o tanh(c))``, the unprojected ones kept)."""
+        w_hh, _, w_hr = weights  # b_hh is folded into xw
         L, G, N = xw.shape
         H = G // 4
         dt = xw.dtype
         a, b = self.post(xp, H, dt)
-        gates = xp.empty((L, G, N), dt)
+        alloc = _alloc(xp, sizes)
+        gates = alloc((L, G, N), dt)
         hs = xp.empty((L + 1, w_hh.shape[1], N), dt)
         cs = xp.empty((L + 1, H, N), dt)
-        tcs = xp.empty((L, H, N), dt)
-        hr = None if w_hr is None else xp.empty((L, H, N), dt)
+        tcs = alloc((L, H, N), dt)
+        hr = None if w_hr is None else alloc((L, H, N), dt)
         hs[0] = states[0]
         cs[0] = states[1]
         tmp = xp.empty((H, N), dt)
         for s in range(L):
-            gt = gates[s]
-            xp.matmul(w_hh, hs[s], out=gt)
-            gt += xw[s]
+            nb = _running(sizes, s, N)
+            gt = gates[s][:, :nb]
+            xp.matmul(w_hh, hs[s][:, :nb], out=gt)
+            gt += xw[s][:, :nb]
             xp.tanh(gt, out=gt)
             gt *= a
             gt += b
-            c = cs[s + 1]
-            xp.multiply(gt[H : 2 * H], cs[s], out=c)
-            xp.multiply(gt[:H], gt[2 * H : 3 * H], out=tmp)
-            c += tmp
-            tc = xp.tanh(c, out=tcs[s])
+            c, t = cs[s + 1][:, :nb], tmp[:, :nb]
+            xp.multiply(gt[H : 2 * H], cs[s][:, :nb], out=c)
+            xp.multiply(gt[:H], gt[2 * H : 3 * H], out=t)
+            c += t
+            tc = xp.tanh(c, out=tcs[s][:, :nb])
             if hr is None:
-                xp.multiply(gt[3 * H :], tc, out=hs[s + 1])
+                xp.multiply(gt[3 * H :], tc, out=hs[s + 1][:, :nb])
             else:
-                xp.matmul(w_hr, xp.multiply(gt[3 * H :], tc, out=hr[s]), out=hs[s + 1])
+                o_tc = xp.multiply(gt[3 * H :], tc, out=hr[s][:, :nb])
+                xp.matmul(w_hr, o_tc, out=hs[s + 1][:, :nb])
+            _hold((hs, cs), s, nb)
         return hs, (gates, cs, tcs, hr), [hs[L], cs[L]]
 
     def backward(
-        self, xp: Any, hs: Any, saved: tuple, dout: Any, dfinal: list, w_hh: Any, w_hr: Any = None
+        self, xp: Any, hs: Any, saved: tuple, grads: tuple, weights: tuple, sizes: Any = None
     ) -> Any:
         """Gate gradients of every step (``dx_gates``, ``dh_gates``: the same array here), the
         initial states' gradients and, with a projection, the gradients reaching the projected
         h of every step (for ``dW_hr``; else None)."""
+        dout, dfinal = grads
+        w_hh, w_hr = weights
         gates, cs, tcs, hr = saved
         L, G, N = gates.shape
         H = G // 4
@@ -114,26 +145,30 @@ class LSTMCell(Cell):
         qv[:, 1] *= cs[:-1]
         qv[:, 2] *= i
         qv[:, 3] *= tcs
-        d = xp.empty((L, G, N), dt)
+        alloc = _alloc(xp, sizes)
+        d = alloc((L, G, N), dt)
         dv = d.reshape(L, 4, H, N)
         dh_carry = dfinal[0].copy()
-        dc = dfinal[1].copy()
-        dh = xp.empty((H, N), dt)
+        dc_all = dfinal[1].copy()
+        dh_buf = xp.empty((H, N), dt)
         tmp = xp.empty((H, N), dt)
         w_hh_t = w_hh.T
-        dproj = None if hr is None else xp.empty((L, w_hh.shape[1], N), dt)
+        dproj = None if hr is None else alloc((L, w_hh.shape[1], N), dt)
         for s in range(L - 1, -1, -1):
+            nb = _running(sizes, s, N)
             if dproj is None:
-                dh = _dh_at(dh_carry, dout, s, xp, dh)
+                dh = _dh_at(dh_carry, dout, s, nb, xp, dh_buf)
             else:  # through the projection: dh_raw = W_hr^T dh
-                xp.matmul(w_hr.T, _dh_at(dh_carry, dout, s, xp, dproj[s]), out=dh)
-            xp.multiply(dh, k[s], out=tmp)
-            dc += tmp
-            xp.multiply(qv[s, :3], dc, out=dv[s, :3])
-            xp.multiply(qv[s, 3], dh, out=dv[s, 3])
-            dc *= f[s]
-            xp.matmul(w_hh_t, d[s], out=dh_carry)
-        return d, d, [dh_carry, dc], dproj
+                dp = _dh_at(dh_carry, dout, s, nb, xp, dproj[s])
+                dh = xp.matmul(w_hr.T, dp, out=dh_buf[:, :nb])
+            dc, t = dc_all[:, :nb], tmp[:, :nb]
+            xp.multiply(dh, k[s][:, :nb], out=t)
+            dc += t
+            xp.multiply(qv[s, :3, :, :nb], dc, out=dv[s, :3, :, :nb])
+            xp.multiply(qv[s, 3, :, :nb], dh, out=dv[s, 3, :, :nb])
+            dc *= f[s][:, :nb]
+            xp.matmul(w_hh_t, d[s][:, :nb], out=dh_carry[:, :nb])
+        return d, d, [dh_carry, dc_all], dproj
 
 
 class GRUCell(Cell):
@@ -143,20 +178,21 @@ class GRUCell(Cell):
     sigmoid = (True, True, False)
     fold_bias = False
 
-    def forward(
-        self, xp: Any, xw: Any, states: list, w_hh: Any, b_hh: Any, w_hr: Any = None
-    ) -> Any:
+    def forward(self, xp: Any, xw: Any, states: list, weights: tuple, sizes: Any = None) -> Any:
         """Fill the gates, hidden projections and hidden states of the whole sequence."""
+        w_hh, b_hh, _ = weights
         L, G, N = xw.shape
         H = G // 3
         dt = xw.dtype
-        gates = xp.empty((L, G, N), dt)
-        hg = xp.empty((L, G, N), dt)
+        alloc = _alloc(xp, sizes)
+        gates = alloc((L, G, N), dt)
+        hg = alloc((L, G, N), dt)
         hs = xp.empty((L + 1, H, N), dt)
         hs[0] = states[0]
         for s in range(L):
-            xs, hgs, gt = xw[s], hg[s], gates[s]
-            xp.matmul(w_hh, hs[s], out=hgs)
+            nb = _running(sizes, s, N)
+            xs, hgs, gt = xw[s][:, :nb], hg[s][:, :nb], gates[s][:, :nb]
+            xp.matmul(w_hh, hs[s][:, :nb], out=hgs)
             if b_hh is not None:
                 hgs += b_hh
             rz = gt[: 2 * H]
@@ -168,17 +204,20 @@ class GRUCell(Cell):
             xp.multiply(gt[:H], hgs[2 * H :], out=n)
             n += xs[2 * H :]
             xp.tanh(n, out=n)
-            h = hs[s + 1]
-            xp.subtract(hs[s], n, out=h)
+            h = hs[s + 1][:, :nb]
+            xp.subtract(hs[s][:, :nb], n, out=h)
             h *= gt[H : 2 * H]
             h += n
+            _hold((hs,), s, nb)
         return hs, (gates, hg), [hs[L]]
 
     def backward(
-        self, xp: Any, hs: Any, saved: tuple, dout: Any, dfinal: list, w_hh: Any, w_hr: Any = None
+        self, xp: Any, hs: Any, saved: tuple, grads: tuple, weights: tuple, sizes: Any = None
     ) -> Any:
         """Gradients of the input-side and hidden-side gate pre-activations of every step, and
         the initial state's."""
+        dout, dfinal = grads
+        w_hh = weights[0]
         gates, hg = saved
         L, G, N = gates.shape
         H = G // 3
@@ -190,21 +229,24 @@ class GRUCell(Cell):
         a2 *= z * (1.0 - z)  # dz_pre = dh * a2
         a3 = r * (1.0 - r)
         a3 *= hg[:, 2 * H :]  # dr_pre = dn_pre * a3
-        dhg = xp.empty((L, G, N), dt)
-        dxn = xp.empty((L, H, N), dt)
+        alloc = _alloc(xp, sizes)
+        dhg = alloc((L, G, N), dt)
+        dxn = alloc((L, H, N), dt)
         dh_carry = dfinal[0].copy()
-        dh = xp.empty((H, N), dt)
+        dh_buf = xp.empty((H, N), dt)
         tmp = xp.empty((H, N), dt)
         w_hh_t = w_hh.T
         for s in range(L - 1, -1, -1):
-            dh = _dh_at(dh_carry, dout, s, xp, dh)
-            dn = xp.multiply(dh, a1[s], out=dxn[s])
-            xp.multiply(dn, r[s], out=dhg[s, 2 * H :])
-            xp.multiply(dh, a2[s], out=dhg[s, H : 2 * H])
-            xp.multiply(dn, a3[s], out=dhg[s, :H])
-            xp.multiply(dh, z[s], out=dh_carry)
-            xp.matmul(w_hh_t, dhg[s], out=tmp)
-            dh_carry += tmp
+            nb = _running(sizes, s, N)
+            dh = _dh_at(dh_carry, dout, s, nb, xp, dh_buf)
+            dn = xp.multiply(dh, a1[s][:, :nb], out=dxn[s][:, :nb])
+            xp.multiply(dn, r[s][:, :nb], out=dhg[s, 2 * H :, :nb])
+            xp.multiply(dh, a2[s][:, :nb], out=dhg[s, H : 2 * H, :nb])
+            xp.multiply(dn, a3[s][:, :nb], out=dhg[s, :H, :nb])
+            carry, t = dh_carry[:, :nb], tmp[:, :nb]
+            xp.multiply(dh, z[s][:, :nb], out=carry)
+            xp.matmul(w_hh_t, dhg[s][:, :nb], out=t)
+            carry += t
         dxg = dhg.copy()
         dxg[:, 2 * H :] = dxn
         return dxg, dhg, [dh_carry], None
@@ -216,38 +258,42 @@ class ElmanCell(Cell):
     def __init__(self, relu: bool) -> None:
         self.relu = relu
 
-    def forward(
-        self, xp: Any, xw: Any, states: list, w_hh: Any, b_hh: Any, w_hr: Any = None
-    ) -> Any:
+    def forward(self, xp: Any, xw: Any, states: list, weights: tuple, sizes: Any = None) -> Any:
         """Fill the hidden states of the whole sequence."""
+        w_hh = weights[0]  # b_hh is folded into xw
         L, H, N = xw.shape
         hs = xp.empty((L + 1, H, N), xw.dtype)
         hs[0] = states[0]
         for s in range(L):
-            h = hs[s + 1]
-            xp.matmul(w_hh, hs[s], out=h)
-            h += xw[s]
+            nb = _running(sizes, s, N)
+            h = hs[s + 1][:, :nb]
+            xp.matmul(w_hh, hs[s][:, :nb], out=h)
+            h += xw[s][:, :nb]
             if self.relu:
                 xp.maximum(h, 0, out=h)
             else:
                 xp.tanh(h, out=h)
+            _hold((hs,), s, nb)
         return hs, (), [hs[L]]
 
     def backward(
-        self, xp: Any, hs: Any, saved: tuple, dout: Any, dfinal: list, w_hh: Any, w_hr: Any = None
+        self, xp: Any, hs: Any, saved: tuple, grads: tuple, weights: tuple, sizes: Any = None
     ) -> Any:
         """Pre-activation gradients of every step and the initial state's."""
+        dout, dfinal = grads
+        w_hh = weights[0]
         y = hs[1:]
         deriv = (y > 0).astype(y.dtype) if self.relu else 1.0 - y * y
         L, H, N = y.shape
-        d = xp.empty((L, H, N), y.dtype)
+        d = _alloc(xp, sizes)((L, H, N), y.dtype)
         dh_carry = dfinal[0].copy()
-        dh = xp.empty((H, N), y.dtype)
+        dh_buf = xp.empty((H, N), y.dtype)
         w_hh_t = w_hh.T
         for s in range(L - 1, -1, -1):
-            dh = _dh_at(dh_carry, dout, s, xp, dh)
-            xp.multiply(dh, deriv[s], out=d[s])
-            xp.matmul(w_hh_t, d[s], out=dh_carry)
+            nb = _running(sizes, s, N)
+            dh = _dh_at(dh_carry, dout, s, nb, xp, dh_buf)
+            xp.multiply(dh, deriv[s][:, :nb], out=d[s][:, :nb])
+            xp.matmul(w_hh_t, d[s][:, :nb], out=dh_carry[:, :nb])
         return d, d, [dh_carry], None
 
 

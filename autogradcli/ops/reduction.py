@@ -45,7 +45,7 @@ class Mean(Function):
     @staticmethod
     def forward(ctx: Any, x: Tensor, dims: tuple[int, ...] | None, keepdim: bool) -> Any:
         arr = x._data
-        if arr.dtype.kind != "f":
+        if arr.dtype.kind not in "fV":
             raise RuntimeError(
                 "mean(): could not infer output dtype. Input dtype must be either a floating "
                 f"point or complex dtype. Got: {x.dtype.name.capitalize()}"
@@ -91,7 +91,7 @@ class SumAll(Function):
         arr = x._data
         ctx.in_shape = arr.shape
         ctx.kept = (1,) * arr.ndim
-        if not keepdim and arr.dtype.kind == "f":
+        if not keepdim and arr.dtype.kind in "fV":
             return arr.sum()
         return arr.sum(axis=None, keepdims=keepdim, dtype=_sum_dtype(arr))
 

@@ -73,7 +73,7 @@ def normal(
             "not with tensor mean or std (their broadcast shape is the output's)"
         )
     for t in (mean, std):
-        if isinstance(t, Tensor) and t._data.dtype.kind != "f":
+        if isinstance(t, Tensor) and t._data.dtype.kind not in "fV":
             raise NotImplementedError(
                 f"normal() draws floating point values and is not implemented for dtype "
                 f"'{torch_type_name(t._data.dtype)}' ({t._data.dtype.name}); pass floating point "
@@ -118,7 +118,7 @@ def _broadcast_shape(a: Any, b: Any) -> tuple[int, ...]:
 def bernoulli(input: Tensor, p: Any = None, *, generator: Any = None, out: Any = None) -> Tensor:
     """0/1 draws with probability ``input`` (or the number ``p``), in ``input``'s dtype."""
     arr = input._data
-    if p is None and arr.dtype.kind != "f":
+    if p is None and arr.dtype.kind not in "fV":
         raise NotImplementedError(
             f"bernoulli() reads probabilities from a floating point input, not dtype "
             f"'{torch_type_name(arr.dtype)}' ({arr.dtype.name}); convert it or pass p="
@@ -143,7 +143,7 @@ def multinomial(
     arr = input._data
     if arr.ndim not in (1, 2):
         raise RuntimeError("prob_dist must be 1 or 2 dim")
-    if arr.dtype.kind != "f":
+    if arr.dtype.kind not in "fV":
         raise RuntimeError("multinomial only supports floating-point dtypes for input")
     n = arr.shape[-1]
     k = int(num_samples)

@@ -9,8 +9,8 @@ from typing import Any
 
 from ..autograd.function import Function
 from ..autograd.gradient_ops import Expand
-from ..backend import is_cpu_array
 from ..tensor.dtype import to_dtype
+from ..tensor.storage import array_offset
 from ..tensor.tensor import Tensor, wrap_view
 from ._util import normalize_dims, scalar_type_name, wrap_dim
 
@@ -89,21 +89,6 @@ def view(t: Tensor, *shape: Any) -> Tensor:
     return Reshape.apply(t, _shape_arg(shape), True)
 
 
-def _storage_offset(arr: Any) -> int:
-    """Elements between the start of the memory ``arr`` views and its first element."""
-    root = arr
-    while isinstance(root.base, type(arr)):
-        root = root.base
-    if root is arr:
-        return 0
-    ptr = (
-        (lambda a: a.__array_interface__["data"][0])
-        if is_cpu_array(arr)
-        else (lambda a: a.data.ptr)
-    )
-    return (ptr(arr) - ptr(root)) // arr.itemsize
-
-
 def view_dtype(t: Tensor, dtype: Any) -> Tensor:
     """PyTorch's ``view(dtype)``: the same memory read as ``dtype``. With another element size
     the last dim is scaled by the size ratio; the result is not differentiable."""
@@ -127,7 +112,7 @@ def view_dtype(t: Tensor, dtype: Any) -> Tensor:
         if strides[-1] != 1:
             raise RuntimeError(f"self.stride(-1) must be 1 to view {names}, but got {strides[-1]}")
         if old_size < new_size:
-            offset = _storage_offset(arr)
+            offset = array_offset(arr)
             if offset % ratio:
                 raise RuntimeError(
                     f"self.storage_offset() must be divisible by {ratio} to view {names}, but "
@@ -240,7 +225,6 @@ def reshape_as(x: Tensor, other: Tensor) -> Tensor:
 
 
 TENSOR_METHODS: dict[str, Any] = {
-    "storage_offset": lambda self: _storage_offset(self._data),
     "reshape": reshape,
     "view": view,
     "view_as": view_as,

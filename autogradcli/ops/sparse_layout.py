@@ -91,7 +91,7 @@ class SparseCooTensor(Tensor):
         values = repr(self.values().detach()).replace("\n", "\n       ")
         size = tuple(self.shape)
         extra = ""
-        if self._data.dtype != dtypes.get_default_dtype().np and self._data.dtype.kind == "f":
+        if self._data.dtype != dtypes.get_default_dtype().np and self._data.dtype.kind in "fV":
             extra = f", dtype={self.dtype}"
         grad = ""
         if self.grad_fn is not None:
@@ -205,7 +205,7 @@ def sparse_coo_tensor(
         raise RuntimeError("found negative index")
     if dtype is not None:
         np_dtype = dtypes.to_dtype(dtype).np
-    elif vals.dtype.kind == "f" and not isinstance(values, Tensor):
+    elif vals.dtype.kind in "fV" and not isinstance(values, Tensor):
         np_dtype = dtypes.get_default_dtype().np
     else:
         np_dtype = vals.dtype

@@ -40,7 +40,7 @@ class Var(Function):
         ctx: Any, x: Tensor, dims: Any, correction: float, keepdim: bool, root: bool
     ) -> Any:
         arr = x._data
-        if arr.dtype.kind != "f":
+        if arr.dtype.kind not in "fV":
             raise RuntimeError("std and var only support floating point and complex dtypes")
         xp = array_module(arr)
         n = reduced_count(arr.shape, dims)
@@ -148,7 +148,7 @@ class Norm(Function):
     @staticmethod
     def forward(ctx: Any, x: Tensor, p: float, dims: Any, keepdim: bool) -> Any:
         arr = x._data
-        if arr.dtype.kind != "f":
+        if arr.dtype.kind not in "fV":
             raise RuntimeError(
                 "linalg.vector_norm: Expected a floating point or complex tensor as input. "
                 f"Got {x.dtype.name.capitalize() if x.dtype.name != 'int64' else 'Long'}"

@@ -18,7 +18,7 @@ def _float_operand(x: Tensor) -> tuple[Any, Any]:
     become the default float dtype."""
     arr = x._data
     xp = array_module(arr)
-    if arr.dtype.kind in "fc":
+    if arr.dtype.kind in "fcV":
         return xp, arr
     from ..tensor.dtype import get_default_dtype
 
@@ -338,7 +338,9 @@ class Clamp(Function):
             out = xp.minimum(out, hi)
         if out.dtype != arr.dtype and not isinstance(min, Tensor) and not isinstance(max, Tensor):
             out = (
-                out.astype(arr.dtype) if arr.dtype.kind == "f" or isinstance(lo or hi, int) else out
+                out.astype(arr.dtype)
+                if arr.dtype.kind in "fV" or isinstance(lo or hi, int)
+                else out
             )
         ctx.save_for_backward(x)
         ctx.bounds = (lo, hi)

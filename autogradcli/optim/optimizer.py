@@ -345,7 +345,7 @@ def _cast(param: Tensor, value: Any, key: Any = None) -> Any:
     if isinstance(value, Tensor):
         arr = value._data
         if key != "step":
-            if param._data.dtype.kind == "f" and arr.dtype.kind == "f":
+            if param._data.dtype.kind in "fV" and arr.dtype.kind in "fV":
                 arr = arr.astype(param._data.dtype, copy=False)
             arr = to_device(arr, param.device)
         return wrap(arr.copy())

@@ -1,8 +1,13 @@
-"""Saving and loading of tensors and nested containers without pickle (see ``archive``)."""
+"""Saving and loading: autogradcli's own checkpoints (``archive``: JSON and .npy, no pickle),
+PyTorch's ``.pt`` files (read with an allow-list unpickler) and safetensors files."""
 
-from .archive import FORMAT_NAME, FORMAT_VERSION, load, save
+from .archive import FORMAT_NAME, FORMAT_VERSION
+from .entry import load, save
 from .format import SerializationError
 from .safe_globals import add_safe_globals, clear_safe_globals, get_safe_globals, safe_globals
+from .safetensors_io import load_safetensors, save_safetensors
+from .torch_writer import save_torch
+from .torch_zip import get_unsafe_globals_in_checkpoint
 
 __all__ = [
     "FORMAT_NAME",
@@ -11,7 +16,11 @@ __all__ = [
     "add_safe_globals",
     "clear_safe_globals",
     "get_safe_globals",
+    "get_unsafe_globals_in_checkpoint",
     "load",
+    "load_safetensors",
     "safe_globals",
     "save",
+    "save_safetensors",
+    "save_torch",
 ]

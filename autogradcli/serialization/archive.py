@@ -11,9 +11,9 @@ A zip archive (members stored uncompressed) holding:
   header records the device it came from.
 
 Loading reads only JSON and ``.npy`` data (``allow_pickle=False``); there is no pickle anywhere,
-so a file can never execute code. Anything else (a torch pickle, a text file, a zip without our
-header, a newer format version, a truncated or corrupted archive) raises
-:class:`SerializationError` naming the file and the problem.
+so a file can never execute code. A zip without our header, a newer format version, a truncated
+or corrupted archive raises :class:`SerializationError` naming the file and the problem
+(``entry.load`` sends PyTorch and safetensors files to their own readers).
 
 Saving to a path is atomic: the archive is written to a temporary file in the same directory,
 flushed and fsynced, then moved over ``path`` with ``os.replace``. A crash mid-write leaves any
@@ -42,7 +42,7 @@ _MAX_HEADER_BYTES = 256 * 2**20
 PathOrFile = str | os.PathLike | IO[bytes]
 
 
-def save(obj: Any, f: PathOrFile) -> None:
+def save_archive(obj: Any, f: PathOrFile) -> None:
     """Save ``obj`` (nested dicts/lists/tuples of Tensors, numbers, strings...) to ``f``."""
     tree, arrays = encode(obj)
     header = json.dumps(
@@ -69,64 +69,15 @@ def _write_array(zf: zipfile.ZipFile, name: str, arr: np.ndarray) -> None:
         np.lib.format.write_array(member, arr, allow_pickle=False)
 
 
-def load(f: PathOrFile, map_location: Any = None, weights_only: bool | None = None) -> Any:
-    """Load an object saved by :func:`save`.
+def load_archive(zf: zipfile.ZipFile, where: str, map_location: Any) -> Any:
+    """The object in an open autogradcli checkpoint (see :func:`autogradcli.load`)."""
+    header = _read_header(zf, where)
+    planned = _plan_arrays(zf, header["root"])
 
-    ``weights_only`` is accepted for PyTorch compatibility and changes nothing: loading never
-    runs code, whatever its value. A saved ``Parameter`` comes back as a plain Tensor with
-    ``requires_grad=True``.
+    def read_array(name: str) -> np.ndarray:
+        return read_npy_member(zf, name, *planned[name])
 
-    ``map_location`` moves tensors: ``None`` restores each on the device it was saved from,
-    ``'cpu'``/``'cuda:0'``/a ``device`` sends all there, a dict maps saved device names
-    (``{'cuda:0': 'cpu'}``), and a callable gets the saved device name and returns the target.
-    """
-    where = repr(os.fspath(f)) if isinstance(f, (str, os.PathLike)) else _describe(f)
-    if isinstance(f, (str, os.PathLike)):
-        try:
-            with open(f, "rb") as fh:
-                return _load_from(fh, where, map_location)
-        except OSError as err:
-            raise SerializationError(f"cannot read checkpoint {where}: {err}") from err
-    return _load_from(f, where, map_location)
-
-
-def _describe(f: Any) -> str:
-    name = getattr(f, "name", None)
-    return repr(name) if isinstance(name, str) else f"<{type(f).__name__}>"
-
-
-def _load_from(fh: IO[bytes], where: str, map_location: Any) -> Any:
-    start = fh.read(4)
-    fh.seek(-len(start), os.SEEK_CUR)
-    if not start:
-        raise SerializationError(f"{where} is empty: not an autogradcli checkpoint")
-    if start[:1] == b"\x80":
-        raise SerializationError(
-            f"{where} is a Python pickle (e.g. a legacy torch.save file); autogradcli never "
-            "unpickles, because loading a pickle can run arbitrary code"
-        )
-    if start != b"PK\x03\x04":
-        raise SerializationError(
-            f"{where} is not an autogradcli checkpoint: it is not a zip archive "
-            f"(starts with {start!r})"
-        )
-    try:
-        with zipfile.ZipFile(fh) as zf:
-            header = _read_header(zf, where)
-            planned = _plan_arrays(zf, header["root"])
-
-            def read_array(name: str) -> np.ndarray:
-                return read_npy_member(zf, name, *planned[name])
-
-            return decode(header["root"], read_array, map_location)
-    except SerializationError as err:
-        if str(err).startswith(where):
-            raise
-        raise SerializationError(f"{where}: {err}") from err
-    except (zipfile.BadZipFile, EOFError, zipfile.LargeZipFile) as err:
-        raise SerializationError(f"{where} is truncated or corrupted: {err}") from err
-    except (ValueError, KeyError, TypeError, RecursionError, OSError) as err:
-        raise SerializationError(f"{where} is corrupted: {type(err).__name__}: {err}") from err
+    return decode(header["root"], read_array, map_location)
 
 
 def _plan_arrays(zf: zipfile.ZipFile, root: Any) -> dict[str, tuple[np.dtype, tuple[int, ...]]]:
@@ -157,7 +108,9 @@ def _array_node(node: dict[str, Any]) -> tuple[str, np.dtype, tuple[int, ...]]:
     if not isinstance(name, str):
         raise ValueError(f"an array reference has no file name: {str(node)[:80]}")
     try:
-        dt = np.dtype(dtype)
+        # bfloat16 members hold its 16-bit patterns (format.py); np.dtype("bfloat16") would be
+        # ml_dtypes' own dtype, which .npy headers cannot name
+        dt = np.dtype(np.uint16 if dtype == "bfloat16" else dtype)
     except (TypeError, ValueError):
         raise ValueError(f"{name} has an unknown dtype {dtype!r}") from None
     if dt.hasobject or dt.itemsize == 0:
@@ -175,11 +128,6 @@ def _read_header(zf: zipfile.ZipFile, where: str) -> dict[str, Any]:
         info = zf.getinfo(HEADER)
     except KeyError:
         names = zf.namelist()
-        if any(n.endswith("data.pkl") for n in names):
-            raise SerializationError(
-                f"{where} looks like a PyTorch checkpoint (a pickle inside a zip); autogradcli "
-                "never unpickles, because loading a pickle can run arbitrary code"
-            ) from None
         raise SerializationError(
             f"{where} is a zip archive but not an autogradcli checkpoint (no {HEADER}; it holds "
             f"{names[:5]})"

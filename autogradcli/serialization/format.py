@@ -28,6 +28,9 @@ object. OrderedDicts come back as plain dicts in the same order; namedtuples as 
 from __future__ import annotations
 
 import math
+import os
+import sys
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -121,7 +124,10 @@ def _encode_array(obj: Any, arrays: list, memo: dict) -> dict[str, Any]:
         if isinstance(obj, np.generic):
             node["scalar"] = True
     name = f"tensors/{len(arrays)}.npy"
-    node.update(file=name, dtype=host.dtype.str, shape=list(host.shape))
+    dtype_text = host.dtype.str
+    if host.dtype.name == "bfloat16":  # .npy has no bfloat16: stored as its 16-bit patterns
+        host, dtype_text = host.view(np.uint16), "bfloat16"
+    node.update(file=name, dtype=dtype_text, shape=list(host.shape))
     arrays.append((name, host))
     memo[id(obj)] = node
     return node
@@ -173,27 +179,36 @@ def _decode(node: Any, read: ArrayReader, map_location: Any, memo: dict) -> Any:
 
 
 def _decode_array(node: dict, host: np.ndarray, map_location: Any) -> Any:
-    if host.dtype.str != node["dtype"] or list(host.shape) != list(node["shape"]):
+    bits = node["dtype"] == "bfloat16"
+    expected = np.dtype(np.uint16).str if bits else node["dtype"]
+    if host.dtype.str != expected or list(host.shape) != list(node["shape"]):
         raise ValueError(
             f"{node['file']} holds {host.dtype.str} {list(host.shape)} but the header says "
             f"{node['dtype']} {node['shape']}"
         )
+    if bits:
+        host = host.view(dtypes.bfloat16.np)
     if node["$"] == "ndarray":
         return host[()] if node.get("scalar") else host
     dtypes.from_numpy_dtype(host.dtype)  # a dtype tensors support, or TypeError
-    device = _target_device(node["device"], map_location)
-    if device.type != "cpu":
-        try:
-            host = backend.to_device(host, device)
-        except RuntimeError as err:
-            raise SerializationError(
-                f"a tensor was saved on {node['device']} and cannot be restored there ({err}); "
-                "pass map_location='cpu' to load it on the CPU"
-            ) from err
-    out = wrap(host)
+    out = wrap(place(host, node["device"], map_location))
     if node["requires_grad"]:
         out.requires_grad = True
     return out
+
+
+def place(host: np.ndarray, saved: str, map_location: Any) -> Any:
+    """``host`` moved to where ``map_location`` sends a tensor saved on device ``saved``."""
+    device = _target_device(saved, map_location)
+    if device.type == "cpu":
+        return host
+    try:
+        return backend.to_device(host, device)
+    except RuntimeError as err:
+        raise SerializationError(
+            f"a tensor was saved on {saved} and cannot be restored there ({err}); "
+            "pass map_location='cpu' to load it on the CPU"
+        ) from err
 
 
 def _target_device(saved: str, map_location: Any) -> backend.Device:
@@ -205,5 +220,49 @@ def _target_device(saved: str, map_location: Any) -> backend.Device:
     if isinstance(map_location, dict):
         return backend.as_device(map_location.get(saved, saved))
     if callable(map_location):
-        return backend.as_device(map_location(saved))
+        if not _takes_two(map_location):
+            return backend.as_device(map_location(saved))
+        moved = map_location(_StorageStandIn(backend.Device("cpu")), saved)
+        return moved.device if isinstance(moved, _StorageStandIn) else backend.as_device(moved)
     return backend.as_device(map_location)
+
+
+def _takes_two(fn: Any) -> bool:
+    """Whether ``fn`` is PyTorch's ``map_location(storage, location)`` rather than ours."""
+    import inspect
+
+    try:
+        inspect.signature(fn).bind(None, None)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+class _StorageStandIn:
+    """The storage a PyTorch-style ``map_location(storage, location)`` gets (on the CPU, as
+    PyTorch's is): ``lambda storage, loc: storage`` keeps tensors on the CPU,
+    ``storage.cuda(1)`` sends them to ``cuda:1``."""
+
+    def __init__(self, device: backend.Device) -> None:
+        self.device = device
+
+    def cpu(self) -> _StorageStandIn:
+        return _StorageStandIn(backend.Device("cpu"))
+
+    def cuda(self, device: Any = None, non_blocking: bool = False) -> _StorageStandIn:
+        if device is None or isinstance(device, int):
+            return _StorageStandIn(backend.Device("cuda", device))
+        return _StorageStandIn(backend.as_device(device))
+
+    def to(self, device: Any, non_blocking: bool = False) -> _StorageStandIn:
+        return _StorageStandIn(backend.as_device(device))
+
+
+def warn_caller(message: str) -> None:
+    """A ``UserWarning`` attributed to the first caller outside this package (the user's
+    ``load`` call, however deep inside the readers it is raised)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    level, frame = 2, sys._getframe(1)
+    while frame is not None and os.path.dirname(os.path.abspath(frame.f_code.co_filename)) == here:
+        frame, level = frame.f_back, level + 1
+    warnings.warn(message, UserWarning, stacklevel=level)

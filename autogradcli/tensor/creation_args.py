@@ -100,7 +100,7 @@ def torch_type_name(np_type: np.dtype) -> str:
 
 def require_float(np_type: np.dtype, fn: str) -> None:
     """NotImplementedError (as PyTorch) when a floating-point sampler is asked for another dtype."""
-    if np_type.kind != "f":
+    if np_type.kind not in "fV":
         raise NotImplementedError(
             f"{fn}() draws floating point values and is not implemented for dtype "
             f"'{torch_type_name(np_type)}' ({np_type.name}); pass a floating point dtype"

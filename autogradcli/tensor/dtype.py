@@ -6,6 +6,10 @@ from typing import Any
 
 import numpy as np
 
+# numpy's kinds of floating-point dtypes: "f", and "V" for ml_dtypes' bfloat16 (numpy has no
+# kind of its own for it; tensors never hold numpy's structured "V" dtypes)
+FLOAT_KINDS = "fV"
+
 
 class DType:
     """A tensor element type; ``repr`` matches PyTorch's with our package name."""
@@ -16,8 +20,8 @@ class DType:
         self.name = name
         self.np = np.dtype(np_dtype)
         self.itemsize = self.np.itemsize
-        self.is_floating_point = self.np.kind == "f"
-        self.is_signed = self.np.kind in "fi"
+        self.is_floating_point = self.np.kind in FLOAT_KINDS
+        self.is_signed = self.np.kind in "fiV"
 
     def __repr__(self) -> str:
         return f"autogradcli.{self.name}"
@@ -27,6 +31,26 @@ class DType:
 
 
 float16 = DType("float16", np.float16)
+
+
+class _BFloat16(DType):
+    """bfloat16, whose numpy dtype comes from ml_dtypes, imported on first use (it adds about
+    1 MiB to ``import autogradcli``)."""
+
+    __slots__ = ()
+
+    def __init__(self) -> None:
+        self.name, self.itemsize = "bfloat16", 2
+        self.is_floating_point = self.is_signed = True
+
+    @property
+    def np(self) -> np.dtype:  # type: ignore[override]
+        import ml_dtypes
+
+        return np.dtype(ml_dtypes.bfloat16)
+
+
+bfloat16 = _BFloat16()
 float32 = DType("float32", np.float32)
 float64 = DType("float64", np.float64)
 uint8 = DType("uint8", np.uint8)
@@ -39,8 +63,8 @@ bool_ = DType("bool", np.bool_)
 half, float, double = float16, float32, float64
 short, int, long = int16, int32, int64
 
-ALL_DTYPES = (float16, float32, float64, uint8, int8, int16, int32, int64, bool_)
-_BY_NUMPY: dict[np.dtype, DType] = {d.np: d for d in ALL_DTYPES}
+ALL_DTYPES = (float16, bfloat16, float32, float64, uint8, int8, int16, int32, int64, bool_)
+_BY_NUMPY: dict[np.dtype, DType] = {d.np: d for d in ALL_DTYPES if d is not bfloat16}
 _BY_NAME: dict[str, DType] = {d.name: d for d in ALL_DTYPES}
 _BY_NAME.update(half=float16, float=float32, double=float64, short=int16, int=int32, long=int64)
 
@@ -63,18 +87,33 @@ def from_numpy_dtype(np_dtype: Any) -> DType:
     if dt is None:
         dt = _BY_NUMPY.get(np.dtype(np_dtype))
         if dt is None:
-            raise TypeError(f"can't convert np.ndarray of type {np_dtype} to a tensor")
+            if np.dtype(np_dtype).name != "bfloat16":
+                raise TypeError(f"can't convert np.ndarray of type {np_dtype} to a tensor")
+            dt = _BY_NUMPY[np.dtype(np_dtype)] = bfloat16
+    if dt is bfloat16:
+        _note_bfloat16()
     return dt
+
+
+def _note_bfloat16() -> None:
+    """From the first bfloat16 tensor on, ops check whether to round their results to it."""
+    from ..autograd.grad_mode import STATE
+
+    STATE.bfloat16 = True
 
 
 def to_dtype(spec: Any) -> DType:
     """Accept a DType, a dtype name ("float32"), a numpy dtype or a Python type."""
     if isinstance(spec, DType):
+        if spec is bfloat16:
+            _note_bfloat16()
         return spec
     if isinstance(spec, str):
         dt = _BY_NAME.get(spec.removeprefix("torch.").removeprefix("autogradcli."))
         if dt is None:
             raise TypeError(f"unknown dtype {spec!r}; expected one of {sorted(_BY_NAME)}")
+        if dt is bfloat16:
+            _note_bfloat16()
         return dt
     if spec is builtins_float:
         return _default_float
@@ -88,7 +127,13 @@ def to_dtype(spec: Any) -> DType:
 builtins_float, builtins_int, builtins_bool = type(1.0), type(1), type(True)
 
 # Promotion categories: bool < integer < floating.
-_CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2}
+_CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2, "V": 2}
+_F16, _F32 = np.dtype(np.float16), np.dtype(np.float32)
+
+
+def category(np_dtype: np.dtype) -> int:
+    """0 for bool, 1 for integers, 2 for floating point."""
+    return _CATEGORY[np_dtype.kind]
 
 
 def _category_of_scalar(value: Any) -> int:
@@ -103,7 +148,21 @@ def promote_types(*np_dtypes: np.dtype) -> np.dtype:
     """PyTorch's promote_types: the highest category wins outright (float32 with int64 is
     float32, not numpy's float64); within a category numpy's widening applies."""
     top = max(_CATEGORY[d.kind] for d in np_dtypes)
-    return np.result_type(*[d for d in np_dtypes if _CATEGORY[d.kind] == top])
+    group = [d for d in np_dtypes if _CATEGORY[d.kind] == top]
+    if top == 2 and any(d.kind == "V" for d in group):
+        return _promote_bfloat16(group)
+    return np.result_type(*group)
+
+
+def _promote_bfloat16(floats: list[np.dtype]) -> np.dtype:
+    """bfloat16 with itself stays bfloat16; with float16 both widen to float32 (neither holds
+    the other); with float32/float64 the wider one wins, as in PyTorch."""
+    others = [d for d in floats if d.kind != "V"]
+    if not others:
+        return floats[0]
+    if all(d == _F16 for d in others):
+        return _F32
+    return np.result_type(*[d for d in others if d != _F16])
 
 
 def result_type(*operands: Any) -> np.dtype:

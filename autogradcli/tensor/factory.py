@@ -72,7 +72,7 @@ def as_array(data: Any, dtype: Any = None, device: Any = None, copy: bool = Fals
     elif isinstance(data, (bool, int, float)):
         arr = np.asarray(data, dtype=np_dtype or _infer_dtype(data))
     elif isinstance(data, (list, tuple)):
-        if np_dtype is not None and np_dtype.kind == "f" and not _contains_tensor(data):
+        if np_dtype is not None and np_dtype.kind in "fV" and not _contains_tensor(data):
             arr = np.asarray(data, dtype=np_dtype)  # no detour through the default float dtype
         else:
             arr = _nested_to_numpy(data)
@@ -82,7 +82,7 @@ def as_array(data: Any, dtype: Any = None, device: Any = None, copy: bool = Fals
             arr = data
         except TypeError:
             arr = np.asarray(data)
-    if arr.dtype.kind not in "fiub":
+    if arr.dtype.kind not in "fiubV":
         raise TypeError(
             f"can't convert data of type {arr.dtype} to a tensor (numbers and bools only)"
         )

@@ -1,71 +1,146 @@
-"""``repr(tensor)`` in PyTorch's layout: ``tensor([1.0000, 2.5000], requires_grad=True)``."""
+"""``repr(tensor)`` in PyTorch's layout: ``tensor([1.0000, 2.5000], requires_grad=True)``, and
+``set_printoptions`` (precision, threshold, edgeitems, linewidth, profile, sci_mode)."""
 
 from __future__ import annotations
 
+import math
+import sys
 from typing import Any
 
 import numpy as np
 
 from .. import backend
 
-_PRECISION = 4
-_THRESHOLD = 1000
-_EDGEITEMS = 3
-_LINEWIDTH = 80
+__all__ = ["format_tensor", "get_printoptions", "set_printoptions"]
+
+_PROFILES: dict[str, dict[str, Any]] = {
+    "default": {"precision": 4, "threshold": 1000, "edgeitems": 3, "linewidth": 80},
+    "short": {"precision": 2, "threshold": 1000, "edgeitems": 2, "linewidth": 80},
+    "full": {"precision": 4, "threshold": math.inf, "edgeitems": 3, "linewidth": 80},
+}
+_OPTS: dict[str, Any] = {**_PROFILES["default"], "sci_mode": None}
 
 
-def _float_formatter(values: np.ndarray) -> Any:
-    finite = np.abs(values[np.isfinite(values)]).astype(np.float64)
-    nonzero = finite[finite != 0]
-    if (
-        finite.size
-        and np.all(finite == np.round(finite))
-        and (not nonzero.size or (nonzero.max() < 1e8 and nonzero.max() / nonzero.min() <= 1000.0))
-    ):
-        width = max(len(f"{v:.0f}") for v in values[np.isfinite(values)]) + 1 if finite.size else 1
-        return lambda v: (f"{v:.0f}." if np.isfinite(v) else str(v)).rjust(width)
-    sci = nonzero.size and (
-        nonzero.max() / nonzero.min() > 1000.0 or nonzero.max() > 1e8 or nonzero.min() < 1e-4
-    )
-    fmt = f"{{:.{_PRECISION}e}}" if sci else f"{{:.{_PRECISION}f}}"
-    shown = [fmt.format(v) if np.isfinite(v) else str(v) for v in values.ravel()]
-    width = max((len(s) for s in shown), default=1)
-    return lambda v: (fmt.format(v) if np.isfinite(v) else str(v)).rjust(width)
+def set_printoptions(
+    precision: int | None = None,
+    threshold: float | None = None,
+    edgeitems: int | None = None,
+    linewidth: int | None = None,
+    profile: str | None = None,
+    sci_mode: bool | None = None,
+) -> None:
+    """Set how tensors print, as ``torch.set_printoptions``: a profile (``default``, ``short``,
+    ``full``) first, then each option given; ``sci_mode`` is always set (None: automatic)."""
+    if profile is not None and profile in _PROFILES:
+        _OPTS.update(_PROFILES[profile])
+    given = {"precision": precision, "threshold": threshold}
+    given.update(edgeitems=edgeitems, linewidth=linewidth)
+    _OPTS.update({k: v for k, v in given.items() if v is not None})
+    _OPTS["sci_mode"] = sci_mode
+
+
+def get_printoptions() -> dict[str, Any]:
+    """The current print options (a copy)."""
+    return dict(_OPTS)
+
+
+def _threshold() -> int:
+    t = _OPTS["threshold"]
+    return sys.maxsize if t == math.inf else int(t)
+
+
+class _Formatter:
+    """PyTorch's element formatter: one width and style (integer-valued, fixed or scientific)
+    for every element printed, chosen from the (summarised) values."""
+
+    def __init__(self, values: np.ndarray) -> None:
+        self.floating = values.dtype.kind == "f"
+        self.int_mode, self.sci_mode, self.width = True, False, 1
+        flat = values.ravel()
+        if not self.floating:
+            self.width = max((len(self._plain(v)) for v in flat.tolist()), default=1)
+            return
+        shown = flat[np.isfinite(flat) & (flat != 0)].astype(np.float64)
+        if not shown.size:  # no finite non-zero value: integer style, width 1
+            return
+        precision = _OPTS["precision"]
+        low, high = float(np.abs(shown).min()), float(np.abs(shown).max())
+        self.int_mode = bool(np.all(shown == np.ceil(shown)))
+        self.sci_mode = (
+            high / low > 1000.0 or high > 1.0e8 or low < 1.0e-4
+            if _OPTS["sci_mode"] is None
+            else bool(_OPTS["sci_mode"])
+        )
+        if self.sci_mode:
+            fmt = f"{{:.{precision}e}}"
+        elif self.int_mode:
+            fmt = "{:.0f}."
+        else:
+            fmt = f"{{:.{precision}f}}"
+        self.width = max(len(fmt.format(v)) for v in shown.tolist())
+
+    @staticmethod
+    def _plain(v: Any) -> str:
+        return str(bool(v)) if isinstance(v, (bool, np.bool_)) else str(v)
+
+    def format(self, v: Any) -> str:
+        """One element, right-aligned to the common width."""
+        precision = _OPTS["precision"]
+        if not self.floating:
+            text = self._plain(v)
+        elif self.sci_mode:
+            text = f"{{:{self.width}.{precision}e}}".format(v)
+        elif self.int_mode:
+            text = f"{v:.0f}" + ("" if math.isinf(v) or math.isnan(v) else ".")
+        else:
+            text = f"{{:.{precision}f}}".format(v)
+        return text.rjust(self.width)
 
 
 def _summarized(arr: np.ndarray) -> np.ndarray:
     """The elements a summarised print shows (PyTorch picks the format from these alone)."""
-    if arr.size <= _THRESHOLD:
-        return arr
+    edge = _OPTS["edgeitems"]
     for axis, n in enumerate(arr.shape):
-        if n > 2 * _EDGEITEMS:
-            head = np.take(arr, range(_EDGEITEMS), axis=axis)
-            tail = np.take(arr, range(n - _EDGEITEMS, n), axis=axis)
+        if n > 2 * edge:
+            head = np.take(arr, range(edge), axis=axis)
+            tail = np.take(arr, range(n - edge, n), axis=axis)
             arr = np.concatenate([head, tail], axis=axis)
     return arr
 
 
-def format_array(arr: np.ndarray, prefix: str) -> str:
-    if arr.dtype.kind == "f":
-        shown = _summarized(arr).astype(np.float64)
-        formatter: dict[str, Any] = {"float_kind": _float_formatter(shown)}
-    elif arr.dtype.kind == "b":
-        width = 5 if arr.size and not arr.all() else 4
-        formatter = {"bool": lambda v: str(bool(v)).rjust(width)}
+def _vector(arr: np.ndarray, indent: int, summarize: bool, fmt: _Formatter) -> str:
+    edge = _OPTS["edgeitems"]
+    per_line = max(1, math.floor((_OPTS["linewidth"] - indent) / (fmt.width + 2)))
+    if summarize and arr.shape[0] > 2 * edge:
+        head, tail = arr[:edge].tolist(), arr[arr.shape[0] - edge :].tolist()
+        items = [fmt.format(v) for v in head] + [" ..."] + [fmt.format(v) for v in tail]
     else:
-        formatter = {}
+        items = [fmt.format(v) for v in arr.tolist()]
+    lines = [", ".join(items[i : i + per_line]) for i in range(0, len(items), per_line)]
+    return "[" + (",\n" + " " * (indent + 1)).join(lines) + "]"
+
+
+def _nested(arr: np.ndarray, indent: int, summarize: bool, fmt: _Formatter) -> str:
+    if arr.ndim == 1:
+        return _vector(arr, indent, summarize, fmt)
+    edge, n = _OPTS["edgeitems"], arr.shape[0]
+    if summarize and n > 2 * edge:
+        rows = [*range(edge), None, *range(n - edge, n)]
+    else:
+        rows = list(range(n))
+    parts = ["..." if i is None else _nested(arr[i], indent + 1, summarize, fmt) for i in rows]
+    return "[" + ("," + "\n" * (arr.ndim - 1) + " " * (indent + 1)).join(parts) + "]"
+
+
+def format_array(arr: np.ndarray, prefix: str) -> str:
+    """The body of a tensor's repr in PyTorch's layout (``prefix`` sets the indent)."""
+    if arr.dtype.kind not in "biuf" or arr.dtype == np.float16:  # as PyTorch: via float32
+        arr = arr.astype(np.float32)
+    summarize = arr.size > _threshold()
+    fmt = _Formatter(_summarized(arr) if summarize else arr)
     if arr.ndim == 0:
-        return formatter.get("float_kind", formatter.get("bool", str))(arr.item()).strip()
-    text = np.array2string(
-        arr,
-        separator=", ",
-        prefix=prefix,
-        formatter=formatter,
-        threshold=_THRESHOLD,
-        edgeitems=_EDGEITEMS,
-        max_line_width=_LINEWIDTH,
-    )
-    return text.replace(", ..., ", ",  ..., ") if arr.size > _THRESHOLD else text
+        return fmt.format(arr.item()).strip()
+    return _nested(arr, len(prefix), summarize, fmt)
 
 
 def format_tensor(t: Any, name: str = "tensor") -> str:
@@ -89,4 +164,18 @@ def format_tensor(t: Any, name: str = "tensor") -> str:
         suffixes.append(f"grad_fn=<{type(t._grad_fn).__name__}>")
     elif t._requires_grad:
         suffixes.append("requires_grad=True")
-    return prefix + body + "".join(", " + s for s in suffixes) + ")"
+    return _with_suffixes(prefix + body, suffixes, len(prefix))
+
+
+def _with_suffixes(text: str, suffixes: list[str], indent: int) -> str:
+    """``text, suffix, ...)``: a suffix that would pass the line width goes on its own line."""
+    parts = [text]
+    last = len(text) - text.rfind("\n") + 1
+    for suffix in suffixes:
+        if last + len(suffix) + 2 > _OPTS["linewidth"]:
+            parts.append(",\n" + " " * indent + suffix)
+            last = indent + len(suffix)
+        else:
+            parts.append(", " + suffix)
+            last += len(suffix) + 2
+    return "".join(parts) + ")"

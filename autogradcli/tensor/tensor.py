@@ -90,7 +90,7 @@ class Tensor:
                 "computed variable in a subgraph that doesn't require differentiation use "
                 "var_no_grad = var.detach()."
             )
-        if value and self._data.dtype.kind != "f":
+        if value and self._data.dtype.kind not in "fV":
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
         self._requires_grad = bool(value)
 
@@ -258,7 +258,7 @@ class Tensor:
         return self._data.itemsize
 
     def is_floating_point(self) -> bool:
-        return self._data.dtype.kind == "f"
+        return self._data.dtype.kind in "fV"
 
     def is_contiguous(self) -> bool:
         return bool(self._data.flags.c_contiguous)
@@ -272,6 +272,17 @@ class Tensor:
             return int(self._data.__array_interface__["data"][0])
         return int(self._data.data.ptr)
 
+    def share_memory_(self) -> Tensor:
+        """Move the data to memory other processes map (in place; a no-op if already there)."""
+        from .sharing import share_memory_
+
+        return share_memory_(self)
+
+    def is_shared(self) -> bool:
+        from .sharing import is_shared
+
+        return is_shared(self)
+
     def item(self) -> Any:
         if self._data.size != 1:
             raise RuntimeError(
@@ -284,6 +295,8 @@ class Tensor:
 
     def numpy(self, *, force: bool = False) -> np.ndarray:
         """The data as a numpy array sharing memory (CPU tensors that don't require grad)."""
+        if self._data.dtype.kind == "V":
+            raise TypeError("Got unsupported ScalarType BFloat16")
         if force:
             return backend.to_numpy(self._data)
         if self._requires_grad:

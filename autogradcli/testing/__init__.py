@@ -1,5 +1,5 @@
-"""``autogradcli.testing``: PyTorch's ``torch.testing.assert_close`` (same tolerances and
-messages) and its deprecated ``assert_allclose``."""
+"""``autogradcli.testing``: PyTorch's ``torch.testing.assert_close``, same tolerances and messages
+(and the deprecated ``assert_allclose``)."""
 
 from .allclose import assert_allclose
 from .close import assert_close

@@ -17,11 +17,16 @@ from ..tensor.tensor import Tensor
 
 __all__ = ["assert_close"]
 
-_TOLERANCES = {"float16": (1e-3, 1e-5), "float32": (1.3e-6, 1e-5), "float64": (1e-7, 1e-7)}
+_TOLERANCES = {
+    "float16": (1e-3, 1e-5),
+    "bfloat16": (1.6e-2, 1e-5),
+    "float32": (1.3e-6, 1e-5),
+    "float64": (1e-7, 1e-7),
+}
 
 
-def _tolerances(*dtypes: str) -> tuple[float, float]:
-    rtols, atols = zip(*(_TOLERANCES.get(d, (0.0, 0.0)) for d in dtypes))
+def _tolerances(*dtypes: str, table: dict | None = None) -> tuple[float, float]:
+    rtols, atols = zip(*((table or _TOLERANCES).get(d, (0.0, 0.0)) for d in dtypes))
     return max(rtols), max(atols)
 
 
@@ -155,7 +160,7 @@ def _compare_tensors(actual: Tensor, expected: Tensor, opts: dict[str, Any]) -> 
     a, e = a.astype(compute), e.astype(compute)
     with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
         ok = a == e
-        if compute.kind == "f":
+        if compute.kind in "fV":
             finite = np.isfinite(a) & np.isfinite(e)
             ok |= finite & (np.abs(a - e) <= atol + rtol * np.abs(e))
             if opts["equal_nan"]:

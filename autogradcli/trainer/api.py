@@ -17,6 +17,7 @@ from .builtin import BUILTIN_CALLBACKS
 from .callbacks import FunctionCallback, ModuleHooks, event_table
 from .distributed import DistributedContext
 from .evaluate import TestEvaluation
+from .init_from import INIT_FROM_FILE, describe_report, report_json, summary_entry
 from .progress import Reporter, make_reporter
 from .run_dir import RESOLVED_CONFIG, RunDir, RunFolderNotMade, os_reason
 from .run_logger import RunLogger
@@ -88,6 +89,8 @@ def trainer_from_experiment(
     if run is not None:
         extra = {"config": config.path if config is not None else None}
         extra["world_size"] = context.world_size
+        if getattr(exp, "init_from", None):
+            extra["init_from"] = summary_entry(exp.init_from)
         callbacks.append(RunLogger(run, exp.name, extra))
         if getattr(exp, "test_loader", None) is not None:
             callbacks.append(TestEvaluation(exp.test_loader))
@@ -143,6 +146,8 @@ def train_from_config(
     overrides: Sequence[str] = (),
     context: DistributedContext | None = None,
     on_start: Callable[[str], None] | None = None,
+    folder: str | None = None,
+    callbacks: Sequence[Any] = (),
 ) -> RunResult:
     """Train the run ``config`` describes (a ``Config`` or a YAML path) in a new run folder
     under ``runs_dir`` (default: the config's ``output.dir``), or continue the run folder
@@ -169,9 +174,13 @@ def train_from_config(
     context.check_global_batch(cfg)
     exp = build_experiment(cfg)
     context.check_global_batch(cfg, exp)
+    if exp.init_from and context.is_main:
+        reporter.log(describe_report(exp.init_from))
     if not context.is_main:
         return trainer_from_experiment(exp, epochs=epochs, context=context).fit(raise_errors=False)
-    trainer = _new_run(cfg, exp, _runs_dir(cfg, runs_dir), reporter, epochs, context)
+    trainer = _new_run(
+        cfg, exp, _runs_dir(cfg, runs_dir), reporter, epochs, context, folder, callbacks
+    )
     if on_start is not None and trainer.run is not None:
         on_start(trainer.run.path)
     return trainer.fit(raise_errors=False)
@@ -184,12 +193,14 @@ def _new_run(
     reporter: Reporter,
     epochs: int | None,
     context: DistributedContext,
+    folder: str | None = None,
+    callbacks: Sequence[Any] = (),
 ) -> Trainer:
     """The trainer of a new run, its folder made whole (configs, model.txt, summary.json) out
     of sight and then renamed into place: a failure part-way (a user callback refused, a full
     disk) leaves no folder behind; a full disk is a ``RunFolderNotMade`` (exit 2)."""
     try:
-        run = RunDir.stage(runs_dir, exp.name)
+        run = RunDir.stage(runs_dir, exp.name, folder=folder)
     except OSError as err:
         raise RunFolderNotMade(
             f"cannot make a run folder in {runs_dir}: {os_reason(err)}"
@@ -198,9 +209,13 @@ def _new_run(
         run.write_config(cfg.text, cfg.to_yaml(absolute_paths=True))
         if exp.data_state is not None:
             run.write_data_state(exp.data_state)
+        if getattr(exp, "init_from", None):
+            run.write_text(INIT_FROM_FILE, report_json(exp.init_from))
         trainer = trainer_from_experiment(
             exp, run=run, reporter=reporter, epochs=epochs, context=context
         )
+        for callback in callbacks:
+            trainer.callbacks.append(callback)  # fit() orders them by `order`
         run.lock()  # held from here until fit() ends
         for callback in trainer.callbacks:
             if isinstance(callback, RunLogger):

@@ -29,6 +29,7 @@ import math
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from .._utils.atomic import atomic_link
 from ..tensor.tensor import Tensor
 from .metrics import mode_problem, resolve_mode
 
@@ -238,9 +239,11 @@ class Checkpoint(Callback):
     def on_epoch_end(self, trainer: Trainer) -> None:
         if not self.enabled or trainer.run is None:
             return
-        if self.save_last:
-            trainer.save_checkpoint("last")
-        if self.save_best and trainer.best.get("epoch") == trainer.epoch:
+        last = trainer.save_checkpoint("last") if self.save_last else None
+        if not self.save_best or trainer.best.get("epoch") != trainer.epoch:
+            return
+        # the same state as ``last``: linked (one serialization and fsync less an epoch)
+        if last is None or not atomic_link(last, trainer.run.checkpoint_path("best")):
             trainer.save_checkpoint("best")
 
     def __repr__(self) -> str:

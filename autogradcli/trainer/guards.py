@@ -32,7 +32,7 @@ class NonFiniteLossError(RuntimeError):
 
 def _nonfinite_kind(arr: Any) -> str | None:
     """``"nan"``/``"inf"``/``"-inf"`` for the first kind of non-finite value in ``arr``."""
-    if arr.dtype.kind not in "fc":
+    if arr.dtype.kind not in "fcV":
         return None
     xp = array_module(arr)
     if bool(xp.isfinite(arr).all()):
@@ -95,7 +95,7 @@ def find_nonfinite_layer(model: Any, inputs: Any) -> tuple[str, Any, str, str] |
 
 
 def _largest(value: Any) -> float | None:
-    if not isinstance(value, Tensor) or value._data.dtype.kind not in "fc" or not value.numel():
+    if not isinstance(value, Tensor) or value._data.dtype.kind not in "fcV" or not value.numel():
         return None
     xp = array_module(value._data)
     return float(xp.abs(value._data).max())

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..serialization import load
+from .init_from import read_source
 from .run_dir import RESOLVED_CONFIG, RunDir, RunFolderError
 
 __all__ = ["CHECKPOINTS", "LoadedRun", "load_run", "open_run"]
@@ -39,7 +40,8 @@ def open_run(
     overrides: list[str] | None = None,
     read_data: bool = False,
 ) -> LoadedRun:
-    """Rebuild the run in ``path`` and load ``checkpoints/<checkpoint>`` (``best`` | ``last``);
+    """Rebuild the run in ``path`` and load ``checkpoints/<checkpoint>`` (``best`` | ``last``,
+    or the path of a checkpoint or state dict file of the same model);
     ``overrides`` (``--set`` strings) change the stored config first. The data's fitted state
     comes from the run's ``data_state.json``: the training data is read only with
     ``read_data`` (the run's test split), or for a run made before that file existed.
@@ -48,8 +50,12 @@ def open_run(
     no such checkpoint, ValueError for another checkpoint name."""
     from ..config import build_experiment, load_config
 
-    if checkpoint not in CHECKPOINTS:
-        raise ValueError(f"checkpoint must be one of {', '.join(CHECKPOINTS)}, got {checkpoint!r}")
+    named = checkpoint in CHECKPOINTS
+    if not named and not os.path.isfile(checkpoint):
+        raise ValueError(
+            f"checkpoint must be one of {', '.join(CHECKPOINTS)} or a checkpoint file, "
+            f"got {checkpoint!r}" + (" (no such file)" if os.sep in checkpoint else "")
+        )
     folder = os.fspath(path)
     run = RunDir(folder)
     config_file = run.file(RESOLVED_CONFIG)
@@ -57,7 +63,7 @@ def open_run(
         raise FileNotFoundError(f"no such run folder: {folder}")
     if not os.path.isfile(config_file):
         raise FileNotFoundError(f"{folder} has no {RESOLVED_CONFIG}: not a run folder")
-    ckpt = run.checkpoint_path(checkpoint)
+    ckpt = run.checkpoint_path(checkpoint) if named else checkpoint
     if not os.path.isfile(ckpt):
         others = [c for c in CHECKPOINTS if os.path.isfile(run.checkpoint_path(c))]
         hint = f" (it has: {', '.join(others)})" if others else " (it has no checkpoints)"
@@ -68,11 +74,17 @@ def open_run(
         raise ValueError(str(err)) from None
     config = load_config(config_file, list(overrides or ()))
     experiment = build_experiment(config, stored, read_data)
-    state = load(ckpt)
     model = experiment.model
-    model.load_state_dict(state["model"])
+    if named:
+        state = load(ckpt)
+        model.load_state_dict(state["model"])
+        epoch = int(state.get("epoch", 0))
+    else:  # any weights file init_from reads (a checkpoint, safetensors, a state dict)
+        weights, _ = read_source(ckpt)
+        model.load_state_dict(weights)
+        epoch = 0
     model.eval()
-    return LoadedRun(model, experiment, checkpoint, int(state.get("epoch", 0)), run)
+    return LoadedRun(model, experiment, checkpoint, epoch, run)
 
 
 def load_run(path: str | os.PathLike, checkpoint: str = "best") -> Any:

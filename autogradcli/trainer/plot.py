@@ -7,7 +7,16 @@ from collections.abc import Sequence
 from typing import Any
 from xml.sax.saxutils import escape
 
-__all__ = ["acc_svg", "loss_svg", "metric_svg", "nice_ticks"]
+__all__ = [
+    "acc_svg",
+    "axes",
+    "loss_svg",
+    "metric_svg",
+    "nice_ticks",
+    "scales",
+    "svg_head",
+    "tick_marks",
+]
 
 WIDTH, HEIGHT = 640, 400
 LEFT, RIGHT, TOP, BOTTOM = 70, 20, 40, 50
@@ -39,6 +48,70 @@ def _fmt(v: float) -> str:
     return f"{v:.4g}"
 
 
+def scales(x_lo: float, x_hi: float, ys: Sequence[float]) -> tuple[Any, Any, list[float]]:
+    """(x to pixel, y to pixel, y ticks): x over ``[x_lo, x_hi]``, y over round ticks
+    covering ``ys``, both onto the plot area."""
+    pw, ph = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
+    y_ticks = nice_ticks(min(ys), max(ys))
+    y_lo, y_hi = y_ticks[0], y_ticks[-1]
+    if y_hi == y_lo:
+        y_hi = y_lo + 1
+
+    def sx(x: float) -> float:
+        return LEFT + (x - x_lo) / (x_hi - x_lo) * pw
+
+    def sy(y: float) -> float:
+        return TOP + ph - (y - y_lo) / (y_hi - y_lo) * ph
+
+    return sx, sy, y_ticks
+
+
+def svg_head(title: str) -> list[str]:
+    """The opening lines of a plot: the SVG element, a white page and the title."""
+    return [
+        '<?xml version="1.0" encoding="UTF-8"?>',
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" '
+        f'viewBox="0 0 {WIDTH} {HEIGHT}" font-family="sans-serif" font-size="12">',
+        f'<rect x="0" y="0" width="{WIDTH}" height="{HEIGHT}" fill="white"/>',
+        f'<text x="{WIDTH / 2}" y="22" text-anchor="middle" font-size="15">{escape(title)}</text>',
+    ]
+
+
+def tick_marks(
+    y_ticks: Sequence[float], sy: Any, x_ticks: Sequence[tuple[float, str]]
+) -> list[str]:
+    """Horizontal grid lines with their labels at ``y_ticks`` (``sy``: value to pixel), and
+    marks with labels at ``x_ticks`` (pixel x, label) under the plot area."""
+    pw, ph = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
+    out = []
+    for t in y_ticks:
+        y = sy(t)
+        out.append(
+            f'<line x1="{LEFT}" y1="{y:.2f}" x2="{LEFT + pw}" y2="{y:.2f}" stroke="#e0e0e0"/>'
+        )
+        out.append(f'<text x="{LEFT - 6}" y="{y + 4:.2f}" text-anchor="end">{_fmt(t)}</text>')
+    for x, label in x_ticks:
+        out.append(
+            f'<line x1="{x:.2f}" y1="{TOP + ph}" x2="{x:.2f}" y2="{TOP + ph + 5}" stroke="black"/>'
+        )
+        out.append(
+            f'<text x="{x:.2f}" y="{TOP + ph + 18}" text-anchor="middle">{escape(label)}</text>'
+        )
+    return out
+
+
+def axes(x_label: str, y_label: str) -> str:
+    """The two axis lines and their labels."""
+    pw, ph = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
+    return (
+        f'<line x1="{LEFT}" y1="{TOP}" x2="{LEFT}" y2="{TOP + ph}" stroke="black"/>'
+        f'<line x1="{LEFT}" y1="{TOP + ph}" x2="{LEFT + pw}" y2="{TOP + ph}" stroke="black"/>'
+        f'<text x="{LEFT + pw / 2}" y="{HEIGHT - 10}" text-anchor="middle">{escape(x_label)}</text>'
+        f'<text x="16" y="{TOP + ph / 2}" text-anchor="middle" '
+        f'transform="rotate(-90 16 {TOP + ph / 2})">{escape(y_label)}</text>'
+    )
+
+
 def loss_svg(history: Sequence[dict[str, Any]], title: str = "loss") -> str:
     """An SVG document plotting ``train_loss`` and ``val_loss`` against ``epoch``."""
     return metric_svg(history, SERIES, title, "loss")
@@ -66,46 +139,18 @@ def metric_svg(
         points[key] = pts
     xs = [p[0] for pts in points.values() for p in pts]
     ys = [p[1] for pts in points.values() for p in pts]
-    pw, ph = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
-    out = [
-        '<?xml version="1.0" encoding="UTF-8"?>',
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{HEIGHT}" '
-        f'viewBox="0 0 {WIDTH} {HEIGHT}" font-family="sans-serif" font-size="12">',
-        f'<rect x="0" y="0" width="{WIDTH}" height="{HEIGHT}" fill="white"/>',
-        f'<text x="{WIDTH / 2}" y="22" text-anchor="middle" font-size="15">{escape(title)}</text>',
-    ]
+    pw = WIDTH - LEFT - RIGHT
+    out = svg_head(title)
     if xs:
         x_lo, x_hi = min(xs), max(xs)
         if x_hi == x_lo:
             x_lo, x_hi = x_lo - 1, x_hi + 1
-        y_ticks = nice_ticks(min(ys), max(ys))
-        y_lo, y_hi = y_ticks[0], y_ticks[-1]
-        if y_hi == y_lo:
-            y_hi = y_lo + 1
-
-        def sx(x: float) -> float:
-            return LEFT + (x - x_lo) / (x_hi - x_lo) * pw
-
-        def sy(y: float) -> float:
-            return TOP + ph - (y - y_lo) / (y_hi - y_lo) * ph
-
-        # grid and y axis ticks
-        for t in y_ticks:
-            y = sy(t)
-            out.append(
-                f'<line x1="{LEFT}" y1="{y:.2f}" x2="{LEFT + pw}" y2="{y:.2f}" stroke="#e0e0e0"/>'
-            )
-            out.append(f'<text x="{LEFT - 6}" y="{y + 4:.2f}" text-anchor="end">{_fmt(t)}</text>')
+        sx, sy, y_ticks = scales(x_lo, x_hi, ys)
         # x axis ticks: integer epochs, at most ~10 labels
         first, last = math.ceil(x_lo), math.floor(x_hi)
         every = max(1, math.ceil((last - first + 1) / 10))
-        for e in range(first, last + 1, every):
-            x = sx(e)
-            out.append(
-                f'<line x1="{x:.2f}" y1="{TOP + ph}" x2="{x:.2f}" y2="{TOP + ph + 5}" '
-                'stroke="black"/>'
-            )
-            out.append(f'<text x="{x:.2f}" y="{TOP + ph + 18}" text-anchor="middle">{e}</text>')
+        epochs = range(first, last + 1, every)
+        out += tick_marks(y_ticks, sy, [(sx(e), str(e)) for e in epochs])
         # series
         for key, label, color in series:
             pts = points[key]
@@ -124,15 +169,7 @@ def metric_svg(
             "no finished epoch yet</text>"
         )
     # axes and labels
-    out.append(
-        f'<line x1="{LEFT}" y1="{TOP}" x2="{LEFT}" y2="{TOP + ph}" stroke="black"/>'
-        f'<line x1="{LEFT}" y1="{TOP + ph}" x2="{LEFT + pw}" y2="{TOP + ph}" stroke="black"/>'
-    )
-    out.append(
-        f'<text x="{LEFT + pw / 2}" y="{HEIGHT - 10}" text-anchor="middle">epoch</text>'
-        f'<text x="16" y="{TOP + ph / 2}" text-anchor="middle" '
-        f'transform="rotate(-90 16 {TOP + ph / 2})">{escape(y_label)}</text>'
-    )
+    out.append(axes("epoch", y_label))
     # legend
     lx, ly = LEFT + pw - 110, TOP + 8
     out.append(f'<rect x="{lx}" y="{ly}" width="104" height="44" fill="white" stroke="#999"/>')

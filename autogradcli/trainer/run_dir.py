@@ -6,7 +6,7 @@ Layout::
     config.resolved.yaml   every default filled in, file paths absolute (what ``resume`` reads)
     data_state.json        what the data's kind learned from the training rows (plain JSON),
                            read back by eval, predict, inspect and resume
-    metrics.jsonl          one JSON object per epoch, appended, flushed and fsynced
+    metrics.jsonl          one JSON object per epoch, appended and flushed (fsynced at the end)
     metrics.csv            the same table, rewritten atomically every epoch
     summary.json           status, exit code, best/final metrics, versions... (atomic)
     model.txt              the model table (``nn.utils.summary``) or repr + parameter counts
@@ -15,8 +15,11 @@ Layout::
     checkpoints/last       the latest state (``autogradcli.save``, atomic)
     checkpoints/best       the state at the best monitored metric
 
-Every whole-file write goes through a temporary file in the same folder, ``fsync`` and
-``os.replace``, so a crash leaves either the old file or the new one, never a torn one. A new
+Every whole-file write goes through a temporary file in the same folder and ``os.replace``, so
+a crash leaves either the old file or the new one, never a torn one. Configs, the data state,
+checkpoints and the files a run ends with are fsynced (durable across a power loss); the
+per-epoch rewrites of the tables, plots and summary are not (``durable=False``), since a resume
+rebuilds them from the checkpoint (bench/README.md, "Outside the training step"). A new
 folder is made the same way: as a hidden ``.<name>.partial`` that is renamed once its first
 files (configs, model.txt, summary.json) are written (``RunDir.stage``/``publish``).
 """
@@ -96,9 +99,10 @@ def write_error(path: str, err: OSError) -> RunFolderError:
     return RunFolderError(f"cannot write {path}: {os_reason(err)}")
 
 
-def atomic_write_text(path: str, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file + fsync + rename (mode 0644)."""
-    _atomic_write_text(path, text, permissions=0o644)
+def atomic_write_text(path: str, text: str, durable: bool = True) -> None:
+    """Write ``text`` to ``path`` through a temporary file (+ fsync when ``durable``) + rename
+    (mode 0644)."""
+    _atomic_write_text(path, text, permissions=0o644, durable=durable)
 
 
 def jsonable(value: Any) -> Any:
@@ -185,16 +189,19 @@ class RunDir:
         return run
 
     @classmethod
-    def stage(cls, runs_dir: str, name: str, *, now: float | None = None) -> RunDir:
+    def stage(
+        cls, runs_dir: str, name: str, *, now: float | None = None, folder: str | None = None
+    ) -> RunDir:
         """A new run folder made out of sight, as ``.<final name>.partial`` (``agrad runs``
         skips dot folders): its first files go there, then ``publish()`` renames it to
         ``final_path``, so a failure part-way (disk full) leaves no half-made run folder
-        (``discard()`` removes it)."""
+        (``discard()`` removes it). ``folder``: that exact folder name (a sweep's
+        ``trial-007``) instead of ``<name>-<stamp>-<id>``."""
         os.makedirs(runs_dir, exist_ok=True)
         stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(now))
         base = _safe_name(name)
         for _ in range(100):
-            final = os.path.join(runs_dir, f"{base}-{stamp}-{secrets.token_hex(3)}")
+            final = os.path.join(runs_dir, folder or f"{base}-{stamp}-{secrets.token_hex(3)}")
             staging = os.path.join(runs_dir, f".{os.path.basename(final)}.partial")
             if os.path.lexists(final):
                 continue
@@ -279,10 +286,11 @@ class RunDir:
         return self.path
 
     # ------------------------------------------------------------------ writers
-    def write_text(self, name: str, text: str) -> None:
-        """Write the folder's file ``name`` atomically; an ``OSError`` names that file."""
+    def write_text(self, name: str, text: str, durable: bool = True) -> None:
+        """Write the folder's file ``name`` atomically (fsynced when ``durable``); an
+        ``OSError`` names that file."""
         try:
-            atomic_write_text(self.file(name), text)
+            atomic_write_text(self.file(name), text, durable)
         except OSError as err:
             err.filename = self.file(name)  # not the temporary file's name
             raise
@@ -315,8 +323,9 @@ class RunDir:
             raise RunFolderError(f"{path}: {problem}")
         return doc
 
-    def append_metrics(self, record: dict[str, Any]) -> None:
-        """Append one line to ``metrics.jsonl``, flushed and fsynced before returning."""
+    def append_metrics(self, record: dict[str, Any], durable: bool = True) -> None:
+        """Append one line to ``metrics.jsonl``, flushed (and fsynced when ``durable``) before
+        returning."""
         line = json.dumps(jsonable(record), allow_nan=False) + "\n"
         path = self.file(METRICS_JSONL)
         with open(path, "a", encoding="utf-8") as f:
@@ -324,7 +333,8 @@ class RunDir:
             try:
                 f.write(line)
                 f.flush()
-                os.fsync(f.fileno())
+                if durable:
+                    os.fsync(f.fileno())
             except OSError as err:  # disk full: take the torn line back out
                 with contextlib.suppress(OSError):
                     os.truncate(path, size)
@@ -352,7 +362,18 @@ class RunDir:
         text = "".join(json.dumps(jsonable(r), allow_nan=False) + "\n" for r in history)
         self.write_text(METRICS_JSONL, text)
 
-    def write_metrics_csv(self, history: Sequence[dict[str, Any]]) -> None:
+    def sync_metrics(self) -> None:
+        """fsync ``metrics.jsonl`` (every line appended without ``durable``), if it exists."""
+        path = self.file(METRICS_JSONL)
+        try:
+            with open(path, "ab") as f:  # writable: Windows fsyncs only those
+                os.fsync(f.fileno())
+        except FileNotFoundError:
+            return
+        except OSError as err:
+            raise write_error(path, err) from None
+
+    def write_metrics_csv(self, history: Sequence[dict[str, Any]], durable: bool = True) -> None:
         columns = metric_columns(history)
         buf = io.StringIO()
         writer = csv.writer(buf, lineterminator="\n")
@@ -360,9 +381,9 @@ class RunDir:
         for row in history:
             clean = jsonable(row)
             writer.writerow(["" if clean.get(c) is None else clean[c] for c in columns])
-        self.write_text(METRICS_CSV, buf.getvalue())
+        self.write_text(METRICS_CSV, buf.getvalue(), durable)
 
-    def write_summary(self, summary: dict[str, Any]) -> None:
+    def write_summary(self, summary: dict[str, Any], durable: bool = True) -> None:
         """``summary.json``, atomically; when the disk is too full for the temporary copy, in
         place over the old one (its blocks are already allocated), so a run that fails for a
         full disk still says so: the whole summary, else its ``SUMMARY_CORE`` keys on one
@@ -371,7 +392,7 @@ class RunDir:
         text = json.dumps(clean, indent=2, allow_nan=False) + "\n"
         path = self.file(SUMMARY)
         try:
-            self.write_text(SUMMARY, text)
+            self.write_text(SUMMARY, text, durable)
             return
         except OSError as err:
             error = err

@@ -1,8 +1,11 @@
 """``RunLogger``: the callback that writes a run folder's files while a run trains.
 
-``model.txt`` at the start; ``metrics.jsonl`` (appended, fsynced), ``metrics.csv``, ``loss.svg``
-(and ``acc.svg`` when accuracy is logged) and ``summary.json`` after every epoch and at the end, however the run ends; ``traceback.txt``
-after an unexpected error. The folder itself (paths, atomic writes, the lock) is ``RunDir``.
+``model.txt`` at the start; ``metrics.jsonl`` (appended), ``metrics.csv``, ``loss.svg`` (and
+``acc.svg`` when accuracy is logged) and ``summary.json`` after every epoch and at the end,
+however the run ends; ``traceback.txt`` after an unexpected error. Every write is atomic; the
+per-epoch ones are not fsynced (a resume rebuilds them from the durable checkpoint: an fsync an
+epoch cost tiny runs most of their time), the files of the run's start and end are. The folder
+itself (paths, atomic writes, the lock) is ``RunDir``.
 """
 
 from __future__ import annotations
@@ -139,32 +142,38 @@ class RunLogger(Callback):
         self._write_summary(trainer)
 
     def on_epoch_end(self, trainer: Trainer) -> None:
-        self._sync(trainer)
-        self._write_summary(trainer)
+        self._sync(trainer, durable=False)
+        self._write_summary(trainer, durable=False)
 
     def on_fit_end(self, trainer: Trainer) -> None:
         with contextlib.suppress(Exception):
-            self._sync(trainer)
+            self._sync(trainer, durable=True)
         if trainer.traceback_text:
             with contextlib.suppress(Exception):
                 self.run.write_text("traceback.txt", trainer.traceback_text)
         self._write_summary(trainer)
 
-    def _sync(self, trainer: Trainer) -> None:
+    def _sync(self, trainer: Trainer, durable: bool) -> None:
         for row in trainer.history[self._written :]:
-            self.run.append_metrics(row)
-        if self._written != len(trainer.history):
+            self.run.append_metrics(row, durable=False)
+        if self._written != len(trainer.history) or durable:
             self._written = len(trainer.history)
-            self._write_tables(trainer)
+            self._write_tables(trainer, durable)
+        if durable:
+            self.run.sync_metrics()
 
-    def _write_tables(self, trainer: Trainer) -> None:
-        self.run.write_metrics_csv(trainer.history)
-        self.run.write_text(LOSS_SVG, loss_svg(trainer.history, title=f"{self.name}: loss"))
-        if any("train_acc" in r or "val_acc" in r for r in trainer.history):
-            self.run.write_text(ACC_SVG, acc_svg(trainer.history, title=f"{self.name}: accuracy"))
+    def _write_tables(self, trainer: Trainer, durable: bool = True) -> None:
+        history = trainer.history
+        self.run.write_metrics_csv(history, durable)
+        svg = loss_svg(history, title=f"{self.name}: loss")
+        self.run.write_text(LOSS_SVG, svg, durable)
+        if any("train_acc" in r or "val_acc" in r for r in history):
+            svg = acc_svg(history, title=f"{self.name}: accuracy")
+            self.run.write_text(ACC_SVG, svg, durable)
 
-    def _write_summary(self, trainer: Trainer) -> None:
-        self.run.write_summary(run_summary(trainer, self.name, self.extra))
+    def _write_summary(self, trainer: Trainer, durable: bool = True) -> None:
+        summary = run_summary(trainer, self.name, self.extra)
+        self.run.write_summary(summary, durable)
 
     def state_dict(self) -> dict[str, Any]:
         return {}

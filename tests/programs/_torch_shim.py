@@ -61,4 +61,5 @@ class _Alias(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
 def install() -> None:
     """Map ``autogradcli`` imports to ``torch`` for the rest of this process."""
-    sys.meta_path.insert(0, _Alias())
+    if not any(isinstance(finder, _Alias) for finder in sys.meta_path):
+        sys.meta_path.insert(0, _Alias())

@@ -9,8 +9,6 @@ Changes in the port:
   torchvision transforms) -> the bundled 8x8 digits as high-resolution targets and their 2x2
   averages (4x4) as inputs (first 1,500 for training, the rest for testing).
 - --upscale_factor: required -> default 2; --threads default 4 -> 1.
-- checkpoint(): torch.save(model, path) -> torch.save(model.state_dict(), path): autogradcli refuses
-  to pickle a whole module by design (a checkpoint must never run code when loaded).
 - train() returns the epoch's average loss, and the program asserts it falls.
 """
 from __future__ import print_function
@@ -136,7 +134,7 @@ def test():
 
 def checkpoint(epoch):
     model_out_path = "model_epoch_{}.pth".format(epoch)
-    torch.save(model.state_dict(), model_out_path)
+    torch.save(model, model_out_path)
     print("Checkpoint saved to {}".format(model_out_path))
 
 losses = []

@@ -11,9 +11,6 @@ Changes in the port:
 - sizes: --emsize 200 -> 32, --nhid 200 -> 32, --epochs 40 -> 6 (the LSTM leaves its unigram
   plateau only in epoch 3 to 5, on either engine), --batch_size 20 -> 8,
   --bptt 35 -> 12, --log-interval 200 -> 10.
-- the best model is saved and reloaded as a state_dict (torch.save(model.state_dict()) /
-  model.load_state_dict(torch.load(f))) instead of pickling the whole module with
-  torch.serialization.safe_globals: autogradcli refuses pickled modules by design.
 - outcome: asserts the test perplexity is below half the vocabulary size (uniform guessing
   scores the vocabulary size).
 """
@@ -464,7 +461,7 @@ try:
         # Save the model if the validation loss is the best we've seen so far.
         if not best_val_loss or val_loss < best_val_loss:
             with open(args.save, 'wb') as f:
-                torch.save(model.state_dict(), f)
+                torch.save(model, f)
             best_val_loss = val_loss
         else:
             # Anneal the learning rate if no improvement has been seen in the validation dataset.
@@ -501,7 +498,7 @@ with open(args.save, 'rb') as f:
             torch.nn.modules.sparse.Embedding,
         ]
     with torch.serialization.safe_globals(safe_globals):
-        model.load_state_dict(torch.load(f))
+        model = torch.load(f)
     # after load the rnn params are not a continuous chunk of memory
     # this makes them a continuous chunk, and will speed up forward pass
     # Currently, only rnn model supports flatten_parameters function.

@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["FORMATS", "BadImage", "Header", "decode", "probe"]
+__all__ = ["FORMATS", "BadImage", "Header", "decode", "decode_uint8", "probe", "to_float"]
 
 FORMATS = ("BMP", "GIF", "JPEG", "PNG")  # Pillow's names of the formats we read
 _GRAY_MODES = ("1", "L", "LA", "I", "I;16", "F")
@@ -76,9 +76,9 @@ def probe(path: str | os.PathLike) -> Header:
         return Header(height, width, img.mode in _GRAY_MODES)
 
 
-def decode(path: str | os.PathLike, size: tuple[int, int], channels: int) -> np.ndarray:
-    """The pixels of ``path`` as float32 (channels, height, width) in [0, 1]: converted to
-    grayscale (``L``) or RGB, then resized to ``size`` = (h, w) with bilinear resampling."""
+def decode_uint8(path: str | os.PathLike, size: tuple[int, int], channels: int) -> np.ndarray:
+    """The pixels of ``path`` as uint8 (channels, height, width): converted to grayscale
+    (``L``) or RGB, then resized to ``size`` = (h, w) with bilinear resampling."""
     image = _pillow()
     img = _open(os.fspath(path))
     try:
@@ -93,8 +93,15 @@ def decode(path: str | os.PathLike, size: tuple[int, int], channels: int) -> np.
         raise
     except (OSError, ValueError, SyntaxError, EOFError) as err:  # truncated, bad data
         raise BadImage(f"cannot be decoded: {err}") from None
-    if channels == 1:
-        pixels = pixels[None]
-    else:
-        pixels = pixels.transpose(2, 0, 1)
+    return pixels[None] if channels == 1 else pixels.transpose(2, 0, 1)
+
+
+def to_float(pixels: np.ndarray) -> np.ndarray:
+    """uint8 pixels as float32 in [0, 1]."""
     return pixels.astype(np.float32) / np.float32(255.0)
+
+
+def decode(path: str | os.PathLike, size: tuple[int, int], channels: int) -> np.ndarray:
+    """The pixels of ``path`` as float32 (channels, height, width) in [0, 1] (``decode_uint8``
+    scaled)."""
+    return to_float(decode_uint8(path, size, channels))

@@ -2,7 +2,9 @@
 class names from the folder names, sorted (index = sorted order, as torchvision's
 ``ImageFolder``). ``read`` lists files and reads their headers only; pixels are decoded one
 sample at a time by the Dataset ``samples`` returns, in DataLoader workers when there are any,
-so memory does not grow with the number of images."""
+the first time each is asked for, then kept as uint8 in a temporary file (``image/cache.py``)
+so later epochs read them back instead of decoding; memory does not grow with the number of
+images."""
 
 from __future__ import annotations
 
@@ -14,7 +16,9 @@ from typing import Any, ClassVar
 import numpy as np
 
 from ..dataset import Dataset
-from ..image.decode import BadImage, Header, decode, probe
+from ..image.batch import transform_batch
+from ..image.cache import DecodedImages
+from ..image.decode import BadImage, Header, decode, probe, to_float
 from ..image.files import EXTENSIONS, class_folders, files_under, is_image_name, matching
 from ..image.settings import check_channels, check_normalize, check_size, parse_augment
 from ..transforms import AUGMENTATIONS, Compose, Normalize
@@ -39,14 +43,24 @@ class ImageSource(Source):
     ) -> None:
         self.files, self.labels, self.headers = files, labels, headers
         self.classes, self.skipped = classes, skipped
+        self._decoded: dict[tuple[tuple[int, int], int], DecodedImages] = {}
 
     def __len__(self) -> int:
         return len(self.files)
 
+    def decoded(self, size: tuple[int, int], channels: int) -> DecodedImages:
+        """Every file's pixels at ``size`` and ``channels``, decoded once each when first asked
+        for (one store per size and channel count, shared by fit and every split's samples)."""
+        key = (tuple(size), channels)
+        if key not in self._decoded:
+            self._decoded[key] = DecodedImages(self.files, (size[0], size[1]), channels)
+        return self._decoded[key]
+
 
 class ImageFolderDataset(Dataset):
     """``(image, class index)`` pairs (or images alone when ``targets`` is None), each decoded
-    from its file when asked for; a file that fails to decode is a ``DataError`` naming it."""
+    from its file when asked for (through ``store``, rows ``rows`` of it, when given: decoded
+    once, read back after); a file that fails to decode is a ``DataError`` naming it."""
 
     def __init__(
         self,
@@ -55,23 +69,43 @@ class ImageFolderDataset(Dataset):
         size: tuple[int, int],
         channels: int,
         transform: Any = None,
+        store: DecodedImages | None = None,
+        rows: Sequence[int] | None = None,
     ) -> None:
         self.files, self.targets = list(files), None if targets is None else list(targets)
         self.size, self.channels, self.transform = size, channels, transform
+        self.store, self.rows = store, None if rows is None else list(rows)
 
     def __len__(self) -> int:
         return len(self.files)
 
-    def __getitem__(self, index: int) -> Any:
+    def _image(self, index: int) -> np.ndarray:
         path = self.files[index]
         try:
-            img = decode(path, self.size, self.channels)
+            if self.store is None or self.rows is None:
+                return decode(path, self.size, self.channels)
+            return to_float(self.store.pixels(self.rows[index]))
         except BadImage as err:
             raise DataError([Problem(path, str(err))]) from None
-        if self.transform is not None:
-            img = self.transform(img)
+
+    def __getitems__(self, indices: Sequence[int]) -> list[Any]:
+        """A batch's samples (the DataLoader's batched fetch): the transforms run once over the
+        batch where they can (``image/batch.py``), with the same draws and values as one by one."""
+        if self.transform is None or not indices:
+            return [self[i] for i in indices]
+        images = np.stack([self._image(i) for i in indices])
+        out = transform_batch(self.transform, images)
+        if out is None:
+            return [self._sample(i, self.transform(img)) for i, img in zip(indices, images)]
+        return [self._sample(i, img) for i, img in zip(indices, out)]
+
+    def _sample(self, index: int, img: np.ndarray) -> Any:
         img = np.ascontiguousarray(img, dtype=np.float32)
         return img if self.targets is None else (img, self.targets[index])
+
+    def __getitem__(self, index: int) -> Any:
+        img = self._image(index)
+        return self._sample(index, img if self.transform is None else self.transform(img))
 
 
 def _limited(problems: list[Problem]) -> DataError:
@@ -214,7 +248,7 @@ class ImageFolder(DataKind):
         if isinstance(self.normalize, dict):
             mean, std = self._given_stats(channels)
         elif self.normalize == "auto":
-            mean, std = _fitted_stats([source.files[i] for i in rows], size, channels)
+            mean, std = _fitted_stats(source.decoded(size, channels), rows)
         return {
             "classes": list(source.classes),
             "size": [size[0], size[1]],
@@ -276,7 +310,9 @@ class ImageFolder(DataKind):
         if problems:
             raise _limited(problems)
         files = [source.files[i] for i in rows]
-        return ImageFolderDataset(files, targets, *self._pipeline(state, train))
+        size, channels, transform = self._pipeline(state, train)
+        store = source.decoded(size, channels)
+        return ImageFolderDataset(files, targets, size, channels, transform, store, rows)
 
     def inputs(self, source: ImageSource, state: dict[str, Any]) -> ImageFolderDataset:
         """The images alone, preprocessed as for validation, for ``agrad predict``."""
@@ -306,19 +342,21 @@ def _class_of(path: str, top: str) -> str | None:
     return parts[0] if len(parts) > 1 else None
 
 
-def _fitted_stats(files: list[str], size: tuple[int, int], channels: int) -> tuple[list, list]:
-    """Per-channel mean and (population) std over every pixel of ``files``, decoded one at a
-    time; a channel with no spread keeps std 1 (no scaling)."""
+def _fitted_stats(store: DecodedImages, rows: Sequence[int]) -> tuple[list, list]:
+    """Per-channel mean and (population) std over every pixel of images ``rows`` of ``store``,
+    decoded one at a time (and kept there for the epochs); a channel with no spread keeps std 1
+    (no scaling)."""
+    channels = store.channels
     total = np.zeros(channels, np.float64)
     squares = np.zeros(channels, np.float64)
-    for path in files:
+    for i in rows:
         try:
-            img = decode(path, size, channels).astype(np.float64)
+            img = to_float(store.pixels(i)).astype(np.float64)
         except BadImage as err:
-            raise DataError([Problem(path, str(err))]) from None
+            raise DataError([Problem(store.files[i], str(err))]) from None
         total += img.sum(axis=(1, 2))
         squares += (img * img).sum(axis=(1, 2))
-    count = len(files) * size[0] * size[1]
+    count = len(rows) * store.size[0] * store.size[1]
     mean = total / count
     std = np.sqrt(np.maximum(squares / count - mean * mean, 0.0))
     std[std < 1e-12] = 1.0

@@ -43,7 +43,7 @@ def _safe_softmax(scores: Tensor) -> Tensor:
 def _fusable(query: Tensor, key: Tensor, attn_mask: Tensor | None) -> bool:
     """Whether the one-Function SDPA applies: float inputs of >= 2 dims, and a mask (if any)
     that broadcasts to the scores' shape without enlarging it and needs no gradient."""
-    if query.ndim < 2 or key.ndim < 2 or query._data.dtype.kind != "f":
+    if query.ndim < 2 or key.ndim < 2 or query._data.dtype.kind not in "fV":
         return False
     if attn_mask is None:
         return True

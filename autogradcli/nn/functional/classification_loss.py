@@ -145,7 +145,7 @@ class CrossEntropy(Function):
         s = e.sum(axis=cdim, keepdims=True)
         ctx.cdim, ctx.n, ctx.ndim, ctx.w = cdim, n, arr.ndim, w
         ctx.reduction, ctx.smoothing = reduction, smoothing
-        ctx.probs = target._data.dtype.kind == "f"
+        ctx.probs = target._data.dtype.kind in "fV"
         ctx.targets = None
         if not ctx.probs and w is None and smoothing == 0 and reduction == "mean" and cdim == 1:
             out = _plain_mean_nll(ctx, xp, z, s, target._data, ignore_index)
@@ -292,7 +292,7 @@ def cross_entropy(
     cdim, w = _index_args("cross_entropy", input, target, weight)
     if not 0.0 <= label_smoothing <= 1.0:
         raise RuntimeError(f"label_smoothing must be between 0.0 and 1.0. Got: {label_smoothing}")
-    if target._data.dtype.kind == "f":
+    if target._data.dtype.kind in "fV":
         if target.shape != input.shape:
             raise RuntimeError(
                 f"cross_entropy: probability targets must have the input's shape "

@@ -104,7 +104,7 @@ class _Dropout(Function):
         if p == 1.0:
             mask = xp.zeros(arr.shape, dtype=arr.dtype)
         else:
-            keep = gen.random(arr.shape, dtype=arr.dtype if arr.dtype.kind == "f" else None) >= p
+            keep = gen.random(arr.shape, dtype=arr.dtype if arr.dtype.kind in "fV" else None) >= p
             mask = keep.astype(arr.dtype)
             mask *= 1.0 / (1.0 - p)
         ctx.mask = wrap(mask)

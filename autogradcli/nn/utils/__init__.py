@@ -1,4 +1,5 @@
-"""Utilities on parameters and models: gradient clipping, model summaries."""
+"""Utilities on parameters, models and sequences: gradient clipping, model summaries, and
+``rnn`` (PackedSequence, pad/pack/unpack for recurrent layers)."""
 
 from ..._utils.lazy import lazy_attributes
 from .clip_grad import *

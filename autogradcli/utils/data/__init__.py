@@ -2,4 +2,4 @@
 
 from ...data import *
 from ...data import __all__ as __all__
-from . import dataloader, dataset, sampler
+from . import dataloader, dataset, distributed, sampler
