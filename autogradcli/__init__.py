@@ -35,6 +35,10 @@ from .ops import *
 from .tensor.dtype import DType as dtype
 from .tensor.dtype import (
     bfloat16,
+    cdouble,
+    cfloat,
+    complex64,
+    complex128,
     double,
     float16,
     float32,
@@ -99,6 +103,7 @@ _LAZY = {
     "data": ".data",
     "distributed": ".distributed",
     "distributions": ".distributions",
+    "fft": ".fft",
     "futures": ".futures",
     "fx": ".fx",
     "linalg": ".linalg",

@@ -8,7 +8,10 @@ Both are accepted and do nothing to the numbers: ``autocast`` leaves every op in
 from __future__ import annotations
 
 import functools
+import warnings
 from typing import Any
+
+from .backend.cuda import is_available as _cuda_is_available
 
 __all__ = ["GradScaler", "autocast"]
 
@@ -46,7 +49,9 @@ class autocast:
 
 
 class GradScaler:
-    """A ``torch.amp.GradScaler`` with scale 1: ``scale(loss)`` is ``loss``, ``step`` steps."""
+    """A ``torch.amp.GradScaler`` with scale 1: ``scale(loss)`` is ``loss``, ``step`` steps.
+
+    Like PyTorch's, a ``"cuda"`` scaler on a machine without CUDA warns and disables itself."""
 
     def __init__(
         self,
@@ -58,6 +63,12 @@ class GradScaler:
         enabled: bool = True,
     ) -> None:
         self._enabled = enabled
+        if device == "cuda" and enabled and not _cuda_is_available():
+            warnings.warn(
+                "torch.cuda.amp.GradScaler is enabled, but CUDA is not available.  Disabling.",
+                stacklevel=2,
+            )
+            self._enabled = False
 
     def scale(self, outputs: Any) -> Any:
         return outputs

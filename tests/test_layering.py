@@ -35,6 +35,7 @@ LAYERS = {
     "ops": 3,
     "linalg": 3,
     "special": 3,  # torch.special: names over the ops
+    "fft": 3,  # torch.fft: Fourier transforms over the ops
     "sparse": 3,  # torch.sparse: products with sparse COO tensors over the ops  # torch.linalg: norms over the ops
     "nn": 4,
     "distributions": 4,  # torch.distributions: sampling and log-densities over the ops

@@ -30,6 +30,8 @@ LAZY_MODULES = (
     "autogradcli.serialization",
     "autogradcli.distributions",
     "autogradcli.linalg",
+    "autogradcli.fft",
+    "autogradcli.ops.complex_functions",
     "autogradcli.sparse",
     "autogradcli.testing",
     "autogradcli.utils",
@@ -51,8 +53,9 @@ LAZY_MODULES = (
     "signal",
 )
 # RSS that ``import autogradcli`` may add to ``import numpy`` (4.8 MiB measured; 10.9 before the
-# lazy subsystems; the data loader's hashlib and multiprocessing alone are 4.3)
-IMPORT_BUDGET_MIB = 6.5
+# lazy subsystems; the data loader's hashlib and multiprocessing alone are 4.3). 6.48 measured with
+# the API-coverage ops, 6.50 with the complex dtypes (their Functions and torch.fft load lazily)
+IMPORT_BUDGET_MIB = 6.6
 
 
 def run_fresh(code: str) -> dict:

@@ -123,7 +123,25 @@ def test_cuda_amp_names_are_the_amp_ones_with_torchs_deprecation() -> None:
         cast, autogradcli.amp.autocast
     )
     expected = [str(w.message) for w in theirs if w.category is FutureWarning]
-    assert [str(w.message) for w in ours] == expected
+    assert [str(w.message) for w in ours if w.category is FutureWarning] == expected
+
+
+def test_a_cuda_grad_scaler_without_cuda_warns_and_disables_itself_as_torchs_does() -> None:
+    torch = pytest.importorskip("torch")
+    if torch.cuda.is_available() or autogradcli.cuda.is_available():
+        pytest.skip("the machine has CUDA")
+
+    def made(lib: object) -> list[tuple[str, bool]]:
+        seen = []
+        for args, kwargs in ((("cuda",), {}), (("cuda",), {"enabled": False}), (("cpu",), {})):
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                enabled = lib.amp.GradScaler(*args, **kwargs).is_enabled()
+            seen.append(([(w.category, str(w.message)) for w in caught], enabled))
+        return seen
+
+    ours, theirs = made(autogradcli), made(torch)
+    assert ours == theirs and ours[0][0] and not ours[0][1] and ours[2] == ([], True)
 
 
 def test_events_time_the_work_between_them() -> None:

@@ -211,10 +211,12 @@ def test_mmap_maps_storages_copy_on_write(tmp_path):
     assert out["empty"].shape == (0,)
 
 
-def test_complex_tensors_are_refused_naming_the_dtype(tmp_path):
-    torch.save({"z": torch.ones(2, dtype=torch.complex64)}, tmp_path / "z.pt")
-    with pytest.raises(ag.serialization.SerializationError, match=r"z\.pt.*complex64"):
-        ag.load(tmp_path / "z.pt")
+def test_complex_tensors_load_with_their_dtype(tmp_path):
+    z = torch.tensor([1 + 2j, -3j], dtype=torch.complex64)
+    torch.save({"z": z, "w": z.to(torch.complex128)}, tmp_path / "z.pt")
+    out = ag.load(tmp_path / "z.pt")
+    assert out["z"].dtype is ag.complex64 and out["w"].dtype is ag.complex128
+    assert out["z"].tolist() == z.tolist() == out["w"].tolist()
 
 
 @LAYOUTS

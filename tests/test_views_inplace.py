@@ -263,3 +263,40 @@ def test_view_write_bumps_base_version_for_saved_check():
     view.fill_(0.0)
     with pytest.raises(RuntimeError, match="modified by an inplace operation"):
         c.sum().backward()
+
+
+@pytest.mark.parametrize("name", ["reshape", "view", "transpose", "slice", "select", "permute"])
+def test_inplace_on_a_view_of_a_non_leaf_rewrites_the_base_history_as_torch(name):
+    """PyTorch's CopySlices: the base takes the view's change into its history, and the view
+    reads the new base (d2l's masked_softmax writes through ``X.reshape(-1, n)[~mask]``)."""
+
+    def run(m):
+        w = m.tensor(np.linspace(-1, 1, 12, dtype=np.float32).reshape(3, 4), requires_grad=True)
+        base = w * 2
+        view = VIEWS[name](base)
+        view.mul_(3)
+        view[0] = -3.0
+        view.sin_()  # saves the view's value before it
+        out = (base.sin() * m.arange(12.0).reshape(3, 4)).sum() + view.sum()
+        out.backward()
+        return base.detach().numpy(), w.grad.numpy(), base.grad_fn.name().split("::")[-1]
+
+    ours, theirs = run(ag), run(torch)
+    np.testing.assert_allclose(ours[0], theirs[0], rtol=1e-6)
+    np.testing.assert_allclose(ours[1], theirs[1], rtol=1e-5, atol=1e-6)
+    assert ours[2] == theirs[2] == "CopySlices"
+
+
+def test_assigning_a_tensor_with_grad_into_a_view_of_a_plain_buffer_as_torch():
+    def run(m):
+        w = m.tensor([1.0, 2.0, 3.0], requires_grad=True)
+        buf = m.zeros(4, 3)
+        buf.t()[:, 1].copy_(w * w)  # a view of a buffer that does not require grad
+        buf[1:].t()[0] = w
+        (buf * m.arange(12.0).reshape(4, 3)).sum().backward()
+        return buf.detach().numpy(), w.grad.numpy(), buf.requires_grad
+
+    ours, theirs = run(ag), run(torch)
+    np.testing.assert_array_equal(ours[0], theirs[0])
+    np.testing.assert_array_equal(ours[1], theirs[1])
+    assert ours[2] is theirs[2] is True

@@ -28,6 +28,7 @@ from .engine_steps import (
     _maybe_shared,
     _special,
     _validate,
+    run_post_hooks,
 )
 from .grad_mode import STATE
 from .gradient_ops import add_grads
@@ -189,6 +190,8 @@ def run_backward(
                     outs = (outs,)
                 if len(outs) != len(edges):
                     _check_count(node, outs)
+                if node._post_hooks is not None:
+                    outs = run_post_hooks(node, outs, (g,) if grads is None else grads)
                 if nan_check:
                     check_nan(node, outs)
                 if not keep_graph and node._saved is not None:
@@ -276,6 +279,10 @@ def _make_root_grads(tensors: Sequence[Tensor], grad_tensors: Sequence[Any]) -> 
             if t._data.size != 1:
                 raise RuntimeError("grad can be implicitly created only for scalar outputs")
             arr = t._data  # ones_like(t), without the factory's argument handling
+            if arr.dtype.kind == "c":
+                raise RuntimeError(
+                    f"grad can be implicitly created only for real scalar outputs but got {t.dtype}"
+                )
             xp = array_module(arr)
             # a 0-d one straight from asarray (one C call; ones() is Python over empty + copyto)
             g = wrap(xp.asarray(1, arr.dtype) if arr.ndim == 0 else xp.ones(arr.shape, arr.dtype))

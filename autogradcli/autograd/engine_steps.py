@@ -97,6 +97,21 @@ def _special(node: Any, grads: list[Any], create_graph: bool) -> None:
         _retain(node, grads, create_graph)
 
 
+def run_post_hooks(node: Any, outs: tuple[Any, ...], grads: Any) -> tuple[Any, ...]:
+    """The node's ``register_hook`` hooks, each seeing (and able to replace) its input gradients."""
+    for hook in list(node._post_hooks.values()):
+        res = hook(outs, tuple(grads))
+        if res is not None:
+            res = tuple(res) if isinstance(res, (tuple, list)) else (res,)
+            if len(res) != len(outs):
+                raise RuntimeError(
+                    f"hook '{getattr(hook, '__name__', hook)}' has returned an incorrect number "
+                    f"of values (got {len(res)}, but expected {len(outs)})"
+                )
+            outs = res
+    return outs
+
+
 def _all_none(grads: list[Any]) -> bool:
     return all(g is None for g in grads)
 

@@ -56,14 +56,14 @@ def unary_apply(cls: type[Function]) -> Callable[[Any], Any]:
                 # forward made (to save it)
                 if not ctx._dirty and not ctx._non_differentiable:
                     tr = type(raw)
-                    if tr is _ndarray and raw.dtype.kind in "fV":
+                    if tr is _ndarray and raw.dtype.kind in "fcV":
                         out = wrap(raw, True, ctx)
                     elif (
                         tr is Tensor
                         and raw._grad_fn is None
                         and not raw._requires_grad
                         and raw is not a
-                        and raw._data.dtype.kind in "fV"
+                        and raw._data.dtype.kind in "fcV"
                     ):
                         out = raw
                         out._grad_fn = ctx
@@ -154,7 +154,7 @@ def binary_apply(
                 # forward made (to save it)
                 if not ctx._dirty and not ctx._non_differentiable:
                     tr = type(raw)
-                    if tr is _ndarray and raw.dtype.kind in "fV":
+                    if tr is _ndarray and raw.dtype.kind in "fcV":
                         out = wrap(raw, True, ctx)
                     elif (
                         tr is Tensor
@@ -162,7 +162,7 @@ def binary_apply(
                         and not raw._requires_grad
                         and raw is not a
                         and raw is not b
-                        and raw._data.dtype.kind in "fV"
+                        and raw._data.dtype.kind in "fcV"
                     ):
                         out = raw
                         out._grad_fn = ctx

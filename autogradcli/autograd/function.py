@@ -178,7 +178,7 @@ def once_differentiable(backward: Callable) -> Callable:
         wrapped = tuple(
             # as torch: a detached alias that requires grad, so the error node is recorded
             _DelayedError.apply(o.detach().requires_grad_(), ctx.name())
-            if isinstance(o, Tensor) and o._data.dtype.kind in "fV"
+            if isinstance(o, Tensor) and o._data.dtype.kind in "fcV"
             else o
             for o in ((outputs,) if single else outputs)
         )

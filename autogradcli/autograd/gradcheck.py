@@ -56,9 +56,11 @@ def gradcheck(
     input, the worst element, the values and the tolerance (``raise_exception=False``: returns
     False instead).
     """
+    from .complex_check import as_real_problem
     from .gradcheck_checks import run_gradcheck
     from .gradcheck_results import GradcheckError
 
+    func, inputs = as_real_problem(func, inputs if isinstance(inputs, tuple) else (inputs,))
     if not raise_exception:
         try:
             return run_gradcheck(func, inputs, eps, atol, rtol, nondet_tol, fast_mode)

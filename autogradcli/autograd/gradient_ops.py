@@ -92,12 +92,23 @@ class ToCopy(Function):
         if device is not None:
             arr = backend.to_device(arr, device)
         if np_dtype is not None and arr.dtype != np_dtype:
+            if arr.dtype.kind == "c" and np.dtype(np_dtype).kind != "c":
+                import warnings
+
+                warnings.warn(
+                    "Casting complex values to real discards the imaginary part",
+                    UserWarning,
+                    stacklevel=2,
+                )
+                arr = arr.real
             arr = arr.astype(np_dtype)
         return arr if arr is not x._data else arr.copy()
 
     @staticmethod
     def backward(ctx: Any, g: Tensor) -> tuple[Any, None, None]:
         src_dtype, src_device = ctx.src
+        if g._data.dtype.kind == "c" and src_dtype.kind != "c":  # a real input: the real part
+            g = _real_part(g)
         return ToCopy.apply(g, src_dtype, src_device), None, None
 
 
@@ -135,7 +146,29 @@ def add_grads(a: Tensor, b: Tensor, create_graph: bool) -> Tensor:
 
 
 def cast_grad(g: Tensor, dtype: Any) -> Tensor:
-    """``g`` as ``dtype``: recorded when building a graph (create_graph)."""
+    """``g`` as ``dtype``: recorded when building a graph (create_graph). A complex gradient for
+    a real input is its real part, as in PyTorch."""
+    if g._data.dtype.kind == "c" and np.dtype(dtype).kind != "c":
+        g = _real_part(g)
     if STATE.enabled:
         return ToCopy.apply(g, dtype, None)
     return wrap(g._data.astype(dtype))
+
+
+class RealPart(Function):
+    """The real part of a complex gradient (its adjoint puts a real gradient back as complex)."""
+
+    _backward_name = "RealBackward0"
+
+    @staticmethod
+    def forward(ctx: Any, g: Tensor) -> Any:
+        ctx.dtype = g._data.dtype
+        return g._data.real.copy()
+
+    @staticmethod
+    def backward(ctx: Any, g: Tensor) -> Any:
+        return ToCopy.apply(g, ctx.dtype, None)
+
+
+def _real_part(g: Tensor) -> Tensor:
+    return RealPart.apply(g) if STATE.enabled else wrap(g._data.real.copy())

@@ -53,6 +53,7 @@ class FunctionCtx:
     _tensor_hooks: dict[int, dict[int, Callable]] | None = None
     _retained: dict[int, Any] | None = None
     _special = False  # has tensor hooks or retained grads (the engine checks this one flag)
+    _post_hooks: dict[int, Callable] | None = None  # Node.register_hook's, after backward
     _site: tuple[Any, int] | None = None  # (code object, instruction offset) of the user's call
     _forward_cls: Any = None  # the Function of a node (None: an older-style Function instance)
 
@@ -126,6 +127,13 @@ class FunctionCtx:
 
     def _call_backward(self, grads: list[Tensor | None]) -> Any:
         raise NotImplementedError
+
+    def register_hook(self, fn: Callable) -> RemovableHandle:
+        """``fn(grad_inputs, grad_outputs)`` after this node's backward; a returned tuple replaces
+        ``grad_inputs`` (the gradients the node sends to its ``next_functions``)."""
+        if self._post_hooks is None:
+            self._post_hooks = {}
+        return add_hook(self._post_hooks, fn)
 
     def _register_tensor_hook(self, output_nr: int, hook: Callable) -> RemovableHandle:
         if self._tensor_hooks is None:

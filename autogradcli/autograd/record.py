@@ -88,13 +88,13 @@ def recorded_outputs(ctx: FunctionCtx, raw: Any, args: tuple[Any, ...], edges: t
     # the common cases: one fresh array, or a new Tensor forward made (to save it)
     tr = type(raw)
     if tr is _ndarray or tr in _NP_SCALARS:
-        out = wrap(raw, True, ctx) if raw.dtype.kind in "fV" else wrap(raw)
+        out = wrap(raw, True, ctx) if raw.dtype.kind in "fcV" else wrap(raw)
     elif tr is Tensor and raw._grad_fn is None and not raw._requires_grad:
         for a in args:
             if a is raw:  # an input returned as is: the general path makes an alias
                 return _outputs(ctx, raw, args, True)
         out = raw
-        if out._data.dtype.kind in "fV":
+        if out._data.dtype.kind in "fcV":
             out._grad_fn = ctx
             out._requires_grad = True
     else:
@@ -146,7 +146,7 @@ def _outputs(ctx: FunctionCtx, raw: Any, args: tuple[Any, ...], track: bool) -> 
     if track:
         non_diff = ctx._non_differentiable
         for i, o in enumerate(outputs):
-            if isinstance(o, Tensor) and o._data.dtype.kind in "fV":
+            if isinstance(o, Tensor) and o._data.dtype.kind in "fcV":
                 if non_diff and any(o is nd or o._base is nd for nd in non_diff):
                     continue
                 o._grad_fn = ctx

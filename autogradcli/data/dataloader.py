@@ -4,9 +4,11 @@ PyTorch's arguments, checks, seeding and batch order."""
 from __future__ import annotations
 
 import itertools
+import warnings
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
+from ..backend.cuda import is_available as _cuda_is_available
 from .collate import default_collate, default_convert
 from .dataset import Dataset, IterableDataset
 from .generator import Generator, numpy_generator
@@ -30,7 +32,8 @@ class DataLoader:
     batches come back in the same order as with ``num_workers=0``, and an
     exception in a worker is re-raised here with the worker's traceback in its message.
     ``pin_memory`` (and ``pin_memory_device``) are accepted and do nothing: batches live in
-    ordinary CPU memory, and moving them to a device is ``.to(device)``.
+    ordinary CPU memory, and moving them to a device is ``.to(device)``; without a GPU, iterating
+    with ``pin_memory=True`` warns as PyTorch does.
     """
 
     def __init__(
@@ -157,6 +160,12 @@ class DataLoader:
         return order, int.from_bytes(digest[:8], "little") & (2**63 - 1)
 
     def __iter__(self) -> Iterator[Any]:
+        if self.pin_memory and not _cuda_is_available():
+            warnings.warn(
+                "'pin_memory' argument is set as true but no accelerator is found, "
+                "then device pinned memory won't be used.",
+                stacklevel=2,
+            )
         if self.num_workers == 0:
             return self._single_process()
         from .multiprocess import MultiProcessIter

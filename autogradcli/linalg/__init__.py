@@ -22,6 +22,8 @@ def vector_norm(
         x = x.to(dtype)
     if isinstance(ord, str):
         raise RuntimeError(f"linalg.vector_norm: ord must be a number, got {ord!r}")
+    if x._data.dtype.kind == "c":  # every p-norm of z is that of |z|
+        x = x.abs()
     return Norm.apply(x, float(ord), normalize_dims(dim, x._data.ndim), keepdim)
 
 

@@ -19,6 +19,7 @@ from .._utils.hooks import RemovableHandle, add_hook
 from ..autograd.function import Function
 from ..autograd.grad_mode import STATE, no_grad
 from ..tensor.tensor import Tensor
+from . import legacy_hooks
 from .parameter import Parameter
 
 _EXTRA_STATE_KEY_SUFFIX = "_extra_state"
@@ -190,6 +191,16 @@ class HooksMixin:
         """``hook(module, grad_output)`` when the gradients of the module's outputs are known."""
         return add_hook(self._backward_pre_hooks, hook, prepend)
 
+    def register_backward_hook(self, hook: Callable) -> RemovableHandle:
+        """PyTorch's legacy ``hook(module, grad_input, grad_output)`` on the node of the output."""
+        if self._is_full_backward_hook is True:
+            raise RuntimeError(
+                "Cannot use both regular backward hooks and full backward hooks on a single "
+                "Module. Please use only one of them."
+            )
+        self._is_full_backward_hook = False
+        return add_hook(self._backward_hooks, hook)
+
     def register_full_backward_hook(self, hook: Callable, prepend: bool = False) -> RemovableHandle:
         """``hook(module, grad_input, grad_output)`` when the gradients of the inputs are known."""
         if self._is_full_backward_hook is False:
@@ -228,10 +239,10 @@ class HooksMixin:
                 if res is not None:
                     args = res if isinstance(res, tuple) else (res,)
         bw_hook = None
-        if self._backward_hooks or self._backward_pre_hooks:
-            bw_hook = BackwardHook(
-                self, list(self._backward_hooks.values()), list(self._backward_pre_hooks.values())
-            )
+        legacy = self._is_full_backward_hook is False
+        full = [] if legacy else list(self._backward_hooks.values())
+        if full or self._backward_pre_hooks:
+            bw_hook = BackwardHook(self, full, list(self._backward_pre_hooks.values()))
             args = bw_hook.setup_input_hook(args)
         result = self.forward(*args, **kwargs)
         for hook_id, hook in list(self._forward_hooks.items()):
@@ -243,6 +254,8 @@ class HooksMixin:
                 result = res
         if bw_hook is not None:
             result = bw_hook.setup_output_hook(result)
+        if legacy and self._backward_hooks:
+            legacy_hooks.attach(self, list(self._backward_hooks.values()), args, result)
         return result
 
 

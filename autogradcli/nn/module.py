@@ -397,7 +397,7 @@ class Module(StateDictMixin, HooksMixin):
         dtype, device = _parse_to_args(args, kwargs)
         if dtype is not None:
             dtype = dtypes.to_dtype(dtype)
-            if not dtype.is_floating_point:
+            if not (dtype.is_floating_point or dtype.is_complex):
                 raise TypeError(
                     "nn.Module.to only accepts floating point or complex dtypes, but got desired "
                     f"dtype={dtype!r}"

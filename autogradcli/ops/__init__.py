@@ -101,7 +101,7 @@ from . import (  # noqa: E402
     axes,
     binary_math,
     closeness,
-    complex_parts,
+    complex_numbers,
     counting,
     diagonals,
     discrete_reduction,
@@ -132,7 +132,7 @@ from .activation_piecewise import *  # noqa: E402
 from .axes import *  # noqa: E402
 from .binary_math import *  # noqa: E402
 from .closeness import *  # noqa: E402
-from .complex_parts import *  # noqa: E402
+from .complex_numbers import *  # noqa: E402
 from .counting import *  # noqa: E402
 from .diagonals import *  # noqa: E402
 from .discrete_reduction import *  # noqa: E402
@@ -165,7 +165,7 @@ for _module in (
     axes,
     binary_math,
     closeness,
-    complex_parts,
+    complex_numbers,
     counting,
     diagonals,
     discrete_reduction,

@@ -120,7 +120,12 @@ def normalize_dims(dim: Any, ndim: int) -> tuple[int, ...] | None:
     return (_wrap_dim(int(dim), ndim),)
 
 
-OPERANDS = (Tensor, int, float)  # what the built-in operators take; other types get NotImplemented
+OPERANDS = (
+    Tensor,
+    int,
+    float,
+    complex,
+)  # what the built-in operators take; other types get NotImplemented
 
 
 def operator_method(fn: Any, reflected: bool = False) -> Any:

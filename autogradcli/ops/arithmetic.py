@@ -10,6 +10,7 @@ from ..autograd.grad_mode import STATE
 from ..autograd.gradient_ops import sum_to
 from ..tensor.tensor import Tensor, wrap
 from ._util import OPERANDS, array_module, binary_operands, load_mixed, save_mixed
+from .complex_numbers import conj_grad, refuse_complex
 
 
 def _finish(out: Any, dtype: Any) -> Any:
@@ -135,12 +136,15 @@ class Mul(Function):
         const = ctx.const
         if const is not None:
             pos, c = const
+            c = conj_grad(c)  # a complex factor's gradient is conjugated
             if plain and type(c) is float and g._data.dtype.kind in "fV":
                 gc = wrap(g._data * c)
             else:
                 gc = _mul(g, c)
             return (gc, None) if pos == 1 else (None, gc)
         a, b = ctx.saved_tensors
+        if g._data.dtype.kind == "c":
+            a, b = conj_grad(a), conj_grad(b)
         na, nb = ctx.needs_input_grad
         sa, sb = ctx.shapes
         ga = gb = None
@@ -179,7 +183,7 @@ class Div(Function):
         out = x / y
         if dt is None:
             dt = x.dtype if isinstance(a, Tensor) else y.dtype
-        if dt.kind not in "fV":  # true division of integers gives the default float dtype
+        if dt.kind not in "fcV":  # true division of integers gives the default float dtype
             from ..tensor.dtype import get_default_dtype
 
             dt = get_default_dtype().np
@@ -189,8 +193,10 @@ class Div(Function):
     def backward(ctx: Any, g: Tensor) -> tuple[Any, Any]:
         divisor = ctx.__dict__.get("divisor")
         if divisor is not None:
-            return g / divisor, None
+            return g / conj_grad(divisor), None
         a, b = load_mixed(ctx)
+        if g._data.dtype.kind == "c":
+            a, b = conj_grad(a), conj_grad(b)
         na, nb = ctx.needs_input_grad
         sa, sb = ctx.shapes
         ga = sum_to(g / b, sa) if na else None
@@ -228,6 +234,8 @@ class Pow(Function):
     @staticmethod
     def backward(ctx: Any, g: Tensor) -> tuple[Any, Any]:
         a, b = load_mixed(ctx)
+        if g._data.dtype.kind == "c":
+            a, b = conj_grad(a), conj_grad(b)
         na, nb = ctx.needs_input_grad
         sa, sb = ctx.shapes
         ga = gb = None
@@ -357,10 +365,14 @@ def pow(a: Any, b: Any) -> Tensor:
 
 
 def maximum(a: Tensor, b: Tensor) -> Tensor:
+    refuse_complex(a, "maximum not implemented for complex tensors.", RuntimeError)
+    refuse_complex(b, "maximum not implemented for complex tensors.", RuntimeError)
     return Maximum.apply(a, b)
 
 
 def minimum(a: Tensor, b: Tensor) -> Tensor:
+    refuse_complex(a, "minimum not implemented for complex tensors.", RuntimeError)
+    refuse_complex(b, "minimum not implemented for complex tensors.", RuntimeError)
     return Minimum.apply(a, b)
 
 

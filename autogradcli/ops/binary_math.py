@@ -1,5 +1,5 @@
 """More elementwise math: ``atan2``, ``hypot``, ``logaddexp``, ``exp2``, ``nan_to_num``,
-``clamp_min``/``clamp_max``, the logical ``and``/``or``/``xor``, and the aliases ``sgn``,
+``clamp_min``/``clamp_max``, the logical ``and``/``or``/``xor``, and the aliases
 ``true_divide``, ``deg2rad``/``rad2deg``; compositions of existing ops except ``atan2``."""
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from .unary import clamp, where
 
 __all__ = ["arctan2", "atan2", "clamp_max", "clamp_min", "deg2rad", "exp2", "hypot"]
 __all__ += ["logaddexp", "logical_and", "logical_or", "logical_xor", "nan_to_num", "rad2deg"]
-__all__ += ["float_power", "fmod", "heaviside", "logit", "sgn", "signbit", "sinc", "true_divide"]
-__all__ += ["xlogy"]
+__all__ += ["float_power", "fmod", "heaviside", "logit", "signbit", "sinc", "true_divide"]
+__all__ += ["xlogy"]  # sgn, complex-aware, is in complex_numbers
 
 
 class Atan2(Function):
@@ -182,11 +182,6 @@ def sinc(input: Tensor) -> Tensor:
     zero = input == 0
     scaled = where(zero, 1.0, input) * math.pi
     return where(zero, 1.0, scaled.sin() / scaled)
-
-
-def sgn(input: Tensor) -> Tensor:
-    """``sign`` (the complex generalisation, for the real dtypes autogradcli has)."""
-    return input.sign()
 
 
 def true_divide(input: Tensor, other: Any) -> Tensor:

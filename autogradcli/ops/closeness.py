@@ -42,9 +42,10 @@ def isclose(
         close = close | (with_tol & xp.isfinite(x) & xp.isfinite(y))
         if equal_nan:
             close = close | (xp.isnan(x) & xp.isnan(y))
-    else:
-        diff = xp.abs(x.astype("float64") - y.astype("float64"))
-        close = close | (diff <= atol + rtol * xp.abs(y.astype("float64")))
+    else:  # integers in float64; complex numbers as they are (|x - y| is real)
+        wide = "complex128" if x.dtype.kind == "c" else "float64"
+        diff = xp.abs(x.astype(wide) - y.astype(wide))
+        close = close | (diff <= atol + rtol * xp.abs(y.astype(wide)))
     return wrap(close)
 
 

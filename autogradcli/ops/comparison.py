@@ -10,6 +10,7 @@ from ..autograd.function import Function
 from ..autograd.gradient_ops import sum_to
 from ..tensor.tensor import Tensor
 from ._util import array_module, binary_operands, operator_method
+from .complex_numbers import refuse_complex
 
 
 class Compare(Function):
@@ -19,12 +20,20 @@ class Compare(Function):
 
     @staticmethod
     def forward(ctx: Any, a: Any, b: Any, op: Any) -> Any:
+        if op in _ORDERING:
+            refuse_complex(a, _ORDERING[op]), refuse_complex(b, _ORDERING[op])
         x, y, _ = binary_operands(a, b)
         return op(x, y)
 
     @staticmethod
     def backward(ctx: Any, g: Tensor) -> tuple[None, None, None]:
         return None, None, None
+
+
+_ORDERING = {
+    op: f"\"{op.__name__}_cpu\" not implemented for '{{dtype}}'"
+    for op in (operator.lt, operator.le, operator.gt, operator.ge)
+}
 
 
 def _compare(op: Any) -> Any:

@@ -9,6 +9,7 @@ from typing import Any
 from ..autograd.function import Function
 from ..tensor.tensor import Tensor
 from ._util import array_module, normalize_dims, wrap_dim
+from .complex_numbers import refuse_complex
 from .reduction_common import check_nonempty
 
 __all__ = ["all", "any", "argmax", "argmin"]
@@ -31,6 +32,7 @@ class _Discrete(Function):
 def _arg(x: Tensor, dim: Any, keepdim: bool, largest: bool) -> Tensor:
     """argmax/argmin: int64 positions of the extreme values (flat index when dim is None)."""
     name = "argmax" if largest else "argmin"
+    refuse_complex(x, f"{name}(): does not support complex input", RuntimeError)
 
     def fn(arr: Any) -> Any:
         xp = array_module(arr)

@@ -10,6 +10,7 @@ the old value notices.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -21,6 +22,7 @@ from ..backend import random_normal
 from ..tensor.random import generator_for
 from ..tensor.tensor import Tensor, wrap
 from ._util import array_module, scalar_type_name
+from .view_rebase import record_on_view
 
 
 def _cast_error(result: str, dtype: Any) -> RuntimeError:
@@ -48,6 +50,14 @@ class _InplaceCtx:
 
 def _record(self: Tensor, name: str, op: Callable[[Tensor], Tensor]) -> Tensor:
     """Apply out-of-place ``op`` to a snapshot of ``self`` and make the result ``self``'s value and history."""
+    base = self._base
+    if (
+        base is not None
+        and STATE.enabled
+        and not (base._grad_fn is None and base._requires_grad)
+        and base._data.dtype == self._data.dtype  # view_key needs elements of one width
+    ):
+        return record_on_view(self, op, lambda arr: _write(self, arr, name))
     _check_dirty(_InplaceCtx(name), self, STATE.enabled)  # type: ignore[arg-type]
     snapshot = wrap(self._data.copy(), self._requires_grad)
     snapshot._grad_fn, snapshot._output_nr = self._grad_fn, self._output_nr
@@ -85,8 +95,10 @@ def _write(self: Tensor, arr: Any, name: str) -> None:
 
 
 def _can_cast(src: Any, dst: Any) -> bool:
-    order = "biuf"
-    return order.index(src.kind if src.kind in order else "f") <= order.index(dst.kind)
+    order = "biufc"  # bfloat16 ("V") ranks with the floats
+    return order.index(src.kind if src.kind in order else "f") <= order.index(
+        dst.kind if dst.kind in order else "f"
+    )
 
 
 def broadcast_message(dst: tuple[int, ...], src: tuple[int, ...]) -> str | None:
@@ -116,8 +128,10 @@ def _ufunc_inplace(self: Tensor, ufunc_name: str, other: Any, name: str) -> Tens
     y = _operand(other)
     if hasattr(y, "dtype") and not _can_cast(y.dtype, arr.dtype):
         raise _cast_error(scalar_type_name(y.dtype), arr.dtype)
-    if isinstance(y, float) and arr.dtype.kind not in "fV":
+    if isinstance(y, float) and arr.dtype.kind not in "fcV":
         raise _cast_error("Float", arr.dtype)
+    if isinstance(y, complex) and arr.dtype.kind != "c":
+        raise _cast_error("ComplexFloat", arr.dtype)
     shape = getattr(y, "shape", ())
     if shape != arr.shape:
         msg = broadcast_message(arr.shape, shape)
@@ -268,6 +282,10 @@ def copy_(self: Tensor, src: Tensor, non_blocking: bool = False) -> Tensor:
         moved = src.to(self.device) if isinstance(src, Tensor) else src
         return _record(self, "copy_", lambda s: _Copy.apply(s, moved))
     arr = backend.to_device(src._data, self.device) if isinstance(src, Tensor) else src
+    kind = getattr(getattr(arr, "dtype", None), "kind", "")
+    if kind == "c" and self._data.dtype.kind != "c":  # as PyTorch: warn, keep the real part
+        warnings.warn("Casting complex values to real discards the imaginary part", stacklevel=2)
+        arr = arr.real
     self._data[...] = arr
     self._bump_version()
     return self

@@ -35,6 +35,10 @@ class MatMul(Function):
     @staticmethod
     def backward(ctx: Any, g: Tensor) -> tuple[Any, Any]:
         a, b = ctx.saved_tensors
+        if g._data.dtype.kind == "c":  # the adjoint of a complex product uses conjugates
+            from .complex_numbers import conj_grad
+
+            a, b = conj_grad(a), conj_grad(b)
         na, nb = ctx.needs_input_grad
         ga = gb = None
         if na:

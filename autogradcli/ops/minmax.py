@@ -13,6 +13,7 @@ from typing import Any
 from ..autograd.function import Function
 from ..tensor.tensor import Tensor
 from ._util import array_module, normalize_dims, wrap, wrap_dim
+from .complex_numbers import refuse_complex
 from .reduction import _kept_shape
 from .reduction_common import check_nonempty, even_split, spread, variant
 
@@ -90,6 +91,9 @@ def _max_min(x: Tensor, dim: Any, keepdim: bool, largest: bool) -> Any:
     from .arithmetic import maximum, minimum
 
     name = "max" if largest else "min"
+    if dim is None or isinstance(dim, Tensor):
+        refuse_complex(x, f"\"{name}_all\" not implemented for '{{dtype}}'")
+    refuse_complex(x, f"{name}(): does not support complex input", RuntimeError)
     if isinstance(dim, Tensor):
         return (maximum if largest else minimum)(x, dim)
     if dim is None:
@@ -111,11 +115,13 @@ def min(x: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
 
 def amax(x: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
     """The maximum over ``dim`` (all dims by default); ties share the gradient evenly."""
+    refuse_complex(x, "\"max_values_cpu\" not implemented for '{dtype}'")
     return Amax.apply(x, normalize_dims(dim, x._data.ndim), keepdim, True, "amax")
 
 
 def amin(x: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
     """The minimum over ``dim`` (all dims by default); ties share the gradient evenly."""
+    refuse_complex(x, "\"min_values_cpu\" not implemented for '{dtype}'")
     return Amin.apply(x, normalize_dims(dim, x._data.ndim), keepdim, False, "amin")
 
 

@@ -45,7 +45,7 @@ class Mean(Function):
     @staticmethod
     def forward(ctx: Any, x: Tensor, dims: tuple[int, ...] | None, keepdim: bool) -> Any:
         arr = x._data
-        if arr.dtype.kind not in "fV":
+        if arr.dtype.kind not in "fcV":
             raise RuntimeError(
                 "mean(): could not infer output dtype. Input dtype must be either a floating "
                 f"point or complex dtype. Got: {x.dtype.name.capitalize()}"

@@ -13,6 +13,7 @@ from typing import Any
 from ..autograd.function import Function
 from ..tensor.tensor import Tensor, wrap
 from ._util import array_module, wrap_dim
+from .complex_numbers import refuse_complex
 from .join import cat
 
 __all__ = ["argsort", "bucketize", "cumprod", "kthvalue", "median", "quantile", "searchsorted"]
@@ -26,6 +27,8 @@ KthvalueResult = namedtuple("kthvalue", ["values", "indices"])
 
 def _order(arr: Any, dim: int, descending: bool) -> Any:
     """Stable argsort along ``dim``; descending keeps ties in input order too."""
+    if arr.dtype.kind == "c":
+        raise RuntimeError(" Sort does not support complex dtypes on CPU")
     xp = array_module(arr)
     if not descending:
         return xp.argsort(arr, axis=dim, kind="stable")
@@ -84,6 +87,7 @@ def topk(
     k = int(k)
     if not 0 <= k <= n:
         raise RuntimeError("selected index k out of range")
+    refuse_complex(x, " topk does not support complex dtypes on CPU", RuntimeError)
     if nd == 0:
         return TopkResult(x.clone(), _zeros_index(x))
     idx = _order(x._data, d, largest)

@@ -94,7 +94,12 @@ def _var_std(fn: Any, root: bool) -> Any:
             dim, unbiased = None, dim
         if correction is None:
             correction = 0 if unbiased is False else 1
-        return fn.apply(x, normalize_dims(dim, x._data.ndim), correction, keepdim, root)
+        dims = normalize_dims(dim, x._data.ndim)
+        if x._data.dtype.kind == "c":  # the variance of |z - mean|: the parts' variances summed
+            total = Var.apply(x.real, dims, correction, keepdim, False)
+            total = total + Var.apply(x.imag, dims, correction, keepdim, False)
+            return total.sqrt() if root else total
+        return fn.apply(x, dims, correction, keepdim, root)
 
     reduce.__name__ = reduce.__qualname__ = "std" if root else "var"
     reduce.__doc__ = (
@@ -205,6 +210,8 @@ def norm(
         p = 2.0
     elif isinstance(p, str):
         raise RuntimeError(f"norm(): p={p!r} is not supported (only 'fro' and numbers)")
+    if x._data.dtype.kind == "c":  # every p-norm of z is that of |z|
+        x = x.abs()
     return Norm.apply(x, float(p), normalize_dims(dim, x._data.ndim), keepdim)
 
 

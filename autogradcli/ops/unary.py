@@ -248,11 +248,16 @@ class SigmoidBackward(Function):
 _SigmoidBackward = binary_apply(SigmoidBackward)
 
 
+_NO_COMPLEX_CLAMP = "clamp is not supported for complex types"
+
+
 class Relu(Function):
     _backward_name = "ReluBackward0"
 
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Any:
+        if x._data.dtype.kind == "c":
+            raise NotImplementedError(_NO_COMPLEX_CLAMP)
         out = wrap(array_module(x._data).maximum(x._data, 0))
         ctx.save_for_backward(out)
         return out
@@ -293,6 +298,10 @@ class Abs(Function):
     @staticmethod
     def backward(ctx: Any, g: Tensor) -> Tensor:
         (x,) = ctx.saved_tensors
+        if x._data.dtype.kind == "c":  # d|z| = Re(conj(z/|z|) dz)
+            from .complex_numbers import sgn
+
+            return g * sgn(x)
         return g * x.sign()
 
 
@@ -301,6 +310,11 @@ class Sign(Function):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor) -> Any:
+        if x._data.dtype.kind == "c":
+            raise NotImplementedError(
+                "Unlike NumPy, autogradcli.sign is not intended to support complex numbers. "
+                "Please use autogradcli.sgn instead."
+            )
         return array_module(x._data).sign(x._data)
 
     @staticmethod
@@ -327,6 +341,8 @@ class Clamp(Function):
     def forward(ctx: Any, x: Tensor, min: Any, max: Any) -> Any:
         if min is None and max is None:
             raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+        if x._data.dtype.kind == "c":
+            raise NotImplementedError(_NO_COMPLEX_CLAMP)
         xp = array_module(x._data)
         lo = min._data if isinstance(min, Tensor) else min
         hi = max._data if isinstance(max, Tensor) else max

@@ -7,6 +7,7 @@ from functools import partial
 from typing import Any
 
 from ..backend.kernels import adam_kernel, lerp
+from ..ops.complex_numbers import real_view
 from .optimizer import (
     Optimizer,
     bump_step,
@@ -101,13 +102,15 @@ class Adam(Optimizer):
                 bias_correction2_sqrt = bias_correction2**0.5
                 m_t, v_t = state["exp_avg"], state["exp_avg_sq"]
                 vmax_t = state["max_exp_avg_sq"] if amsgrad else None
+                # a complex parameter is updated as pairs of reals, as in PyTorch
+                w_r = real_view(w)
                 kernel.on[xp](
-                    partial(work.get, w),
-                    w,
-                    p.grad._data,
-                    m_t._data,
-                    v_t._data,
-                    None if vmax_t is None else vmax_t._data,
+                    partial(work.get, w_r),
+                    w_r,
+                    real_view(p.grad._data),
+                    real_view(m_t._data),
+                    real_view(v_t._data),
+                    None if vmax_t is None else real_view(vmax_t._data),
                     wd,
                     keep_w,
                     coef,

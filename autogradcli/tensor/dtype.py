@@ -14,14 +14,15 @@ FLOAT_KINDS = "fV"
 class DType:
     """A tensor element type; ``repr`` matches PyTorch's with our package name."""
 
-    __slots__ = ("is_floating_point", "is_signed", "itemsize", "name", "np")
+    __slots__ = ("is_complex", "is_floating_point", "is_signed", "itemsize", "name", "np")
 
     def __init__(self, name: str, np_dtype: Any) -> None:
         self.name = name
         self.np = np.dtype(np_dtype)
         self.itemsize = self.np.itemsize
         self.is_floating_point = self.np.kind in FLOAT_KINDS
-        self.is_signed = self.np.kind in "fiV"
+        self.is_complex = self.np.kind == "c"
+        self.is_signed = self.np.kind in "fciV"
 
     def __repr__(self) -> str:
         return f"autogradcli.{self.name}"
@@ -42,6 +43,7 @@ class _BFloat16(DType):
     def __init__(self) -> None:
         self.name, self.itemsize = "bfloat16", 2
         self.is_floating_point = self.is_signed = True
+        self.is_complex = False
 
     @property
     def np(self) -> np.dtype:  # type: ignore[override]
@@ -59,14 +61,19 @@ int16 = DType("int16", np.int16)
 int32 = DType("int32", np.int32)
 int64 = DType("int64", np.int64)
 bool_ = DType("bool", np.bool_)
+complex64 = DType("complex64", np.complex64)
+complex128 = DType("complex128", np.complex128)
 
 half, float, double = float16, float32, float64
 short, int, long = int16, int32, int64
+cfloat, cdouble = complex64, complex128
 
 ALL_DTYPES = (float16, bfloat16, float32, float64, uint8, int8, int16, int32, int64, bool_)
+ALL_DTYPES += (complex64, complex128)
 _BY_NUMPY: dict[np.dtype, DType] = {d.np: d for d in ALL_DTYPES if d is not bfloat16}
 _BY_NAME: dict[str, DType] = {d.name: d for d in ALL_DTYPES}
 _BY_NAME.update(half=float16, float=float32, double=float64, short=int16, int=int32, long=int64)
+_BY_NAME.update(cfloat=complex64, cdouble=complex128)
 
 _default_float = float32
 
@@ -121,18 +128,28 @@ def to_dtype(spec: Any) -> DType:
         return int64
     if spec is builtins_bool:
         return bool_
+    if spec is builtins_complex:
+        return default_complex()
     return from_numpy_dtype(np.dtype(spec))
 
 
 builtins_float, builtins_int, builtins_bool = type(1.0), type(1), type(True)
+builtins_complex = type(1j)
 
-# Promotion categories: bool < integer < floating.
-_CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2, "V": 2}
+
+def default_complex() -> DType:
+    """PyTorch's default complex dtype: complex128 when the default float is float64."""
+    return complex128 if _default_float is float64 else complex64
+
+
+# Promotion categories: bool < integer < floating < complex.
+_CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2, "V": 2, "c": 3}
 _F16, _F32 = np.dtype(np.float16), np.dtype(np.float32)
+_C64, _C128 = np.dtype(np.complex64), np.dtype(np.complex128)
 
 
 def category(np_dtype: np.dtype) -> int:
-    """0 for bool, 1 for integers, 2 for floating point."""
+    """0 for bool, 1 for integers, 2 for floating point, 3 for complex."""
     return _CATEGORY[np_dtype.kind]
 
 
@@ -141,13 +158,25 @@ def _category_of_scalar(value: Any) -> int:
         return 0
     if isinstance(value, builtins_int):
         return 1
+    if isinstance(value, builtins_complex):
+        return 3
     return 2
+
+
+def _complex_of(np_dtype: np.dtype) -> np.dtype:
+    """The complex dtype holding ``np_dtype``'s real values (float64 -> complex128)."""
+    return _C128 if np_dtype.itemsize == 8 and np_dtype.kind == "f" else _C64
 
 
 def promote_types(*np_dtypes: np.dtype) -> np.dtype:
     """PyTorch's promote_types: the highest category wins outright (float32 with int64 is
     float32, not numpy's float64); within a category numpy's widening applies."""
     top = max(_CATEGORY[d.kind] for d in np_dtypes)
+    if top == 3:  # complex: a float's precision counts too (float64 + complex64 -> complex128)
+        return max(
+            (_complex_of(d) if d.kind != "c" else d for d in np_dtypes if d.kind in "fVc"),
+            key=lambda d: d.itemsize,
+        )
     group = [d for d in np_dtypes if _CATEGORY[d.kind] == top]
     if top == 2 and any(d.kind == "V" for d in group):
         return _promote_bfloat16(group)
@@ -185,11 +214,22 @@ def result_type(*operands: Any) -> np.dtype:
     for group in (dims, zero_dims):
         if not group:
             continue
-        promoted = promote_types(*group)
-        if result is None or _CATEGORY[promoted.kind] > _CATEGORY[result.kind]:
-            result = promoted
+        result = _combine(result, promote_types(*group))
     for value in scalars:
         cat = _category_of_scalar(value)
         if result is None or cat > _CATEGORY[result.kind]:
-            result = (np.dtype(np.bool_), np.dtype(np.int64), _default_float.np)[cat]
+            scalar = (np.dtype(np.bool_), np.dtype(np.int64), _default_float.np)
+            result = _combine(result, default_complex().np if cat == 3 else scalar[cat])
     return result
+
+
+def _combine(result: np.dtype | None, lower: np.dtype) -> np.dtype:
+    """``result`` unless ``lower`` is of a higher category; complex over a float keeps the float's
+    precision (a float64 tensor times 1j is complex128)."""
+    if result is None:
+        return lower
+    if _CATEGORY[lower.kind] <= _CATEGORY[result.kind]:
+        return result
+    if lower.kind == "c" and result.kind in "fV":
+        return _complex_of(result)
+    return lower

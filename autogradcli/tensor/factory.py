@@ -23,6 +23,8 @@ def _infer_dtype(data: Any) -> np.dtype | None:
         return np.dtype(np.int64)
     if isinstance(data, float):
         return dtypes.get_default_dtype().np
+    if isinstance(data, complex):
+        return dtypes.default_complex().np
     return None
 
 
@@ -41,14 +43,16 @@ def _nested_to_numpy(data: Any) -> np.ndarray:
     arr = np.asarray(data)
     if arr.dtype == np.float64 and not _holds_numpy_float64(data):
         arr = arr.astype(dtypes.get_default_dtype().np)
+    elif arr.dtype == np.complex128 and not _holds_numpy_float64(data):
+        arr = arr.astype(dtypes.default_complex().np)
     return arr
 
 
 def _holds_numpy_float64(data: Any) -> bool:
     """Whether nested data holds a numpy float64 (scalar or array): PyTorch then infers float64,
     where Python floats alone give the default dtype."""
-    if isinstance(data, (np.ndarray, np.float64)):
-        return data.dtype == np.float64
+    if isinstance(data, (np.ndarray, np.float64, np.complex128)):
+        return data.dtype == np.float64 or data.dtype == np.complex128
     if isinstance(data, (list, tuple)):
         return any(_holds_numpy_float64(d) for d in data)
     return False
@@ -69,7 +73,7 @@ def as_array(data: Any, dtype: Any = None, device: Any = None, copy: bool = Fals
         arr = data
     elif isinstance(data, np.generic):  # a numpy scalar keeps its dtype, as in PyTorch
         arr = np.asarray(data)
-    elif isinstance(data, (bool, int, float)):
+    elif isinstance(data, (bool, int, float, complex)):
         arr = np.asarray(data, dtype=np_dtype or _infer_dtype(data))
     elif isinstance(data, (list, tuple)):
         if np_dtype is not None and np_dtype.kind in "fV" and not _contains_tensor(data):
@@ -82,7 +86,7 @@ def as_array(data: Any, dtype: Any = None, device: Any = None, copy: bool = Fals
             arr = data
         except TypeError:
             arr = np.asarray(data)
-    if arr.dtype.kind not in "fiubV":
+    if arr.dtype.kind not in "fiubcV":
         raise TypeError(
             f"can't convert data of type {arr.dtype} to a tensor (numbers and bools only)"
         )
@@ -206,6 +210,8 @@ def _fill_dtype(fill_value: Any) -> np.dtype:
         return np.dtype(np.bool_)
     if isinstance(fill_value, (int, np.integer)):
         return np.dtype(np.int64)
+    if isinstance(fill_value, (complex, np.complexfloating)):
+        return dtypes.default_complex().np
     return dtypes.get_default_dtype().np
 
 

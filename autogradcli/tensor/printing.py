@@ -97,6 +97,20 @@ class _Formatter:
         return text.rjust(self.width)
 
 
+class _ComplexFormatter:
+    """PyTorch's complex layout: the real and imaginary parts each formatted as a float tensor of
+    their own, joined as ``re+imj``; an element is as wide as both formats and the ``j``."""
+
+    def __init__(self, values: np.ndarray) -> None:
+        self.real = _Formatter(values.real.astype(np.float64))
+        self.imag = _Formatter(values.imag.astype(np.float64))
+        self.width = self.real.width + self.imag.width + 1
+
+    def format(self, v: complex) -> str:
+        im = self.imag.format(v.imag).lstrip()
+        return self.real.format(v.real) + ("" if im[0] in "+-" else "+") + im + "j"
+
+
 def _summarized(arr: np.ndarray) -> np.ndarray:
     """The elements a summarised print shows (PyTorch picks the format from these alone)."""
     edge = _OPTS["edgeitems"]
@@ -134,17 +148,18 @@ def _nested(arr: np.ndarray, indent: int, summarize: bool, fmt: _Formatter) -> s
 
 def format_array(arr: np.ndarray, prefix: str) -> str:
     """The body of a tensor's repr in PyTorch's layout (``prefix`` sets the indent)."""
-    if arr.dtype.kind not in "biuf" or arr.dtype == np.float16:  # as PyTorch: via float32
+    if arr.dtype.kind not in "biufc" or arr.dtype == np.float16:  # as PyTorch: via float32
         arr = arr.astype(np.float32)
     summarize = arr.size > _threshold()
-    fmt = _Formatter(_summarized(arr) if summarize else arr)
+    shown = _summarized(arr) if summarize else arr
+    fmt = _ComplexFormatter(shown) if arr.dtype.kind == "c" else _Formatter(shown)
     if arr.ndim == 0:
         return fmt.format(arr.item()).strip()
     return _nested(arr, len(prefix), summarize, fmt)
 
 
 def format_tensor(t: Any, name: str = "tensor") -> str:
-    from .dtype import bool_, get_default_dtype, int64
+    from .dtype import bool_, default_complex, get_default_dtype, int64
 
     prefix = f"{name}("
     arr = backend.to_numpy(t._data)
@@ -156,7 +171,7 @@ def format_tensor(t: Any, name: str = "tensor") -> str:
         suffixes.append(f"size={tuple(arr.shape)}")
     else:
         body = format_array(arr, prefix)
-    if t.dtype not in (get_default_dtype(), int64, bool_) or (
+    if t.dtype not in (get_default_dtype(), default_complex(), int64, bool_) or (
         arr.size == 0 and t.dtype is not get_default_dtype()
     ):
         suffixes.append(f"dtype={t.dtype!r}")

@@ -38,6 +38,12 @@ def _float_draw(
     """``shape`` draws of ``Generator.<draw>`` in a floating ``dtype`` (float16 via float32)."""
     xp = backend.module_for(device)
     target = np_dtype(dtype)
+    if target.kind == "c":  # both parts drawn; randn's of variance 1/2 each, as PyTorch
+        part = np.dtype(f"float{target.itemsize * 4}")
+        parts = _float_draw(draw, fn, (*shape, 2), part, device, generator, False, None, layout)
+        arr = parts._data * (0.5**0.5 if draw == "standard_normal" else 1.0)
+        arr = arr[..., 0] + arr[..., 1] * xp.asarray(1j, target)
+        return finish(arr.astype(target, copy=False), requires_grad, fn, out, layout)
     require_float(target, fn)
     drawn = target if target.itemsize >= 4 else np.dtype(np.float32)
     arr = getattr(rng_for(xp, generator), draw)(shape, dtype=drawn)
