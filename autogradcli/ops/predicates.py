@@ -26,6 +26,8 @@ def _predicate(name: str, test: Callable[[Any, Any], Any], integer: bool) -> Cal
         xp = array_module(arr)
         if arr.dtype.kind in "iub":
             return wrap(xp.full(arr.shape, integer, dtype=bool))
+        if arr.dtype.kind == "c" and name in ("isposinf", "isneginf"):
+            raise RuntimeError(f"{name} does not support complex inputs.")
         return wrap(xp.asarray(test(xp, arr), dtype=bool))
 
     fn.__name__ = fn.__qualname__ = name
