@@ -110,12 +110,14 @@ _LAZY = {
     "multiprocessing": ".multiprocessing",
     "serialization": ".serialization",
     "sparse": ".sparse",
+    "special": ".special",
     "testing": ".testing",
     "utils": ".utils",
     "Generator": ".data.generator:Generator",
     "load": ".serialization:load",
     "save": ".serialization:save",
 }
+_LAZY.update(ops.LAZY)  # rarely used functions of ops (ops/lazy_methods.py)
 __getattr__, __dir__ = lazy_attributes(globals(), _LAZY)
 
 # as torch.Tensor prints <class 'torch.Tensor'>: the public names, not the defining modules

@@ -17,7 +17,7 @@ CALLS = [
     ("add", lambda m, b: (b,)),
     ("add", lambda m, b: (m.tensor(2.0, dtype=m.float64),)),
     ("sub", lambda m, b: (b,), {"alpha": 3}),
-    ("add", lambda m, b: (b,), {"alpha": -0.5}),
+    ("add", lambda m, b: (tuple(b),), {"alpha": -0.5}),
     ("mul", lambda m, b: (b,)),
     ("mul", lambda m, b: (2.0,)),
     ("div", lambda m, b: ([2.0, 4.0],)),
@@ -137,3 +137,11 @@ def test_lerp_errors_and_grad_fn_match_torch():
     assert ours.dtype == ag.float32 and np.array_equal(ours.numpy(), theirs.numpy())
     out = ag.lerp(ag.ones(2, requires_grad=True), ag.zeros(2), 0.5)
     assert type(out.grad_fn).__name__ == "LerpBackward0"
+
+
+def test_foreach_loads_on_first_use_and_its_name_table_is_complete():
+    from autogradcli.ops import foreach, lazy_methods
+
+    assert sorted(lazy_methods.FOREACH_NAMES) == foreach.__all__
+    assert all(getattr(ag, name) is getattr(foreach, name) for name in foreach.__all__)
+    assert ag.kron is __import__("autogradcli.ops.products", fromlist=["kron"]).kron

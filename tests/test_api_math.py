@@ -4,6 +4,7 @@
 import numpy as np
 import pytest
 from oracle import check
+from same_as_torch import same_error, same_values
 
 import autogradcli as ag
 
@@ -85,6 +86,11 @@ def test_predicates_match_torch(name):
     assert str(ours_err.value) == str(theirs_err.value)
     x = ag.tensor([1.0, float("nan")], requires_grad=True)
     assert not getattr(ag, name)(x * 2).requires_grad
+    complex_values = [complex(float("nan"), 0), 1j, complex(float("inf"), 1)]
+    if name in ("isposinf", "isneginf"):
+        same_error(lambda m: getattr(m, name)(m.tensor(complex_values)))
+    else:
+        same_values(lambda m: getattr(m, name)(m.tensor(complex_values)))
 
 
 _HALVES = np.array([1.25, 2.5, -0.5, 3.5, -2.5, 0.49999, 1e6 + 0.5, -7.0])

@@ -5,24 +5,11 @@ against PyTorch on identical data."""
 import numpy as np
 import pytest
 from oracle import check
-
-import autogradcli as ag
+from same_as_torch import same_error, same_values
 
 
 def _same(case, kind=None):
-    torch = pytest.importorskip("torch")
-    if kind is not None:
-        with pytest.raises(kind) as theirs:
-            case(torch)
-        with pytest.raises(kind) as ours:
-            case(ag)
-        assert str(ours.value) == str(theirs.value)
-        return
-    ours, theirs = case(ag), case(torch)
-    ours, theirs = (ours, theirs) if isinstance(ours, tuple) else ((ours,), (theirs,))
-    for a, t in zip(ours, theirs):
-        assert str(a.dtype).split(".")[-1] == str(t.dtype).split(".")[-1]
-        np.testing.assert_allclose(a.numpy(), t.numpy(), rtol=1e-6)
+    return same_values(case) if kind is None else same_error(case, kind)
 
 
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
@@ -88,3 +75,41 @@ def test_bincount_histc_histogram_match_torch():
     _same(lambda m: m.bincount(m.tensor([0, 1]), weights=m.ones(3)), RuntimeError)
     _same(lambda m: m.histc(m.tensor([1.0]), min=3, max=1), RuntimeError)
     _same(lambda m: m.histc(m.tensor([1, 2]), bins=2), NotImplementedError)
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_cov_corrcoef_trapezoid_match_torch(dtype):
+    check(lambda m, x: m.cov(x), (3, 5), dtype=dtype)
+    check(lambda m, x: m.cov(x[0], correction=0), (3, 5), dtype=dtype)
+    weights = np.array([1, 2, 1, 3, 1])
+    check(lambda m, x, f: m.cov(x, fweights=f), (2, 5), weights, dtype=dtype, gradgrad=False)
+    check(
+        lambda m, x, a: m.cov(x, aweights=a),
+        (2, 5),
+        np.array([0.5, 1.0, 2.0, 1.0, 0.1]),
+        dtype=dtype,
+        gradgrad=False,
+    )
+    check(lambda m, x: m.corrcoef(x), (3, 5), dtype=dtype, gradgrad=False)
+    check(lambda m, y: m.trapezoid(y), (2, 4), dtype=dtype)
+    check(lambda m, y: m.trapz(y, dx=0.5, dim=0), (3, 2), dtype=dtype)
+    check(
+        lambda m, y, x: m.trapezoid(y, x),
+        (2, 4),
+        np.array([0.0, 1.0, 3.0, 3.5]),
+        dtype=dtype,
+        grad_inputs=[0],
+    )
+
+
+def test_unique_consecutive_and_sum_to_size_match_torch():
+    _same(
+        lambda m: m.unique_consecutive(
+            m.tensor([1, 1, 2, 2, 3, 1]), return_counts=True, return_inverse=True
+        )
+    )
+    _same(
+        lambda m: m.tensor([[1, 2], [1, 2], [3, 4]]).unique_consecutive(dim=0, return_counts=True)
+    )
+    check(lambda m, x: x.sum_to_size(1, 3), (2, 3))
+    check(lambda m, x: x.sum_to_size((2, 1)), (2, 3), dtype="float32")

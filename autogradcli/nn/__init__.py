@@ -12,7 +12,6 @@ from .dropout import *
 from .flatten import *
 from .function_layer import *
 from .instancenorm import *
-from .lazy import *
 from .linear import *
 from .loss import *
 from .module import *
@@ -31,4 +30,8 @@ from .vision import *
 
 # loaded on first use: only data-parallel programs need it (see _utils/lazy.py)
 _LAZY = {"parallel": ".parallel", "DataParallel": ".parallel.data_parallel:DataParallel"}
+_LAZY.update(  # the lazy layers (nn/lazy.py), loaded by the programs that use them
+    {name: f".lazy:{name}" for name in ("LazyLinear", "LazyConv1d", "LazyConv2d", "LazyConv3d")}
+    | {f"LazyBatchNorm{n}d": f".lazy:LazyBatchNorm{n}d" for n in (1, 2, 3)}
+)
 __getattr__, __dir__ = lazy_attributes(globals(), _LAZY)

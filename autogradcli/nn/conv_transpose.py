@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..ops.conv_transpose import conv_transpose1d, conv_transpose2d
+from ..ops.volumetric import conv_transpose3d
 from ..tensor.factory import empty
 from ..tensor.tensor import Tensor
 from . import init
@@ -15,7 +16,7 @@ from .linear import _init_bias
 from .module import Module
 from .parameter import Parameter
 
-__all__ = ["ConvTranspose1d", "ConvTranspose2d"]
+__all__ = ["ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"]
 
 
 class _ConvTransposeNd(_ConvNd):
@@ -72,6 +73,21 @@ class _ConvTransposeNd(_ConvNd):
         init.kaiming_uniform_(self.weight, a=math.sqrt(5))
         _init_bias(self.bias, self.weight)
 
+    _conv: Any  # the functional form: conv_transpose1d, 2d or 3d
+
+    def forward(self, input: Tensor, output_size: Sequence[int] | None = None) -> Tensor:
+        op = self._output_padding(input, output_size)
+        return type(self)._conv(
+            input,
+            self.weight,
+            self.bias,
+            self.stride,
+            self.padding,
+            op,
+            self.groups,
+            self.dilation,
+        )
+
     def _output_padding(self, input: Tensor, output_size: Sequence[int] | None) -> tuple:
         """The output_padding that gives ``output_size`` (torch's rule), else the layer's own."""
         if output_size is None:
@@ -108,35 +124,18 @@ class ConvTranspose1d(_ConvTransposeNd):
     """1-D transposed convolution over (N, C_in, L) or (C_in, L) input."""
 
     _dims = 1
-
-    def forward(self, input: Tensor, output_size: Sequence[int] | None = None) -> Tensor:
-        op = self._output_padding(input, output_size)
-        return conv_transpose1d(
-            input,
-            self.weight,
-            self.bias,
-            self.stride,
-            self.padding,
-            op,
-            self.groups,
-            self.dilation,
-        )
+    _conv = staticmethod(conv_transpose1d)
 
 
 class ConvTranspose2d(_ConvTransposeNd):
     """2-D transposed convolution over (N, C_in, H, W) or (C_in, H, W) input."""
 
     _dims = 2
+    _conv = staticmethod(conv_transpose2d)
 
-    def forward(self, input: Tensor, output_size: Sequence[int] | None = None) -> Tensor:
-        op = self._output_padding(input, output_size)
-        return conv_transpose2d(
-            input,
-            self.weight,
-            self.bias,
-            self.stride,
-            self.padding,
-            op,
-            self.groups,
-            self.dilation,
-        )
+
+class ConvTranspose3d(_ConvTransposeNd):
+    """3-D transposed convolution over (N, C_in, D, H, W) or (C_in, D, H, W) input."""
+
+    _dims = 3
+    _conv = staticmethod(conv_transpose3d)

@@ -107,7 +107,6 @@ from . import (  # noqa: E402
     discrete_reduction,
     einstein,
     elementary,
-    foreach,
     fused,
     gather_scatter,
     grids,
@@ -139,7 +138,6 @@ from .diagonals import *  # noqa: E402
 from .discrete_reduction import *  # noqa: E402
 from .einstein import *  # noqa: E402
 from .elementary import *  # noqa: E402
-from .foreach import *  # noqa: E402
 from .fused import *  # noqa: E402
 from .gather_scatter import *  # noqa: E402
 from .grids import *  # noqa: E402
@@ -173,7 +171,6 @@ for _module in (
     discrete_reduction,
     einstein,
     elementary,
-    foreach,
     fused,
     gather_scatter,
     grids,
@@ -200,3 +197,5 @@ for _module in (
 from .numpy_keywords import add_numpy_keywords  # noqa: E402
 
 add_numpy_keywords(globals())
+
+from .lazy_methods import LAZY  # noqa: E402  (names autogradcli loads on first use)

@@ -19,7 +19,8 @@ from .unary import clamp, where
 
 __all__ = ["arctan2", "atan2", "clamp_max", "clamp_min", "deg2rad", "exp2", "hypot"]
 __all__ += ["logaddexp", "logical_and", "logical_or", "logical_xor", "nan_to_num", "rad2deg"]
-__all__ += ["true_divide"]  # sgn, complex-aware, is in complex_numbers
+__all__ += ["float_power", "fmod", "heaviside", "logit", "signbit", "sinc", "true_divide"]
+__all__ += ["xlogy"]  # sgn, complex-aware, is in complex_numbers
 
 
 class Atan2(Function):
@@ -124,6 +125,63 @@ def _logical(name: str, fn: Callable[[Any, Any, Any], Any]) -> Callable[[Tensor,
 logical_and = _logical("logical_and", lambda xp, a, b: xp.logical_and(a, b))
 logical_or = _logical("logical_or", lambda xp, a, b: xp.logical_or(a, b))
 logical_xor = _logical("logical_xor", lambda xp, a, b: xp.logical_xor(a, b))
+
+
+def fmod(input: Tensor, other: Any) -> Tensor:
+    """The remainder of input / other with the sign of ``input`` (C's fmod)."""
+    if input._data.dtype.kind in "iu" and (
+        not isinstance(other, Tensor) or other._data.dtype.kind in "iu"
+    ):
+        a, b, _ = binary_operands(input, other)
+        return wrap(array_module(a).fmod(a, b))
+    return input - (input / other).trunc() * other
+
+
+def float_power(input: Any, exponent: Any) -> Tensor:
+    """input ** exponent computed in double precision (float64 result)."""
+    base = input.double() if isinstance(input, Tensor) else input
+    power = exponent.double() if isinstance(exponent, Tensor) else exponent
+    if not isinstance(base, Tensor):
+        return power.new_full((), float(base)) ** power
+    return base ** (float(power) if not isinstance(power, Tensor) else power)
+
+
+def heaviside(input: Tensor, values: Tensor) -> Tensor:
+    """0 where input < 0, ``values`` where it is 0, 1 where it is > 0 (not differentiable)."""
+    a, b, _ = binary_operands(input, values)
+    return wrap(array_module(a).heaviside(a, b))
+
+
+def signbit(input: Tensor) -> Tensor:
+    """Whether each sign bit is set (True for -0.0 too)."""
+    return wrap(array_module(input._data).signbit(input._data))
+
+
+def logit(input: Tensor, eps: float | None = None) -> Tensor:
+    """log(p / (1 - p)), with ``p`` clamped to [eps, 1 - eps] when ``eps`` is given."""
+    p = input if eps is None else input.clamp(eps, 1.0 - eps)
+    return (p / (1.0 - p)).log()
+
+
+def xlogy(input: Any, other: Any) -> Tensor:
+    """input * log(other), and 0 where input is 0 (unless other is nan, as in PyTorch)."""
+    if not isinstance(input, Tensor):
+        input = other.new_full((), input)
+    if not isinstance(other, Tensor):
+        other = input.new_full((), other)
+    zero = (input == 0) & ~other.isnan()
+    return where(zero, 0.0, input * where(zero, 1.0, other).log())
+
+
+def sinc(input: Tensor) -> Tensor:
+    """sin(pi x) / (pi x), and 1 at 0."""
+    if input._data.dtype.kind not in "fc":
+        from ..tensor.dtype import get_default_dtype
+
+        input = input.to(get_default_dtype())
+    zero = input == 0
+    scaled = where(zero, 1.0, input) * math.pi
+    return where(zero, 1.0, scaled.sin() / scaled)
 
 
 def true_divide(input: Tensor, other: Any) -> Tensor:

@@ -9,7 +9,8 @@ from ..autograd.function import Function
 from ..tensor.tensor import Tensor
 from ._util import array_module, scalar_type_name, wrap, wrap_dim
 
-__all__ = ["diag", "diagonal", "dot", "ger", "outer", "trace"]
+__all__ = ["block_diag", "diag", "diag_embed", "diagflat", "diagonal", "dot", "ger", "outer"]
+__all__ += ["trace"]
 
 
 class DiagEmbed(Function):
@@ -117,6 +118,68 @@ def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Te
     return planes[..., r, c]
 
 
+def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
+    """Matrices (in dims ``dim1``, ``dim2`` of the result) with the last dim of ``input`` on
+    their diagonal ``offset``, zeros elsewhere."""
+    from .axes import movedim
+    from .linalg import matmul
+
+    n = input._data.shape[-1] + abs(offset)
+    xp = array_module(input._data)
+    rows = xp.arange(n - abs(offset)) + max(-offset, 0)
+    cols = xp.arange(n - abs(offset)) + max(offset, 0)
+    place = xp.zeros((n - abs(offset), n, n), dtype=input._data.dtype)
+    place[xp.arange(n - abs(offset)), rows, cols] = 1
+    out = matmul(input, wrap(place.reshape(n - abs(offset), n * n)))
+    out = out.reshape(*input._data.shape[:-1], n, n)
+    nd = out._data.ndim
+    return movedim(out, (nd - 2, nd - 1), (wrap_dim(dim1, nd), wrap_dim(dim2, nd)))
+
+
+def diagflat(input: Tensor, offset: int = 0) -> Tensor:
+    """A square matrix with the flattened ``input`` on diagonal ``offset``."""
+    return diag(input.reshape(-1), offset)
+
+
+def block_diag(*tensors: Tensor) -> Tensor:
+    """The tensors (0-, 1- or 2-D) as blocks along the diagonal of one matrix."""
+    from .join import cat
+    from .padding import pad
+
+    blocks = [t.reshape(1, -1) if t.ndim < 2 else t for t in tensors]
+    width = sum(b.shape[1] for b in blocks)
+    rows, left = [], 0
+    for b in blocks:
+        rows.append(pad(b, (left, width - left - b.shape[1])))
+        left += b.shape[1]
+    return cat(rows, 0)
+
+
+def fill_diagonal_(input: Tensor, fill_value: Any, wrap: bool = False) -> Tensor:
+    """Fill the main diagonal of a matrix (or of an all-equal-sides tensor) in place; ``wrap``
+    starts again below a tall matrix's square, after one skipped row."""
+    from .inplace import setitem
+
+    shape = input._data.shape
+    if input._data.ndim < 2 or (input._data.ndim > 2 and len(set(shape)) > 1):
+        raise RuntimeError("all dimensions of input must be of equal length" if input._data.ndim > 2
+                           else "dimensions must larger than 1")  # fmt: skip
+    xp = array_module(input._data)
+    n = min(shape)
+    idx = [xp.arange(n)] * input._data.ndim
+    if wrap and input._data.ndim == 2 and shape[0] > shape[1] + 1:
+        rows = xp.arange(0, shape[0])
+        rows = rows[(rows % (shape[1] + 1)) < shape[1]]
+        idx = [rows, rows % (shape[1] + 1)]
+    setitem(input, tuple(_index_tensor(i) for i in idx), fill_value)
+    return input
+
+
+def _index_tensor(arr: Any) -> Tensor:
+    """``wrap`` (shadowed inside ``fill_diagonal_`` by its ``wrap`` argument)."""
+    return wrap(arr)
+
+
 def trace(input: Tensor) -> Tensor:
     """The sum of the main diagonal of a matrix."""
     if input._data.ndim != 2:
@@ -134,4 +197,5 @@ def outer(input: Tensor, vec2: Tensor) -> Tensor:
 
 ger = outer
 
-TENSOR_METHODS: dict[str, Any] = {name: globals()[name] for name in __all__}
+TENSOR_METHODS: dict[str, Any] = {name: globals()[name] for name in __all__ if name != "block_diag"}
+TENSOR_METHODS["fill_diagonal_"] = fill_diagonal_

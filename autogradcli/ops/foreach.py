@@ -13,6 +13,7 @@ from typing import Any
 from ..tensor.tensor import Tensor
 from .arithmetic import maximum, minimum, pow
 from .inplace import apply_inplace
+from .lazy_methods import FOREACH_UNARY
 from .unary import clamp
 
 __all__: list[str] = []
@@ -77,7 +78,9 @@ def _binary(name: str, op: Callable[..., Tensor], alpha: bool = False) -> None:
     def operands(self: Sequence[Tensor], other: Any, kwargs: dict) -> tuple[list, list, dict]:
         tensors = _tensor_list(self)
         others = _per_tensor(len(tensors), other)
-        if kwargs and (set(kwargs) != {"alpha"} or not alpha or not isinstance(other, list)):
+        if kwargs and (
+            set(kwargs) != {"alpha"} or not alpha or not isinstance(other, (list, tuple))
+        ):
             raise TypeError(
                 f"_foreach_{name}() got an unexpected keyword argument '{next(iter(kwargs))}'"
             )
@@ -137,9 +140,8 @@ def _lerp(x: Tensor, end: Tensor, weight: Any) -> Tensor:
     return lerp(x, end, weight)
 
 
-for _name in ("sqrt", "exp", "log", "neg", "abs", "sign", "sigmoid", "tanh", "sin", "cos"):
+for _name in FOREACH_UNARY:
     _unary(_name, lambda x, name=_name: getattr(x, name)())
-_unary("reciprocal", lambda x: 1.0 / x)
 _binary("add", lambda x, o, alpha=1: x + (o if alpha == 1 else o * alpha), alpha=True)
 _binary("sub", lambda x, o, alpha=1: x - (o if alpha == 1 else o * alpha), alpha=True)
 _binary("mul", lambda x, o: x * o)

@@ -13,12 +13,13 @@ from typing import Any
 from ..autograd.function import Function
 from ..backend import scatter_add as _xp_scatter_add
 from ..tensor.tensor import Tensor, wrap
-from ._util import array_module, wrap_dim
+from ._util import array_module, scalar_type_name, wrap_dim
 from .indexing import IndexAddInto
 from .inplace import apply_inplace
 from .shape import expand
 
-__all__ = ["gather", "index_add", "index_select", "scatter", "scatter_add", "take_along_dim"]
+__all__ = ["gather", "index_add", "index_copy", "index_select", "scatter", "scatter_add"]
+__all__ += ["index_fill", "take", "take_along_dim"]
 
 
 def _check_index(name: str, x: Tensor, dim: int, index: Tensor) -> int:
@@ -313,7 +314,62 @@ def index_add_(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha:
     )
 
 
+def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
+    """``input`` with its slices along ``dim`` at ``index`` replaced by ``source``'s."""
+    from .indexing import index_put
+
+    d = wrap_dim(dim, max(input._data.ndim, 1))
+    if index._data.ndim > 1:
+        raise IndexError(
+            f"index_copy_(): Index should have dimension 1 or 0 (got {index._data.ndim})"
+        )
+    if index._data.dtype.name != "int64":
+        raise RuntimeError(
+            "index_copy_(): Expected a long tensor for index, but got "
+            f"{scalar_type_name(index._data.dtype)}"
+        )
+    if source._data.ndim and source._data.shape[d] != index._data.size:
+        raise IndexError(
+            f"index_copy_(): Number of indices ({index._data.size}) should be equal to "
+            f"source.size(dim) ({source._data.shape[d]})"
+        )
+    return index_put(input, (slice(None),) * d + (index.reshape(-1),), source)
+
+
+def index_copy_(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
+    """In-place :func:`index_copy`."""
+    return apply_inplace(input, "index_copy_", lambda s: index_copy(s, dim, index, source), source)
+
+
+def take(input: Tensor, index: Tensor) -> Tensor:
+    """The entries of ``input`` (read as 1-D) at ``index``, in ``index``'s shape."""
+    n = input._data.size
+    idx = index._data
+    if idx.size and bool(((idx < -n) | (idx >= n)).any()):
+        bad = int(idx[(idx < -n) | (idx >= n)].reshape(-1)[0])
+        raise IndexError(f"out of range: tried to access index {bad} on a tensor of {n} elements.")
+    return input.reshape(-1)[index]
+
+
+def index_fill(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
+    """``input`` with its slices along ``dim`` at ``index`` set to ``value``."""
+    from .indexing import index_put
+
+    d = wrap_dim(dim, max(input._data.ndim, 1))
+    return index_put(input, (slice(None),) * d + (index.reshape(-1),), value)
+
+
+def index_fill_(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
+    """In-place :func:`index_fill`."""
+    return apply_inplace(input, "index_fill_", lambda s: index_fill(s, dim, index, value), value)
+
+
 TENSOR_METHODS: dict[str, Any] = {
+    "take": take,
+    "index_fill": index_fill,
+    "index_fill_": index_fill_,
+    "index_copy": index_copy,
+    "index_copy_": index_copy_,
     "index_add": index_add,
     "index_add_": index_add_,
     "gather": gather,

@@ -9,7 +9,7 @@ from ..tensor.tensor import Tensor
 from ._util import scalar_type_name
 from .join import _check_same_device
 
-__all__ = ["meshgrid"]
+__all__ = ["cartesian_prod", "meshgrid"]
 
 _WARNED = [False]  # PyTorch warns once per process when indexing is left out
 
@@ -57,6 +57,15 @@ def meshgrid(*tensors: Any, indexing: str | None = None) -> tuple[Tensor, ...]:
     if swap:
         grids[0], grids[1] = grids[1], grids[0]
     return tuple(grids)
+
+
+def cartesian_prod(*tensors: Tensor) -> Tensor:
+    """Every combination of one entry from each 1-D tensor, as rows (one tensor: itself)."""
+    if len(tensors) == 1:
+        return tensors[0]
+    from .join import stack
+
+    return stack([g.reshape(-1) for g in meshgrid(*tensors, indexing="ij")], 1)
 
 
 TENSOR_METHODS: dict[str, Any] = {}

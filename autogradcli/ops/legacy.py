@@ -224,5 +224,6 @@ TENSOR_METHODS: dict[str, Any] = {
     "addcmul_": _value_overload("addcmul_", P.addcmul_),
     "addcdiv_": _value_overload("addcdiv_", P.addcdiv_),
     "addcmul": _value_overload("addcmul", F.addcmul),
+    "addmm": F.addmm,
     "addcdiv": _value_overload("addcdiv", F.addcdiv),
 }

@@ -12,7 +12,15 @@ from ._util import array_module
 from .inplace import apply_inplace
 from .unary import where
 
-__all__ = ["masked_fill", "one_hot", "tril", "triu"]
+__all__ = [
+    "masked_fill",
+    "masked_select",
+    "one_hot",
+    "tril",
+    "tril_indices",
+    "triu",
+    "triu_indices",
+]
 
 
 class MaskedFill(Function):
@@ -121,6 +129,38 @@ def triu_(x: Tensor, diagonal: int = 0) -> Tensor:
     return apply_inplace(x, "triu_", lambda s: triu(s, diagonal))
 
 
+def _triangle_indices(row: int, col: int, offset: int, upper: bool, dtype: Any, device: Any):
+    from ..tensor.factory import ones
+
+    mask = ones(row, col, dtype="bool", device=device)
+    mask = triu(mask, offset) if upper else tril(mask, offset)
+    rows, cols = array_module(mask._data).nonzero(mask._data)
+    out = array_module(mask._data).stack([rows, cols])
+    return wrap(out).to("int64" if dtype is None else dtype)
+
+
+def tril_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None, device: Any = None,
+                 layout: Any = None) -> Tensor:  # fmt: skip
+    """The (2, N) row and column indices of the lower triangle of a row x col matrix."""
+    return _triangle_indices(row, col, offset, False, dtype, device)
+
+
+def triu_indices(row: int, col: int, offset: int = 0, *, dtype: Any = None, device: Any = None,
+                 layout: Any = None) -> Tensor:  # fmt: skip
+    """The (2, N) row and column indices of the upper triangle of a row x col matrix."""
+    return _triangle_indices(row, col, offset, True, dtype, device)
+
+
+def masked_select(input: Tensor, mask: Tensor) -> Tensor:
+    """The entries of ``input`` where ``mask`` (broadcast with it) is True, as a 1-D tensor."""
+    if mask._data.dtype.kind != "b":
+        raise RuntimeError("masked_select: expected BoolTensor for mask")
+    from ..ops.shape import broadcast_to
+
+    shape = array_module(input._data).broadcast_shapes(input._data.shape, mask._data.shape)
+    return broadcast_to(input, shape)[broadcast_to(mask, shape)]
+
+
 def one_hot(index: Tensor, num_classes: int = -1) -> Tensor:
     """int64 tensor of shape ``index.shape + (num_classes,)`` with a 1 at each index value."""
     arr = index._data
@@ -145,5 +185,6 @@ TENSOR_METHODS: dict[str, Any] = {
     "tril": tril,
     "triu": triu,
     "tril_": tril_,
+    "masked_select": masked_select,
     "triu_": triu_,
 }

@@ -26,7 +26,6 @@ from . import (
     diagonals,
     discrete_reduction,
     elementary,
-    foreach,
     gather_scatter,
     grids,
     indexing,
@@ -34,6 +33,7 @@ from . import (
     inplace_shape,
     inplace_unary,
     join,
+    lazy_methods,
     legacy,
     lerp_op,
     linalg,
@@ -96,7 +96,6 @@ MODULES: tuple[ModuleType, ...] = (
     axes,
     grids,
     lerp_op,
-    foreach,
     activation_piecewise,
     volumetric,
     rounding,
@@ -105,6 +104,7 @@ MODULES: tuple[ModuleType, ...] = (
     counting,
     adaptive_max,
     binary_math,
+    lazy_methods,
 )
 
 

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from typing import Any
 
@@ -56,7 +55,6 @@ _ALIASES = (("axis", "dim"), ("keepdims", "keepdim"))
 def numpy_keywords(fn: Callable[..., Any]) -> Callable[..., Any]:
     """``fn`` also taking ``axis=`` for ``dim=`` and ``keepdims=`` for ``keepdim=``."""
 
-    @functools.wraps(fn)
     def call(*args: Any, **kwargs: Any) -> Any:
         if kwargs:
             for alias, name in _ALIASES:
@@ -68,6 +66,8 @@ def numpy_keywords(fn: Callable[..., Any]) -> Callable[..., Any]:
                     kwargs[name] = kwargs.pop(alias)
         return fn(*args, **kwargs)
 
+    call.__name__, call.__qualname__, call.__doc__ = fn.__name__, fn.__qualname__, fn.__doc__
+    call.__module__, call.__wrapped__ = fn.__module__, fn  # type: ignore[attr-defined]
     return call
 
 

@@ -9,7 +9,7 @@ from typing import Any
 from ..tensor.tensor import Tensor
 from ._util import array_module, wrap
 
-__all__ = ["isfinite", "isinf", "isnan", "isneginf", "isposinf", "isreal"]
+__all__ = ["isfinite", "isin", "isinf", "isnan", "isneginf", "isposinf", "isreal"]
 
 
 def _predicate(name: str, test: Callable[[Any, Any], Any], integer: bool) -> Callable[..., Tensor]:
@@ -26,6 +26,8 @@ def _predicate(name: str, test: Callable[[Any, Any], Any], integer: bool) -> Cal
         xp = array_module(arr)
         if arr.dtype.kind in "iub":
             return wrap(xp.full(arr.shape, integer, dtype=bool))
+        if arr.dtype.kind == "c" and name in ("isposinf", "isneginf"):
+            raise RuntimeError(f"{name} does not support complex inputs.")
         return wrap(xp.asarray(test(xp, arr), dtype=bool))
 
     fn.__name__ = fn.__qualname__ = name
@@ -40,4 +42,15 @@ isposinf = _predicate("isposinf", lambda xp, a: a == float("inf"), False)
 isneginf = _predicate("isneginf", lambda xp, a: a == float("-inf"), False)
 isreal = _predicate("isreal", lambda xp, a: xp.imag(a) == 0, True)
 
-TENSOR_METHODS: dict[str, Any] = {name: globals()[name] for name in __all__}
+
+def isin(elements: Any, test_elements: Any, *, assume_unique: bool = False, invert: bool = False
+         ) -> Tensor:  # fmt: skip
+    """Whether each of ``elements`` occurs in ``test_elements`` (``invert``: does not)."""
+    ref = elements if isinstance(elements, Tensor) else test_elements
+    xp = array_module(ref._data)
+    a = elements._data if isinstance(elements, Tensor) else xp.asarray(elements)
+    b = test_elements._data if isinstance(test_elements, Tensor) else xp.asarray(test_elements)
+    return wrap(xp.isin(a, b, invert=invert))
+
+
+TENSOR_METHODS: dict[str, Any] = {name: globals()[name] for name in __all__ if name != "isin"}

@@ -12,7 +12,7 @@ from .gather_scatter import index_select
 from .indexing import getitem
 
 __all__ = ["flip", "fliplr", "flipud", "narrow", "ravel", "repeat", "repeat_interleave", "roll"]
-__all__ += ["tile"]
+__all__ += ["diff", "rot90", "select", "tile"]
 
 
 def narrow(x: Tensor, dim: int, start: Any, length: int) -> Tensor:
@@ -193,6 +193,63 @@ def repeat_interleave(
     return tiled.reshape(*shape[:d], total, *shape[d + 1 :])
 
 
+def select(input: Tensor, dim: int, index: int) -> Tensor:
+    """The slice of ``input`` at ``index`` along ``dim`` (that dim removed), a view."""
+    nd = input._data.ndim
+    if nd == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
+    d = wrap_dim(dim, nd)
+    n = input._data.shape[d]
+    if not -n <= int(index) < n:
+        raise IndexError(
+            f"select(): index {index} out of range for tensor of size "
+            f"{list(input._data.shape)} at dimension {d}"
+        )
+    return getitem(input, (slice(None),) * d + (int(index),))
+
+
+def rot90(input: Tensor, k: int = 1, dims: Any = (0, 1)) -> Tensor:
+    """``input`` rotated by 90 degrees ``k`` times in the plane of ``dims`` (from the first
+    towards the second)."""
+    from .axes import swapdims
+
+    if len(dims) != 2:
+        raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
+    if input._data.ndim < 2:
+        raise RuntimeError(f"expected total dims >= 2, but got total dims = {input._data.ndim}")
+    d0, d1 = (wrap_dim(d, input._data.ndim) for d in dims)
+    if d0 == d1:
+        raise RuntimeError(
+            f"expected rotation dims to be different, but got dim0 = {d0} and dim1 = {d1}"
+        )
+    k = k % 4
+    if k == 1:
+        return swapdims(flip(input, d1), d0, d1)
+    if k == 2:
+        return flip(input, d0, d1)
+    if k == 3:
+        return flip(swapdims(input, d0, d1), d1)
+    return input.clone()
+
+
+def diff(
+    input: Tensor, n: int = 1, dim: int = -1, prepend: Any = None, append: Any = None
+) -> Tensor:
+    """The ``n``-th forward difference along ``dim`` (after joining ``prepend``/``append``)."""
+    from .join import cat
+
+    d = wrap_dim(dim, max(input._data.ndim, 1))
+    parts = [p for p in (prepend, input, append) if p is not None]
+    x = cat(parts, d) if len(parts) > 1 else input
+    for _ in range(n):
+        size = x._data.shape[d]
+        if size == 0:
+            break
+        later, earlier = narrow(x, d, 1, size - 1), narrow(x, d, 0, size - 1)
+        x = later ^ earlier if x._data.dtype.kind == "b" else later - earlier
+    return x
+
+
 def tile(input: Tensor, *dims: Any) -> Tensor:
     """``input`` repeated ``dims[i]`` times along each dim; missing leading dims count as 1."""
     if len(dims) == 1 and isinstance(dims[0], (list, tuple)):
@@ -239,6 +296,9 @@ def unfold(input: Tensor, dimension: int, size: int, step: int) -> Tensor:
 
 
 TENSOR_METHODS: dict[str, Any] = {
+    "rot90": rot90,
+    "diff": diff,
+    "select": select,
     "tile": tile,
     "fliplr": fliplr,
     "flipud": flipud,

@@ -177,7 +177,23 @@ def multinomial(
     return _finish(wrap(idx), out)
 
 
+def bernoulli_(self: Tensor, p: Any = 0.5, *, generator: Any = None) -> Tensor:
+    """Fill with 0/1 draws, 1 with probability ``p`` (a number or a tensor of probabilities)."""
+    from .inplace import apply_inplace
+
+    arr = self._data
+    xp = array_module(arr)
+    prob = p._data if isinstance(p, Tensor) else float(p)
+    if not isinstance(p, Tensor) and not 0 <= prob <= 1:
+        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p}")
+    if isinstance(p, Tensor) and bool(xp.any((prob < 0) | (prob > 1))):
+        raise RuntimeError("Expected p_in >= 0 && p_in <= 1 to be true, but got false.")
+    draws = wrap(xp.asarray(_rng(xp, generator).random(arr.shape) < prob).astype(arr.dtype))
+    return apply_inplace(self, "bernoulli_", lambda s: s * 0 + draws)
+
+
 TENSOR_METHODS: dict[str, Any] = {
+    "bernoulli_": bernoulli_,
     "bernoulli": bernoulli,
     "multinomial": multinomial,
 }

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from collections import namedtuple
 from typing import Any
 
 from ..autograd.function import Function
@@ -12,7 +13,10 @@ from .reduction import _kept_shape, _sum_dtype
 from .reduction_common import as_kept, spread, variant
 from .shape import expand, reshape, transpose
 
-__all__ = ["cumsum", "prod"]
+__all__ = ["cummax", "cummin", "cumsum", "logcumsumexp", "prod"]
+
+CummaxResult = namedtuple("cummax", ["values", "indices"])
+CumminResult = namedtuple("cummin", ["values", "indices"])
 
 
 # --------------------------------------------------------------------------- prod
@@ -120,6 +124,47 @@ def cumsum(x: Tensor, dim: int, dtype: Any = None) -> Tensor:
     if dtype is not None:
         x = x.to(dtype)
     return Cumsum.apply(x, 0 if x._data.ndim == 0 else wrap_dim(int(dim), x._data.ndim), False)
+
+
+def _running_extreme(x: Tensor, dim: int, largest: bool) -> tuple[Tensor, Tensor]:
+    """The running max (min) along ``dim`` and where it was last reached (ties: the later)."""
+    arr = x._data
+    xp = array_module(arr)
+    if arr.ndim == 0:
+        return x * 1, wrap(xp.asarray(0, dtype="int64"))
+    d = wrap_dim(int(dim), arr.ndim)
+    running = (xp.maximum if largest else xp.minimum).accumulate(arr, axis=d)
+    shape = [1] * arr.ndim
+    shape[d] = arr.shape[d]
+    position = xp.arange(arr.shape[d]).reshape(shape)
+    hit = xp.where(arr == running, position, 0)
+    index = wrap(xp.maximum.accumulate(hit, axis=d).astype("int64"))
+    return x.gather(d, index), index
+
+
+def cummax(input: Tensor, dim: int) -> Any:
+    """The running maximum along ``dim`` and its indices."""
+    return CummaxResult(*_running_extreme(input, dim, True))
+
+
+def cummin(input: Tensor, dim: int) -> Any:
+    """The running minimum along ``dim`` and its indices."""
+    return CumminResult(*_running_extreme(input, dim, False))
+
+
+def logcumsumexp(input: Tensor, dim: int) -> Tensor:
+    """log(cumsum(exp(input))) along ``dim``, without overflow or underflow: a running
+    ``logaddexp``, one step per position."""
+    from .binary_math import logaddexp
+    from .join import stack
+
+    if input._data.ndim == 0:
+        return input * 1
+    d = wrap_dim(int(dim), input._data.ndim)
+    steps = list(input.unbind(d))
+    for i in range(1, len(steps)):
+        steps[i] = logaddexp(steps[i - 1], steps[i])
+    return stack(steps, d) if steps else input * 1
 
 
 TENSOR_METHODS: dict[str, Any] = {name: globals()[name] for name in __all__}

@@ -6,6 +6,7 @@ int64 indices are not. Sorts are stable, so ties keep their input order in both 
 
 from __future__ import annotations
 
+import math
 from collections import namedtuple
 from typing import Any
 
@@ -15,11 +16,13 @@ from ._util import array_module, wrap_dim
 from .complex_numbers import refuse_complex
 from .join import cat
 
-__all__ = ["argsort", "bucketize", "cumprod", "median", "searchsorted", "sort", "topk"]
+__all__ = ["argsort", "bucketize", "cumprod", "kthvalue", "median", "quantile", "searchsorted"]
+__all__ += ["msort", "sort", "topk"]
 
 SortResult = namedtuple("sort", ["values", "indices"])
 TopkResult = namedtuple("topk", ["values", "indices"])
 MedianResult = namedtuple("median", ["values", "indices"])
+KthvalueResult = namedtuple("kthvalue", ["values", "indices"])
 
 
 def _order(arr: Any, dim: int, descending: bool) -> Any:
@@ -153,6 +156,71 @@ def median(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Any:
     if not keepdim:
         values, indices = values.squeeze(d), indices.squeeze(d)
     return MedianResult(values, indices)
+
+
+def kthvalue(input: Tensor, k: int, dim: int = -1, keepdim: bool = False) -> Any:
+    """The ``k``-th smallest entry (1-based) along ``dim``, as (values, indices)."""
+    d = wrap_dim(dim, max(input._data.ndim, 1))
+    n = input._data.shape[d] if input._data.ndim else 1
+    if not 1 <= k <= n:
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
+    if input._data.ndim == 0:
+        return KthvalueResult(input * 1, wrap(array_module(input._data).asarray(0)))
+    ordered = sort(input, d)
+    values, indices = ordered.values.narrow(d, k - 1, 1), ordered.indices.narrow(d, k - 1, 1)
+    if not keepdim:
+        values, indices = values.squeeze(d), indices.squeeze(d)
+    return KthvalueResult(values, indices)
+
+
+_INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
+
+
+def quantile(input: Tensor, q: Any, dim: int | None = None, keepdim: bool = False, *,
+             interpolation: str = "linear") -> Tensor:  # fmt: skip
+    """The ``q``-quantiles (a number or a 1-D tensor in [0, 1]) along ``dim`` (all entries when
+    None), interpolating between the sorted entries as ``interpolation`` says."""
+    if interpolation not in _INTERPOLATIONS:
+        raise RuntimeError(
+            "quantile() interpolation must be one of linear, lower, higher, midpoint or nearest, "
+            f"but got {interpolation}"
+        )
+    if input._data.dtype.kind != "f":
+        raise RuntimeError("quantile() input tensor must be either float or double dtype")
+    qs = q._data.reshape(-1).tolist() if isinstance(q, Tensor) else [float(q)]
+    bad = [v for v in qs if not 0 <= v <= 1]
+    if bad:
+        if isinstance(q, Tensor):
+            raise RuntimeError("quantile() q values must be in the range [0, 1]")
+        raise RuntimeError(f"quantile() q must be in the range [0, 1] but got {bad[0]}")
+    x = input.reshape(-1) if dim is None else input
+    d = 0 if dim is None else wrap_dim(dim, x._data.ndim)
+    values = sort(x, d).values
+    n = x._data.shape[d]
+    out = []
+    for v in qs:
+        pos = v * (n - 1)
+        lo, hi = math.floor(pos), math.ceil(pos)
+        frac = pos - lo
+        if interpolation == "lower" or (interpolation == "nearest" and round(pos) == lo):
+            hi, frac = lo, 0.0
+        elif interpolation in ("higher", "nearest"):
+            lo, frac = hi, 0.0
+        elif interpolation == "midpoint":
+            frac = 0.5 if hi != lo else 0.0
+        low = values.narrow(d, lo, 1)
+        pick = low if hi == lo or frac == 0 else low + (values.narrow(d, hi, 1) - low) * frac
+        out.append(pick if keepdim and dim is not None else pick.squeeze(d))
+    if dim is None and keepdim:
+        out = [o.reshape((1,) * input._data.ndim) for o in out]
+    from .join import stack
+
+    return stack(out, 0) if isinstance(q, Tensor) and q._data.ndim else out[0]
+
+
+def msort(input: Tensor) -> Tensor:
+    """``input`` sorted along its first dim."""
+    return sort(input, 0).values
 
 
 def searchsorted(

@@ -10,7 +10,7 @@ import numpy as np
 
 from ..autograd.function import Function
 from ..tensor.tensor import Tensor
-from ._util import array_module, normalize_dims, wrap
+from ._util import array_module, normalize_dims, wrap, wrap_dim
 from .reduction import _kept_shape
 from .reduction import mean as _mean
 from .reduction_common import (
@@ -25,7 +25,8 @@ from .reduction_common import (
 )
 from .unary import _float_operand
 
-__all__ = ["count_nonzero", "logsumexp", "norm", "std", "std_mean", "var", "var_mean"]
+__all__ = ["cdist", "count_nonzero", "logsumexp", "nanmean", "nansum", "norm", "std", "std_mean"]
+__all__ += ["corrcoef", "cov", "trapezoid", "trapz", "var", "var_mean"]
 
 
 # --------------------------------------------------------------------------- var / std
@@ -235,4 +236,114 @@ def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
     return wrap(array_module(arr).count_nonzero(arr, axis=dims).astype("int64"))
 
 
-TENSOR_METHODS: dict[str, Any] = {name: globals()[name] for name in __all__}
+def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    """The sum over ``dim`` with NaNs counted as zero."""
+    from .unary import where
+
+    clean = where(input.isnan(), 0.0, input) if input._data.dtype.kind == "f" else input
+    return (
+        clean.sum(dim, keepdim=keepdim, dtype=dtype) if dim is not None else clean.sum(dtype=dtype)
+    )
+
+
+def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    """The mean over ``dim`` of the entries that are not NaN."""
+    if input._data.dtype.kind != "f":
+        raise RuntimeError(
+            "nanmean(): expected input to have floating point or complex dtype but got "
+            f"{input.dtype.name.capitalize() if input.dtype.name != 'int64' else 'Long'}"
+        )
+    count = (
+        (~input.isnan()).sum(dim, keepdim=keepdim) if dim is not None else (~input.isnan()).sum()
+    )
+    return nansum(input, dim, keepdim, dtype=dtype) / count
+
+
+def cov(input: Tensor, *, correction: int = 1, fweights: Tensor | None = None,
+        aweights: Tensor | None = None) -> Tensor:  # fmt: skip
+    """The covariance matrix of the variables in the rows of ``input`` (observations in its
+    columns), optionally weighted by frequency and importance weights."""
+    if input._data.ndim > 2:
+        raise ValueError(
+            f"cov(): expected input to have two or fewer dimensions but got an input with {input._data.ndim} dimensions"
+        )
+    x = input.reshape(1, -1) if input._data.ndim < 2 else input
+    if x._data.dtype.kind not in "fc":
+        from ..tensor.dtype import get_default_dtype
+
+        x = x.to(get_default_dtype())
+    w = None
+    for given in (fweights, aweights):
+        if given is not None:
+            w = given.to(x.dtype) if w is None else w * given.to(x.dtype)
+    n = x._data.shape[1]
+    if w is None:
+        total = float(n)
+        mean = x.mean(1, keepdim=True)
+        norm = total - correction
+    else:
+        total_t = w.sum()
+        mean = (x * w).sum(1, keepdim=True) / total_t
+        if correction == 0:
+            norm = total_t
+        elif aweights is None:
+            norm = total_t - correction
+        else:
+            norm = total_t - correction * (w * aweights.to(x.dtype)).sum() / total_t
+    centred = x - mean
+    weighted = centred if w is None else centred * w
+    out = weighted.matmul(centred.t()) / norm
+    return out.squeeze() if input._data.ndim < 2 else out
+
+
+def corrcoef(input: Tensor) -> Tensor:
+    """Pearson correlation coefficients of the variables in the rows of ``input``."""
+    c = cov(input)
+    if c._data.ndim == 0:
+        return c / c
+    d = c.diagonal()
+    return (c / (d.unsqueeze(1) * d.unsqueeze(0)).sqrt()).clamp(-1.0, 1.0)
+
+
+def trapezoid(
+    y: Tensor, x: Tensor | None = None, *, dx: float | None = None, dim: int = -1
+) -> Tensor:
+    """The trapezoidal-rule integral of ``y`` along ``dim`` (sample points ``x``, or spacing
+    ``dx``, default 1)."""
+    d = wrap_dim(dim, y._data.ndim)
+    n = y._data.shape[d]
+    if n == 0:
+        return y.sum(d)
+    mid = (y.narrow(d, 1, n - 1) + y.narrow(d, 0, n - 1)) / 2
+    if x is None:
+        return mid.sum(d) * (1.0 if dx is None else dx)
+    spacing = x.narrow(-1 if x._data.ndim == 1 else d, 1, n - 1) - x.narrow(
+        -1 if x._data.ndim == 1 else d, 0, n - 1
+    )
+    if x._data.ndim == 1 and d != y._data.ndim - 1:
+        spacing = spacing.reshape([-1 if i == d else 1 for i in range(y._data.ndim)])
+    return (mid * spacing).sum(d)
+
+
+trapz = trapezoid
+
+
+def cdist(x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str | None = None) -> Tensor:
+    """The ``p``-norm distance between each row of ``x1`` (..., P, M) and of ``x2`` (..., R, M),
+    as (..., P, R)."""
+    if x1._data.ndim < 2 or x2._data.ndim < 2:
+        raise RuntimeError(
+            f"cdist only supports at least 2D tensors, X{1 if x1._data.ndim < 2 else 2} got: "
+            f"{min(x1._data.ndim, x2._data.ndim)}D"
+        )
+    if x1._data.shape[-1] != x2._data.shape[-1]:
+        raise RuntimeError(
+            "X1 and X2 must have the same number of columns. X1: "
+            f"{x1._data.shape[-1]} X2: {x2._data.shape[-1]}"
+        )
+    return norm(x1.unsqueeze(-2) - x2.unsqueeze(-3), p, dim=-1)
+
+
+TENSOR_METHODS: dict[str, Any] = {
+    name: globals()[name] for name in __all__ if name not in ("cdist", "trapezoid", "trapz")
+}

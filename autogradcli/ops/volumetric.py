@@ -9,13 +9,14 @@ from typing import Any
 
 from ..tensor.tensor import Tensor, wrap
 from ._util import array_module
+from .conv_transpose import conv_transpose2d
 from .convolution import conv2d
 from .join import stack
 from .linalg import matmul
 from .padding import pad
 from .pooling import _bins, _one_dim, adaptive_avg_pool2d, avg_pool2d, max_pool2d
 
-__all__ = ["conv3d"]
+__all__ = ["conv3d", "conv_transpose3d"]
 
 Triple = tuple[int, int, int]
 
@@ -112,6 +113,61 @@ def conv3d(
         y = conv2d(_fold_depth(slab), weight[:, :, t], None, st[1:], pad_hw, dil[1:], groups)
         out = y if out is None else out + y
     out = _unfold_depth(out, n)
+    if bias is not None:
+        out = out + bias.reshape(-1, 1, 1, 1)
+    return out.contiguous()
+
+
+def _spread_depth(y: Tensor, stride: int, lo: int, length: int) -> Tensor:
+    """(N, C, D, H, W) with ``stride - 1`` zero slices after each depth slice (the last one's
+    dropped), then ``lo`` zero slices before and zeros after up to ``length``."""
+    n, c, d, h, w = y.shape
+    if stride > 1:
+        y = pad(y.unsqueeze(3), (0, 0, 0, 0, 0, stride - 1)).reshape(n, c, d * stride, h, w)
+        y = y[:, :, : (d - 1) * stride + 1]
+    return _pad_depth(y, lo, length - lo - y.shape[2])
+
+
+def conv_transpose3d(
+    input: Tensor,
+    weight: Tensor,
+    bias: Tensor | None = None,
+    stride: Any = 1,
+    padding: Any = 0,
+    output_padding: Any = 0,
+    groups: int = 1,
+    dilation: Any = 1,
+) -> Tensor:
+    """3-D transposed convolution of (N, C_in, D, H, W) or (C_in, D, H, W) ``input``; ``weight``
+    is (C_in, C_out / groups, kD, kH, kW): each depth tap is a 2-D transposed convolution whose
+    slices land ``stride`` apart along depth."""
+    if input.ndim == 4:
+        return conv_transpose3d(
+            input.unsqueeze(0), weight, bias, stride, padding, output_padding, groups, dilation
+        )[0]
+    if input.ndim != 5 or weight.ndim != 5:
+        raise RuntimeError(
+            "Expected 4D (unbatched) or 5D (batched) input to conv_transpose3d, but got input "
+            f"of size: {list(input.shape)}"
+        )
+    st, pd = _triple(stride, "stride"), _triple(padding, "padding")
+    op, dil = _triple(output_padding, "output_padding"), _triple(dilation, "dilation")
+    n, depth, kd = input.shape[0], input.shape[2], weight.shape[2]
+    full = (depth - 1) * st[0] + dil[0] * (kd - 1) + 1 + op[0]
+    d_out = full - 2 * pd[0]
+    if d_out <= 0:
+        raise RuntimeError(
+            f"Given input size per channel: ({depth} x {input.shape[3]} x {input.shape[4]}). "
+            f"Calculated output depth: {d_out}. Output size is too small"
+        )
+    planes = _fold_depth(input)
+    out = None
+    for t in range(kd):
+        y = conv_transpose2d(planes, weight[:, :, t], None, st[1:], pd[1:], op[1:], groups,
+                             dil[1:])  # fmt: skip
+        y = _spread_depth(_unfold_depth(y, n), st[0], t * dil[0], full)
+        out = y if out is None else out + y
+    out = out[:, :, pd[0] : pd[0] + d_out]
     if bias is not None:
         out = out + bias.reshape(-1, 1, 1, 1)
     return out.contiguous()

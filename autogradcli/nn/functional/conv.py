@@ -6,10 +6,10 @@ from typing import Any
 
 from ...ops.convolution import _pair, conv1d, conv2d
 from ...ops.im2col import Col2Im, Im2Col, _out_size
-from ...ops.volumetric import conv3d
+from ...ops.volumetric import conv3d, conv_transpose3d
 from ...tensor.tensor import Tensor
 
-__all__ = ["conv1d", "conv2d", "conv3d", "fold", "unfold"]
+__all__ = ["conv1d", "conv2d", "conv3d", "conv_transpose3d", "fold", "unfold"]
 
 
 def _geometry(kernel_size: Any, dilation: Any, padding: Any, stride: Any) -> tuple[Any, ...]:
