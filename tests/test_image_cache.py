@@ -108,8 +108,8 @@ def test_batched_fetch_equals_item_by_item(tmp_path, augment):
 
 
 def test_full_temporary_folder_or_too_many_pixels_decode_each_time(tmp_path, monkeypatch):
-    """A failed write (ENOSPC) and a store over MAX_BYTES both fall back to decoding: the run
-    goes on with the same pixels."""
+    """A failed write (ENOSPC), no usable temporary folder and a store over MAX_BYTES all fall
+    back to decoding: the run goes on with the same pixels."""
     import errno
 
     root = _folder(tmp_path)
@@ -125,6 +125,9 @@ def test_full_temporary_folder_or_too_many_pixels_decode_each_time(tmp_path, mon
         for _ in range(2):
             for i, w in enumerate(want):
                 np.testing.assert_array_equal(store.pixels(i), w)
+        m.setattr(cache.tempfile, "TemporaryFile", lambda **kw: full())  # no temporary folder
+        nowhere = cache.DecodedImages(files, (4, 4), 3)
+        np.testing.assert_array_equal(nowhere.pixels(0), want[0])
     record = 1 + 3 * 4 * 4
     monkeypatch.setattr(cache, "MAX_BYTES", 3 * record)  # just enough: kept
     calls = _counting(monkeypatch)

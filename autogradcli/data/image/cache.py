@@ -40,9 +40,11 @@ class DecodedImages:
         self._fh: Any = None  # None: every image decoded when asked for
         self._writable = True
         if len(self.files) * self._record <= MAX_BYTES:
-            # open while the images are used; closed (and the space freed) when this object goes
-            self._fh = tempfile.TemporaryFile(prefix="agrad-images-")  # noqa: SIM115
-            self._fh.truncate(len(self.files) * self._record)  # unwritten records read as zeros
+            try:  # open while the images are used; closed (space freed) when this object goes
+                self._fh = tempfile.TemporaryFile(prefix="agrad-images-")  # noqa: SIM115
+                self._fh.truncate(len(self.files) * self._record)  # unwritten records: zeros
+            except OSError:  # no usable temporary folder: decode each time, as without it
+                self._fh = None
 
     def pixels(self, index: int) -> np.ndarray:
         """Image ``index``'s uint8 (channels, h, w): read back if decoded before, else decoded
