@@ -225,7 +225,10 @@ def test_a_pytorch_state_dict_file_fine_tuned_with_a_frozen_body(tmp_path, capsy
     exp = _build(_config(tmp_path, "init_from: w.pt\n"))
     x = np.linspace(-1, 1, 5, dtype=np.float32).reshape(5, 1)
     want = net(torch.from_numpy(x)).detach().numpy()
-    np.testing.assert_allclose(exp.model(ag.tensor(x)).detach().numpy(), want, rtol=1e-6)
+    # torch.testing.assert_close's float32 tolerances: the two engines' tanh differ by ulps
+    np.testing.assert_allclose(
+        exp.model(ag.tensor(x)).detach().numpy(), want, rtol=1.3e-6, atol=1e-5
+    )
     # a new head (the file's 2.* dropped), the body frozen: bit-identical after training
     cfg = _config(
         tmp_path, "init_from: {path: w.pt, map: {'2.': null}, strict: false, freeze: ['0.*']}\n"
