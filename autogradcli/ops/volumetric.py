@@ -10,7 +10,7 @@ from typing import Any
 from ..tensor.tensor import Tensor, wrap
 from ._util import array_module
 from .conv_transpose import conv_transpose2d
-from .convolution import _check_batched, conv2d
+from .convolution import _check_batched, _check_groups, conv2d
 from .join import stack
 from .linalg import matmul
 from .padding import pad
@@ -69,15 +69,8 @@ def conv3d(
     if input.ndim == 4:
         return conv3d(input.unsqueeze(0), weight, bias, stride, padding, dilation, groups)[0]
     _check_batched(input, weight, 5, "conv3d")
-    n, c, depth = input.shape[:3]
-    o, cg, kd = weight.shape[:3]
-    if groups <= 0:
-        raise RuntimeError("non-positive groups is not supported")
-    if c != cg * groups or o % groups:
-        raise RuntimeError(
-            f"Given groups={groups}, weight of size {list(weight.shape)}, expected input"
-            f"{list(input.shape)} to have {cg * groups} channels, but got {c} channels instead"
-        )
+    n, depth, kd = input.shape[0], input.shape[2], weight.shape[2]
+    _check_groups(input, weight, groups)
     st, dil = _triple(stride, "stride"), _triple(dilation, "dilation")
     if isinstance(padding, str):
         if padding not in ("same", "valid"):
