@@ -170,7 +170,7 @@ class AvgPool3d(_AvgPoolKd):
 
 
 class _AdaptiveAvgPoolNd(Module):
-    _pool: Any  # the functional form, adaptive_avg_pool1d or adaptive_avg_pool2d
+    _pool: Any  # the functional form, adaptive_{avg,max}_pool{1,2,3}d
 
     def __init__(self, output_size: Any) -> None:
         super().__init__()
@@ -207,19 +207,15 @@ class AdaptiveAvgPool3d(_AdaptiveAvgPoolNd):
     _pool = staticmethod(adaptive_avg_pool3d)
 
 
-class _AdaptiveMaxPoolNd(Module):
-    _pool: Any  # the functional form, adaptive_max_pool1d or adaptive_max_pool2d
+class _AdaptiveMaxPoolNd(_AdaptiveAvgPoolNd):
+    """The adaptive pooling state plus ``return_indices``."""
 
     def __init__(self, output_size: Any, return_indices: bool = False) -> None:
-        super().__init__()
-        self.output_size = output_size
+        super().__init__(output_size)
         self.return_indices = return_indices
 
-    def extra_repr(self) -> str:
-        return f"output_size={self.output_size}"
-
     def forward(self, input: Tensor) -> Any:
-        return type(self)._pool(input, self.output_size, self.return_indices)
+        return self._pool(input, self.output_size, self.return_indices)
 
 
 class AdaptiveMaxPool1d(_AdaptiveMaxPoolNd):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from .. import backend
@@ -78,44 +79,26 @@ def cuda(x: Tensor, device: Any = None) -> Tensor:
     return to(x, backend.Device("cuda", device) if isinstance(device, int) else (device or "cuda"))
 
 
-def float_(x: Tensor) -> Tensor:
-    return to(x, dtypes.float32)
+def _cast(dtype: Any, name: str) -> Callable[[Tensor], Tensor]:
+    """The Tensor method ``name``: ``to(x, dtype)``."""
+
+    def cast(x: Tensor) -> Tensor:
+        return to(x, dtype)
+
+    cast.__name__ = cast.__qualname__ = name
+    return cast
 
 
-def double(x: Tensor) -> Tensor:
-    return to(x, dtypes.float64)
-
-
-def long(x: Tensor) -> Tensor:
-    return to(x, dtypes.int64)
-
-
-def int_(x: Tensor) -> Tensor:
-    return to(x, dtypes.int32)
-
-
-def bool_(x: Tensor) -> Tensor:
-    return to(x, dtypes.bool_)
-
-
-def half(x: Tensor) -> Tensor:
-    return to(x, dtypes.float16)
-
-
-def bfloat16(x: Tensor) -> Tensor:
-    return to(x, dtypes.bfloat16)
-
-
-def byte(x: Tensor) -> Tensor:
-    return to(x, dtypes.uint8)
-
-
-def char(x: Tensor) -> Tensor:
-    return to(x, dtypes.int8)
-
-
-def short(x: Tensor) -> Tensor:
-    return to(x, dtypes.int16)
+float_ = _cast(dtypes.float32, "float_")
+double = _cast(dtypes.float64, "double")
+long = _cast(dtypes.int64, "long")
+int_ = _cast(dtypes.int32, "int_")
+bool_ = _cast(dtypes.bool_, "bool_")
+half = _cast(dtypes.float16, "half")
+bfloat16 = _cast(dtypes.bfloat16, "bfloat16")
+byte = _cast(dtypes.uint8, "byte")
+char = _cast(dtypes.int8, "char")
+short = _cast(dtypes.int16, "short")
 
 
 def type_as(x: Tensor, other: Tensor) -> Tensor:

@@ -53,6 +53,18 @@ def _check_batched(input: Tensor, weight: Tensor, ndim: int, name: str) -> None:
         )
 
 
+def _check_groups(input: Tensor, weight: Tensor, groups: int) -> None:
+    """torch's errors unless ``groups`` splits input channels and ``weight``'s outputs evenly."""
+    c, (o, cg) = input.shape[1], weight.shape[:2]
+    if groups <= 0:
+        raise RuntimeError("non-positive groups is not supported")
+    if c != cg * groups or o % groups:
+        raise RuntimeError(
+            f"Given groups={groups}, weight of size {list(weight.shape)}, expected input"
+            f"{list(input.shape)} to have {cg * groups} channels, but got {c} channels instead"
+        )
+
+
 _CACHE_BYTES = 5 << 19  # 2.5 MiB of columns per image block
 
 
@@ -298,15 +310,9 @@ def conv2d(
             0
         )
     _check_batched(input, weight, 4, "conv2d")
-    c, h, w = input.shape[1:]
-    o, cg, kh, kw = weight.shape
-    if groups <= 0:
-        raise RuntimeError("non-positive groups is not supported")
-    if c != cg * groups or o % groups:
-        raise RuntimeError(
-            f"Given groups={groups}, weight of size {list(weight.shape)}, expected input"
-            f"{list(input.shape)} to have {cg * groups} channels, but got {c} channels instead"
-        )
+    h, w = input.shape[2:]
+    kh, kw = weight.shape[2:]
+    _check_groups(input, weight, groups)
     st, pad, dil = conv_geometry((kh, kw), stride, padding, dilation)
     ho = _out_size(h, kh, st[0], pad[0], pad[1], dil[0])
     wo = _out_size(w, kw, st[1], pad[2], pad[3], dil[1])

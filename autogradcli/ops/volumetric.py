@@ -10,11 +10,11 @@ from typing import Any
 from ..tensor.tensor import Tensor, wrap
 from ._util import array_module
 from .conv_transpose import conv_transpose2d
-from .convolution import conv2d
+from .convolution import _check_batched, _check_groups, conv2d
 from .join import stack
 from .linalg import matmul
 from .padding import pad
-from .pooling import _bins, _one_dim, adaptive_avg_pool2d, avg_pool2d, max_pool2d
+from .pooling import _bins, _one_dim, _pool_args, adaptive_avg_pool2d, avg_pool2d, max_pool2d
 
 __all__ = ["conv3d", "conv_transpose3d"]
 
@@ -56,10 +56,6 @@ def _pad_depth(x: Tensor, lo: int, hi: int, value: float = 0.0) -> Tensor:
     return pad(x, (0, 0, 0, 0, lo, hi), value=value) if lo or hi else x
 
 
-def _unbatched(input: Tensor, ndim: int) -> bool:
-    return input.ndim == ndim - 1
-
-
 def conv3d(
     input: Tensor,
     weight: Tensor,
@@ -72,20 +68,9 @@ def conv3d(
     """3-D convolution (cross-correlation) of (N, C, D, H, W) or (C, D, H, W) ``input``."""
     if input.ndim == 4:
         return conv3d(input.unsqueeze(0), weight, bias, stride, padding, dilation, groups)[0]
-    if input.ndim != 5 or weight.ndim != 5:
-        raise RuntimeError(
-            "Expected 4D (unbatched) or 5D (batched) input to conv3d, but got input of size: "
-            f"{list(input.shape)}"
-        )
-    n, c, depth = input.shape[:3]
-    o, cg, kd = weight.shape[:3]
-    if groups <= 0:
-        raise RuntimeError("non-positive groups is not supported")
-    if c != cg * groups or o % groups:
-        raise RuntimeError(
-            f"Given groups={groups}, weight of size {list(weight.shape)}, expected input"
-            f"{list(input.shape)} to have {cg * groups} channels, but got {c} channels instead"
-        )
+    _check_batched(input, weight, 5, "conv3d")
+    n, depth, kd = input.shape[0], input.shape[2], weight.shape[2]
+    _check_groups(input, weight, groups)
     st, dil = _triple(stride, "stride"), _triple(dilation, "dilation")
     if isinstance(padding, str):
         if padding not in ("same", "valid"):
@@ -145,11 +130,7 @@ def conv_transpose3d(
         return conv_transpose3d(
             input.unsqueeze(0), weight, bias, stride, padding, output_padding, groups, dilation
         )[0]
-    if input.ndim != 5 or weight.ndim != 5:
-        raise RuntimeError(
-            "Expected 4D (unbatched) or 5D (batched) input to conv_transpose3d, but got input "
-            f"of size: {list(input.shape)}"
-        )
+    _check_batched(input, weight, 5, "conv_transpose3d")
     st, pd = _triple(stride, "stride"), _triple(padding, "padding")
     op, dil = _triple(output_padding, "output_padding"), _triple(dilation, "dilation")
     n, depth, kd = input.shape[0], input.shape[2], weight.shape[2]
@@ -193,9 +174,7 @@ def max_pool3d(
     if return_indices:
         raise NotImplementedError("max_pool3d(return_indices=True) is not supported yet")
     x, unbatched = _check_pool_input(input)
-    k = _triple(kernel_size, "kernel_size")
-    s = k if stride is None or stride == [] or stride == () else _triple(stride, "stride")
-    p, d = _triple(padding, "padding"), _triple(dilation, "dilation")
+    k, s, p, d = _pool_args(kernel_size, stride, padding, dilation, _triple)
     d_out, extra = _one_dim(x.shape[2], k[0], s[0], p[0], d[0], ceil_mode)
     y = _unfold_depth(max_pool2d(_fold_depth(x), k[1:], s[1:], p[1:], d[1:], ceil_mode), x.shape[0])
     y = _pad_depth(y, p[0], p[0] + extra, float("-inf"))
@@ -215,9 +194,7 @@ def avg_pool3d(
     """Mean over (kD, kH, kW) windows: 2-D average pooling of each depth slice, then the mean
     over the depth taps (each window's divisor is its depth count times its 2-D count)."""
     x, unbatched = _check_pool_input(input)
-    k = _triple(kernel_size, "kernel_size")
-    s = k if stride is None or stride == [] or stride == () else _triple(stride, "stride")
-    p = _triple(padding, "padding")
+    k, s, p, _ = _pool_args(kernel_size, stride, padding, 1, _triple)
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
     size = x.shape[2]
