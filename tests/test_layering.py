@@ -20,7 +20,7 @@ LAYERS = {
     "version": 0,  # torch.version
     "deterministic": 0,  # torch.use_deterministic_algorithms' flags
     "random": 2,  # torch.random over tensor.random
-    "jit": 0,  # torch.jit as PyTorch behaves without TorchScript: stdlib only
+    "jit": 4,  # torch.jit without TorchScript; save/load over serialization
     "compiler": 0,  # torch.compile returning its argument: stdlib only
     "_dynamo": 0,  # torch._dynamo's reset and config over compiler
     "backend": 1,

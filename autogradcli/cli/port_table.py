@@ -17,8 +17,11 @@ __all__ = ["NOTES", "category", "iter_sources", "note", "present"]
 NOTES: dict[str, tuple[str, str]] = {
     "torch.jit.script": ("returns its argument unchanged: no TorchScript is produced", ""),
     "torch.jit.trace": ("returns its argument unchanged: no TorchScript is produced", ""),
-    "torch.jit.save": ("no TorchScript archives", "autogradcli.save(model.state_dict(), path)"),
-    "torch.jit.load": ("no TorchScript archives", "model.load_state_dict(autogradcli.load(path))"),
+    "torch.jit.save": ("writes autogradcli's module file, not TorchScript", ""),
+    "torch.jit.load": (
+        "reads jit.save's files; refuses PyTorch's TorchScript archives",
+        "model.load_state_dict(autogradcli.load(path))",
+    ),
     "torch.compile": ("returns its argument unchanged: nothing is compiled", ""),
     "torch.nn.DataParallel": ("one device: runs the wrapped module as it is", ""),
     "torch.utils.checkpoint.checkpoint": ("the plain call: same results, no memory saved", ""),

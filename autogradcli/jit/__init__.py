@@ -1,6 +1,7 @@
 """``torch.jit`` as PyTorch behaves where nothing is compiled: the decorators return what they
 decorate, ``is_scripting()``/``is_tracing()`` are False, and ``script``/``trace`` return the
-module or function unchanged, with a one-time warning that no TorchScript is produced."""
+module or function unchanged, with a one-time warning that no TorchScript is produced.
+``save``/``load`` (jit/archive.py) write and read modules as ``autogradcli.save`` does."""
 
 # no ``from __future__ import annotations``: it would bind the name ``annotations`` over the
 # submodule torch.jit.annotations
@@ -29,8 +30,10 @@ __all__ = [
     "interface",
     "is_scripting",
     "is_tracing",
+    "load",
     "optimize_for_inference",
     "optimized_execution",
+    "save",
     "script",
     "script_if_tracing",
     "trace",
@@ -191,3 +194,12 @@ def _deprecated(name: str) -> None:
         DeprecationWarning,
         stacklevel=3,
     )
+
+
+def __getattr__(name: str) -> Any:
+    """``save`` and ``load`` are read from jit/archive.py on first use (they need serialization)."""
+    if name in ("save", "load"):
+        from . import archive
+
+        return getattr(archive, name)
+    raise AttributeError(f"module 'autogradcli.jit' has no attribute {name!r}")
