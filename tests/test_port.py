@@ -174,10 +174,13 @@ def test_port_lists_what_works_as_without_the_feature_and_alternatives(capsys, t
     assert code == 0 and report["missing"] == []
     assert [r["name"] for r in report["partial"]] == ["torch.compile"]
     assert "nothing is compiled" in report["partial"][0]["reason"]
-    both = write(tmp_path / "j.py", "import torch\nm = torch.jit.load('m.pt')\n")
+    both = write(tmp_path / "j.py", "import torch\nm = torch.jit.load('m.pt')\ntorch.npu.init()\n")
     code, out, _ = agrad(capsys, "port", both, "--json")
-    (row,) = json.loads(out)["missing"]
-    assert code == 1 and row["name"] == "torch.jit.load" and "load_state_dict" in row["instead"]
+    report = json.loads(out)
+    (partial,) = report["partial"]  # our own module files only: TorchScript archives refused
+    assert partial["name"] == "torch.jit.load" and "load_state_dict" in partial["instead"]
+    (row,) = report["missing"]
+    assert code == 1 and row["name"] == "torch.npu.init" and row["uses"][0]["line"] == 3
 
 
 def test_port_exit_2_names_a_notebook_cell_python_cannot_parse(capsys, tmp_path) -> None:
