@@ -136,7 +136,8 @@ class Mul(Function):
         const = ctx.const
         if const is not None:
             pos, c = const
-            c = conj_grad(c)  # a complex factor's gradient is conjugated
+            if type(c) is complex:  # a complex factor's gradient is conjugated
+                c = c.conjugate()
             if plain and type(c) is float and g._data.dtype.kind in "fV":
                 gc = wrap(g._data * c)
             else:

@@ -145,11 +145,10 @@ def _holomorphic(cls: Any) -> None:
     complex gradient g * conj(f'(z)), as conj(backward(conj(g))); real gradients are untouched."""
     plain = cls.backward
 
-    def backward(ctx: Any, *grads: Any) -> Any:
-        g = grads[0]
+    def backward(ctx: Any, g: Any) -> Any:  # one output, one gradient: no *args on the hot path
         if g is None or g._data.dtype.kind != "c":
-            return plain(ctx, *grads)
-        out = plain(ctx, *[conj_grad(g) for g in grads])
+            return plain(ctx, g)
+        out = plain(ctx, conj_grad(g))
         return tuple(conj_grad(o) for o in out) if isinstance(out, tuple) else conj_grad(out)
 
     cls.backward = staticmethod(backward)
