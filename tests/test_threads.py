@@ -132,6 +132,8 @@ def test_agrad_train_sets_the_threads(capsys: Any, tmp_path: Any, monkeypatch: A
     tiny = write(tmp_path / "tiny.yaml", TINY_CONFIG)
     seen: list[int] = []
     monkeypatch.setattr(threads, "set_num_threads", seen.append)
+    # agrad runs in this process: start from the default, whatever earlier tests here set
+    monkeypatch.setattr(threads, "_num_threads", threads._default_threads())
     code, _, err = agrad(capsys, "train", tiny, "--dry-run", "--threads", "3")
     assert code == 0, err
     assert seen == [3]
