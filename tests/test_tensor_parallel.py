@@ -88,6 +88,8 @@ def test_world_size_one_is_the_plain_module(solo):
     for (name, p), q in zip(plain.named_parameters(), tp.parameters()):
         assert np.array_equal(p.grad.numpy(), q.grad.numpy()), name
         assert np.array_equal(p.detach().numpy(), q.full_tensor().detach().numpy()), name
+    g = tp.in_proj.weight.grad
+    assert isinstance(g, DTensor) and g.placements == (Shard(0),) and g is tp.in_proj.weight.grad
     assert list(tp.state_dict()) == list(plain.state_dict())
     assert "Linear(in_features=10, out_features=32, bias=True)" in repr(tp)
 

@@ -106,6 +106,22 @@ class DTensorParameter(DTensor, Parameter):
 
     __repr__ = DTensor.__repr__
 
+    @property
+    def grad(self) -> DTensor | None:
+        """The gradient as a DTensor of the same layout (sharing the local gradient's data)."""
+        g = self._grad
+        if g is None:
+            return None
+        cached = self.__dict__.get("_grad_view")
+        if cached is None or cached._data is not g._data:
+            cached = DTensor(g, self._device_mesh, self._placements, self._global_shape)
+            self.__dict__["_grad_view"] = cached
+        return cached
+
+    @grad.setter
+    def grad(self, value: Tensor | None) -> None:
+        Tensor.grad.fset(self, value)
+
     def __deepcopy__(self, memo: dict[int, Any]) -> DTensorParameter:
         if id(self) not in memo:
             local = Tensor.__new__(Tensor)
