@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from programs.distributed.mpirun import check, run_mpi
+from programs.distributed.mpirun import ROOT, check, run_mpi
 
 import autogradcli as ag
 import autogradcli.nn as nn
@@ -65,6 +65,17 @@ def test_two_ranks_equal_the_unsharded_model_in_one_process():
         assert f"{tag}: outputs, gradients and SGD steps equal one process" in out, out
     assert "state_dict: local shards (16, 10)" in out, out
     assert "example loop: AdamW foreach on DTensor parameters ran" in out, out
+
+
+@pytest.mark.mpi
+def test_readme_example_runs_on_two_ranks(tmp_path):
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    start = readme.index("```python\n# mpiexec -n 2 python tp_demo.py") + len("```python\n")
+    prog = tmp_path / "tp_demo.py"
+    prog.write_text(readme[start : readme.index("```\n", start)])
+    out = check(run_mpi(2, prog, timeout=120))
+    for r in (0, 1):
+        assert f"rank {r}: local (16, 10), full (32, 10)" in out, out
 
 
 def test_world_size_one_is_the_plain_module(solo):
