@@ -6,12 +6,13 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import test_fsdp
 from programs.distributed.mpirun import ROOT, check, run_mpi
 
 import autogradcli as ag
 import autogradcli.nn as nn
 from autogradcli.distributed import process_group
-from autogradcli.distributed.backend_base import Backend, Pending
+from autogradcli.distributed.backend_base import Pending
 from autogradcli.distributed.device_mesh import init_device_mesh
 from autogradcli.distributed.tensor import DTensor, Replicate, Shard, distribute_tensor
 from autogradcli.distributed.tensor.parallel import (
@@ -21,17 +22,8 @@ from autogradcli.distributed.tensor.parallel import (
 )
 
 
-class Solo(Backend):
-    """A one-rank group in this process: every collective leaves the data as it is."""
-
-    name = "solo"
-    rank, size, timeout = 0, 1, 60.0
-
-    def all_reduce(self, arr, op, *name):
-        return Pending(lambda: None)
-
-    def broadcast(self, arr, src, *name):
-        return Pending(lambda: None)
+class Solo(test_fsdp.Solo):
+    """test_fsdp's one-rank group, with the all-gather ``full_tensor`` needs."""
 
     def all_gather(self, out, arr, *name):
         out[0] = arr
@@ -118,6 +110,16 @@ def test_distribute_tensor_and_full_tensor_gradient(solo):
     assert "placements=(Shard(dim=1),)" in repr(DTensor.from_local(t.detach(), solo, [Shard(1)]))
 
 
+def test_full_tensor_on_the_strict_device(solo, strict_cuda):
+    m = parallelize_module(nn.Linear(3, 4, bias=False).to("cuda"), solo, ColwiseParallel())
+    full = m.weight.full_tensor()
+    assert full.device.type == "cuda" and m.bias is None
+    m(ag.ones(2, 3, device="cuda")).sum().backward()
+    assert np.array_equal(
+        ag.backend.to_numpy(m.weight.grad.full_tensor()._data), np.full((4, 3), 2.0)
+    )
+
+
 @pytest.mark.parametrize(
     "plan, error, words",
     [
@@ -148,6 +150,8 @@ def test_bad_plans_are_named_and_change_nothing(solo, plan, error, words):
 def test_rowwise_input_of_the_wrong_width_is_named(solo):
     m = parallelize_module(nn.Linear(4, 2), solo, RowwiseParallel())
     m(ag.rand(3, 4))
+    with pytest.raises(ValueError, match=r"is already parallelized \(its weight is a DTensor"):
+        parallelize_module(m, solo, ColwiseParallel())
     with pytest.raises(ValueError, match=r"shard of in_features \(4 split over 1 ranks: 4\)"):
         m(ag.rand(3, 5))
 

@@ -61,7 +61,8 @@ class _AllGather(Function):
         pg.all_gather(flat, local).wait()
         full = xp.concatenate(list(flat), axis=dim)
         ctx.bounds, ctx.dim = chunk_bounds(size, pg.size, pg.rank), dim
-        return xp.ascontiguousarray(full.take(range(size), axis=dim))
+        keep = (slice(None),) * dim + (slice(0, size),)
+        return xp.ascontiguousarray(full[keep])
 
     @staticmethod
     def backward(ctx: Any, g: Tensor) -> tuple[Tensor, None, None, None]:

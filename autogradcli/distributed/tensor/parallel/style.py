@@ -48,11 +48,16 @@ class ParallelStyle:
         raise NotImplementedError
 
     def _check(self, module: Module, fqn: str) -> None:
+        where = f"submodule {fqn!r} " if fqn else ""
         if not isinstance(module, Linear):
-            where = f"submodule {fqn!r} " if fqn else ""
             raise NotImplementedError(
                 f"{self._name} currently only supports nn.Linear here; the plan gives it to "
                 f"{where}of type {type(module).__name__}"
+            )
+        if isinstance(module.weight, DTensorParameter):
+            raise ValueError(
+                f"{self._name}: {where or 'the module '}is already parallelized (its weight is a "
+                f"DTensor with placements {module.weight.placements})"
             )
 
     def __repr__(self) -> str:
