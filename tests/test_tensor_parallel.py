@@ -4,6 +4,10 @@ rank in this process, against the plain module; bad plans and meshes; names and 
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 import test_fsdp
@@ -59,15 +63,35 @@ def test_two_ranks_equal_the_unsharded_model_in_one_process():
     assert "example loop: AdamW foreach on DTensor parameters ran" in out, out
 
 
-@pytest.mark.mpi
-def test_readme_example_runs_on_two_ranks(tmp_path):
+def _readme_example() -> str:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     start = readme.index("```python\n# mpiexec -n 2 python tp_demo.py") + len("```python\n")
-    prog = tmp_path / "tp_demo.py"
-    prog.write_text(readme[start : readme.index("```\n", start)])
-    out = check(run_mpi(2, prog, timeout=120))
+    return readme[start : readme.index("```\n", start)]
+
+
+def _check_example_output(out: str) -> None:
     for r in (0, 1):
         assert f"rank {r}: local (16, 10), full (32, 10)" in out, out
+
+
+@pytest.mark.mpi
+def test_readme_example_runs_on_two_ranks(tmp_path):
+    prog = tmp_path / "tp_demo.py"
+    prog.write_text(_readme_example())
+    _check_example_output(check(run_mpi(2, prog, timeout=120)))
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(
+    os.environ.get("AGRAD_TORCHRUN") != "1", reason="set AGRAD_TORCHRUN=1 (starts torchrun)"
+)
+def test_the_readme_example_is_pytorch_code(tmp_path):
+    pytest.importorskip("torch")
+    prog = tmp_path / "tp_demo_torch.py"
+    prog.write_text(_readme_example().replace("autogradcli", "torch"))
+    cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc_per_node", "2"]
+    out = subprocess.run(cmd + [str(prog)], capture_output=True, text=True, timeout=180)
+    _check_example_output(out.stdout)  # torch's gloo may abort in its teardown afterwards
 
 
 def test_world_size_one_is_the_plain_module(solo):
