@@ -33,6 +33,10 @@ class Solo(test_fsdp.Solo):
         out[0] = arr
         return Pending(lambda: None)
 
+    def reduce_scatter(self, out, arr, op, *name):
+        out[...] = arr
+        return Pending(lambda: None)
+
 
 @pytest.fixture
 def solo(monkeypatch):
@@ -59,6 +63,7 @@ def test_two_ranks_equal_the_unsharded_model_in_one_process():
     out = check(run_mpi(2, "tp_worker.py", timeout=120))
     for tag in ("toy", "uneven"):
         assert f"{tag}: outputs, gradients and SGD steps equal one process" in out, out
+    assert "sequence parallel: rows, gradients and SGD steps equal one process" in out, out
     assert "state_dict: local shards (16, 10)" in out, out
     assert "example loop: AdamW foreach on DTensor parameters ran" in out, out
 
@@ -119,6 +124,25 @@ def test_world_size_one_is_the_plain_module(solo):
     assert isinstance(g, DTensor) and g.placements == (Shard(0),) and g is tp.in_proj.weight.grad
     assert list(tp.state_dict()) == list(plain.state_dict())
     assert "Linear(in_features=10, out_features=32, bias=True)" in repr(tp)
+
+
+def test_sequence_parallel_on_one_rank_is_the_plain_module(solo):
+    ag.manual_seed(0)
+    plain, sp = Toy(), Toy()
+    sp.load_state_dict(plain.state_dict())
+    plan = {
+        "in_proj": ColwiseParallel(input_layouts=Shard(0)),
+        "out_proj": RowwiseParallel(output_layouts=Shard(0)),
+    }
+    parallelize_module(sp, solo, plan)
+    assert repr(plan["in_proj"]).startswith("ColwiseParallel(input_layouts=(Shard(dim=0),)")
+    x = ag.rand(3, 10)
+    out_a, out_b = plain(x), sp(x)
+    assert np.array_equal(out_a.detach().numpy(), out_b.detach().numpy())
+    out_a.sum().backward()
+    out_b.sum().backward()
+    for p, q in zip(plain.parameters(), sp.parameters()):
+        assert np.array_equal(p.grad.numpy(), q.grad.numpy())
 
 
 def test_distribute_tensor_and_full_tensor_gradient(solo):
@@ -190,8 +214,12 @@ def test_meshes_span_the_world_in_one_dimension(solo):
     assert named.get_group() is process_group.STATE.backend and named.shape == (1,)
     with pytest.raises(KeyError, match="Invalid mesh_dim_name 'dp'"):
         named["dp"]
-    with pytest.raises(NotImplementedError, match="only the default layouts"):
-        ColwiseParallel(input_layouts=Shard(0))
+    with pytest.raises(NotImplementedError, match=r"supported here are output_layouts=Shard"):
+        ColwiseParallel(output_layouts=Replicate())
+    with pytest.raises(NotImplementedError, match=r"got input_layouts=Replicate\(\)"):
+        RowwiseParallel(input_layouts=Replicate())
+    with pytest.raises(NotImplementedError, match="use_local_output=False"):
+        RowwiseParallel(use_local_output=False)
 
 
 def test_names_and_reprs_are_torchs(solo):
@@ -199,6 +227,8 @@ def test_names_and_reprs_are_torchs(solo):
     tt = pytest.importorskip("torch.distributed.tensor")
     assert repr(ColwiseParallel()) == repr(tp.ColwiseParallel())
     assert repr(RowwiseParallel()) == repr(tp.RowwiseParallel())
+    sp = RowwiseParallel(output_layouts=Shard(0))
+    assert repr(sp) == repr(tp.RowwiseParallel(output_layouts=tt.Shard(0)))
     for ours, theirs in ((Shard(1), tt.Shard(1)), (Replicate(), tt.Replicate())):
         assert (repr(ours), str(ours)) == (repr(theirs), str(theirs))
     assert repr(solo) == "DeviceMesh((1,), 'cpu', stride=((),))"  # torch 2.13's, one rank

@@ -4,6 +4,9 @@ Colwise keeps rows [out_features chunk] of weight and bias: a replicated input g
 sharded on its last dim; the input's gradient is summed over ranks in backward. Rowwise keeps
 columns [in_features chunk] of weight: the input sharded on its last dim gives a partial output,
 summed over ranks (backward: the identity), then the replicated bias is added once.
+Sequence parallel: Colwise's ``input_layouts=Shard(d)`` all-gathers the input along d first
+(backward: reduce-scatter); Rowwise's ``output_layouts=Shard(d)`` reduce-scatters instead of
+all-reducing (backward: all-gather).
 """
 
 from __future__ import annotations
@@ -15,7 +18,12 @@ from ....nn.functional import linear
 from ....nn.linear import Linear
 from ....nn.module import Module
 from ...device_mesh import DeviceMesh
-from .._functions import _AllReduceSum, _IdentityAllReduceBackward
+from .._functions import (
+    _AllGatherReduceScatterBackward,
+    _AllReduceSum,
+    _IdentityAllReduceBackward,
+    _ReduceScatterAllGatherBackward,
+)
 from ..dtensor import DTensorParameter, local_chunk
 from ..placement_types import Placement, Replicate, Shard
 
@@ -25,6 +33,7 @@ class ParallelStyle:
 
     _name = "ParallelStyle"
     _defaults: tuple[Placement, Placement] = (Replicate(), Replicate())
+    _fixed = 0  # which of (input, output) layouts must stay the default
 
     def __init__(
         self,
@@ -36,12 +45,20 @@ class ParallelStyle:
         self.input_layouts = (input_layouts or self._defaults[0],)
         self.output_layouts = (output_layouts or self._defaults[1],)
         self.use_local_output = use_local_output
+        fixed = self._fixed
         given = (self.input_layouts[0], self.output_layouts[0])
-        if given != self._defaults or not use_local_output:
+        free = given[1 - fixed]
+        if (
+            given[fixed] != self._defaults[fixed]
+            or not use_local_output
+            or not isinstance(free, (Replicate, Shard))
+        ):
+            which = ("input_layouts", "output_layouts")
             raise NotImplementedError(
-                f"{self._name}: only the default layouts are supported here (input_layouts="
-                f"{self._defaults[0]!r}, output_layouts={self._defaults[1]!r}, "
-                f"use_local_output=True), got {given} and use_local_output={use_local_output}"
+                f"{self._name}: supported here are {which[fixed]}={self._defaults[fixed]!r}, "
+                f"{which[1 - fixed]} Replicate() or Shard(dim), use_local_output=True; got "
+                f"input_layouts={given[0]!r}, output_layouts={given[1]!r}, "
+                f"use_local_output={use_local_output}"
             )
 
     def _apply(self, module: Module, device_mesh: DeviceMesh, src_data_rank: int | None) -> Module:
@@ -85,20 +102,26 @@ class ColwiseParallel(ParallelStyle):
 
     _name = "ColwiseParallel"
     _defaults = (Replicate(), Shard(-1))
+    _fixed = 1
 
     def _apply(self, module: Module, device_mesh: DeviceMesh, src_data_rank: int | None) -> Module:
         _shard_param(module, "weight", device_mesh, Shard(0), src_data_rank)
         _shard_param(module, "bias", device_mesh, Shard(0), src_data_rank)
-        group = device_mesh.get_group()
+        group, layout = device_mesh.get_group(), self.input_layouts[0]
 
         def replicate_input(mod: Module, args: tuple[Any, ...]) -> tuple[Any, ...]:
-            return (_IdentityAllReduceBackward.apply(args[0], group),) + tuple(args[1:])
+            x = args[0]
+            if isinstance(layout, Shard):  # sequence parallel: gather (backward: reduce-scatter)
+                x = _AllGatherReduceScatterBackward.apply(x, group, layout.dim % x.dim())
+            else:
+                x = _IdentityAllReduceBackward.apply(x, group)
+            return (x,) + tuple(args[1:])
 
         module.register_forward_pre_hook(replicate_input)
         return module
 
 
-def _rowwise_forward(module: Linear, group: Any, input: Any) -> Any:
+def _rowwise_forward(module: Linear, group: Any, layout: Placement, input: Any) -> Any:
     local_in = module.weight.shape[-1]
     if input.shape[-1] != local_in:
         raise ValueError(
@@ -106,8 +129,17 @@ def _rowwise_forward(module: Linear, group: Any, input: Any) -> Any:
             f"({module.in_features} split over {group.size} ranks: {local_in}), got input of "
             f"shape {tuple(input.shape)}"
         )
-    out = _AllReduceSum.apply(linear(input, module.weight), group)
-    return out if module.bias is None else out + module.bias
+    partial = linear(input, module.weight)
+    if isinstance(layout, Shard):  # sequence parallel: each rank keeps its chunk of the sum
+        out = _ReduceScatterAllGatherBackward.apply(partial, group, layout.dim % partial.dim())
+    else:
+        out = _AllReduceSum.apply(partial, group)
+    if module.bias is None:
+        return out
+    bias = module.bias
+    if isinstance(layout, Shard):  # each rank's rows give part of the replicated bias's gradient
+        bias = _IdentityAllReduceBackward.apply(bias, group)
+    return out + bias
 
 
 class RowwiseParallel(ParallelStyle):
@@ -119,7 +151,9 @@ class RowwiseParallel(ParallelStyle):
     def _apply(self, module: Module, device_mesh: DeviceMesh, src_data_rank: int | None) -> Module:
         _shard_param(module, "weight", device_mesh, Shard(1), src_data_rank)
         _shard_param(module, "bias", device_mesh, Replicate(), src_data_rank)
-        module.forward = functools.partial(_rowwise_forward, module, device_mesh.get_group())
+        module.forward = functools.partial(
+            _rowwise_forward, module, device_mesh.get_group(), self.output_layouts[0]
+        )
         return module
 
 
