@@ -30,15 +30,20 @@ _LAZY = {
     "is_nccl_available": ".process_group:is_nccl_available",
     "reduce_scatter": ".collectives:reduce_scatter",
     "reduce_scatter_tensor": ".collectives:reduce_scatter_tensor",
+    "DeviceMesh": ".device_mesh:DeviceMesh",
+    "init_device_mesh": ".device_mesh:init_device_mesh",
     "autograd": ".autograd",
+    "device_mesh": ".device_mesh",
     "fsdp": ".fsdp",
     "optim": ".optim",
     "rpc": ".rpc",
+    "tensor": ".tensor",
 }
 __getattr__, __dir__ = lazy_attributes(globals(), _LAZY)
 
 __all__ = [
     "Backend",
+    "DeviceMesh",
     "DistTimeoutError",
     "ReduceOp",
     "Work",
@@ -53,6 +58,7 @@ __all__ = [
     "get_default_backend_for_device",
     "get_rank",
     "get_world_size",
+    "init_device_mesh",
     "init_process_group",
     "is_available",
     "is_initialized",
