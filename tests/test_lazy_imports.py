@@ -53,9 +53,10 @@ LAZY_MODULES = (
     "signal",
 )
 # RSS that ``import autogradcli`` may add to ``import numpy`` (4.8 MiB measured; 10.9 before the
-# lazy subsystems; the data loader's hashlib and multiprocessing alone are 4.3). 6.48 measured with
-# the API-coverage ops, 6.50 with the complex dtypes (their Functions and torch.fft load lazily)
-IMPORT_BUDGET_MIB = 6.6
+# lazy subsystems; the data loader's hashlib and multiprocessing alone are 4.3). 5.23 MiB at the
+# start of issue 21's round, 6.53 after it (about 35 modules of new torch API load with the
+# package; fx, fft, rpc, fsdp, onnx and the rest load on first use); CI under load read 6.69
+IMPORT_BUDGET_MIB = 7.0
 
 
 def run_fresh(code: str) -> dict:

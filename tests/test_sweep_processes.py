@@ -41,7 +41,9 @@ def test_killed_sweep_resumes_to_its_count_without_rerunning_finished_trials(tmp
     deadline = time.time() + 60
     try:
         while time.time() < deadline:
-            done = runs.exists() and _sweep_dir(runs) and _completed(_trials(_sweep_dir(runs)))
+            # the sweep folder appears only once it is made (staged, then renamed): poll for it
+            names = [n for n in os.listdir(runs) if n[0] != "."] if runs.exists() else []
+            done = names and _completed(_trials(os.path.join(runs, names[0])))
             if done and len(done) >= 3:
                 break
             time.sleep(0.02)
