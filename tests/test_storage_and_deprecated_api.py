@@ -149,6 +149,7 @@ def test_sdpa_kernel_restores_the_choice_and_computes_the_same(torch):
         assert enabled_backends() == [SDPBackend.MATH]
         with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
             assert enabled_backends() == [SDPBackend.FLASH_ATTENTION]
+            assert ag.backends.cuda.flash_sdp_enabled() and not ag.backends.cuda.math_sdp_enabled()
             out = F.scaled_dot_product_attention(q, q, q, is_causal=True)
         assert enabled_backends() == [SDPBackend.MATH]
     assert enabled_backends() == before

@@ -29,6 +29,8 @@ _state: dict[str, Any] = {
     "flash": True,
     "mem_efficient": True,
     "math": True,
+    "cudnn": True,  # set only through torch.nn.attention.sdpa_kernel here
+    "overrideable": True,
 }
 
 

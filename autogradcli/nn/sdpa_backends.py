@@ -1,6 +1,7 @@
 """``torch.nn.attention``'s ``SDPBackend`` and ``sdpa_kernel``: programs choose which attention
 kernel PyTorch may use. autogradcli has one (the fused math kernel), so the choice is recorded
-and read back (``enabled_backends``) but every choice computes the same values."""
+in ``torch.backends.cuda``'s flags (as PyTorch records it: ``math_sdp_enabled()``...) and read
+back, but every choice computes the same values."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ import contextlib
 import enum
 from collections.abc import Iterator
 from typing import Any
+
+from ..backends.cuda import _state as _flags
 
 __all__ = ["SDPBackend", "enabled_backends", "sdpa_kernel"]
 
@@ -23,14 +26,19 @@ class SDPBackend(enum.IntEnum):
     OVERRIDEABLE = 4
 
 
-_ALL = [SDPBackend.FLASH_ATTENTION, SDPBackend.EFFICIENT_ATTENTION, SDPBackend.MATH]
-_ALL += [SDPBackend.CUDNN_ATTENTION, SDPBackend.OVERRIDEABLE]
-_enabled: list[SDPBackend] = list(_ALL)
+# the flag of each backend in torch.backends.cuda, in the order PyTorch lists enabled backends
+_FLAG = {
+    SDPBackend.FLASH_ATTENTION: "flash",
+    SDPBackend.EFFICIENT_ATTENTION: "mem_efficient",
+    SDPBackend.MATH: "math",
+    SDPBackend.CUDNN_ATTENTION: "cudnn",
+    SDPBackend.OVERRIDEABLE: "overrideable",
+}
 
 
 def enabled_backends() -> list[SDPBackend]:
-    """The backends the innermost ``sdpa_kernel`` allows (all of them outside one)."""
-    return list(_enabled)
+    """The backends whose flags are on (all of them outside any ``sdpa_kernel``)."""
+    return [backend for backend, flag in _FLAG.items() if _flags[flag]]
 
 
 @contextlib.contextmanager
@@ -41,10 +49,10 @@ def sdpa_kernel(backends: Any, set_priority: bool = False) -> Iterator[dict]:
             "Backend must be an instance of SDPBackend or a list of SDPBackend instances, got "
             f"{type(backends).__name__}"
         )
-    chosen = [backends] if isinstance(backends, SDPBackend) else list(dict.fromkeys(backends))
-    previous = list(_enabled)
-    _enabled[:] = chosen
+    chosen = {backends} if isinstance(backends, SDPBackend) else set(backends)
+    previous = {flag: _flags[flag] for flag in _FLAG.values()}
+    _flags.update({flag: backend in chosen for backend, flag in _FLAG.items()})
     try:
         yield {}
     finally:
-        _enabled[:] = previous
+        _flags.update(previous)
