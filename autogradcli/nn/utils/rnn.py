@@ -123,8 +123,7 @@ class PackedSequence(_PackedFields):
 
     def is_pinned(self) -> bool:
         """Whether ``data`` is in pinned memory (never, without CUDA host allocations)."""
-        pinned = getattr(self.data, "is_pinned", None)
-        return bool(pinned()) if pinned is not None else False
+        return self.data.is_pinned()
 
 
 def invert_permutation(permutation: Tensor | None) -> Tensor | None:
