@@ -202,3 +202,20 @@ def test_a_failing_writer_keeps_the_old_file_and_leaves_no_temporary(run, tmp_pa
         export_cmd._WRITERS["safetensors"] = saved
     assert code == 2 and f"cannot write --output {existing}: No space left on device" in err
     assert existing.read_bytes() == b"keep me" and os.listdir(tmp_path) == ["w.safetensors"]
+
+
+def test_the_exported_file_gets_the_permissions_open_would_give(run, tmp_path, capsys):
+    pytest.importorskip("safetensors")
+    folder, _ = run
+    umask = os.umask(0o022)
+    try:
+        out = tmp_path / "w.safetensors"
+        code, _, err = agrad(capsys, "export", folder, "--output", str(out))
+        assert code == 0, err
+        assert out.stat().st_mode & 0o777 == 0o644  # not the temporary file's 0600
+        out.chmod(0o640)
+        code, _, err = agrad(capsys, "export", folder, "--output", str(out), "--overwrite")
+        assert code == 0, err
+        assert out.stat().st_mode & 0o777 == 0o640  # a replaced file keeps its own
+    finally:
+        os.umask(umask)

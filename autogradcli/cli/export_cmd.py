@@ -13,6 +13,7 @@ import tempfile
 from collections.abc import Callable
 from typing import Any
 
+from .._utils.atomic import default_file_mode
 from .console import console
 from .errors import EXIT_OK, UserError
 
@@ -157,6 +158,7 @@ def _write(fmt: str, loaded: Any, output: str) -> None:
             raise UserError(f"--format {fmt} needs {_NEEDS[fmt]}: {err}") from None
         except OSError as err:
             raise UserError(f"cannot write --output {output}: {err.strerror or err}") from None
+        os.chmod(tmp, default_file_mode(output))  # mkstemp's 0600 would keep others out
         os.replace(tmp, output)
     finally:
         if os.path.exists(tmp):
