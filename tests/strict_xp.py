@@ -142,6 +142,21 @@ class _CudaDevice:
 _DEVICE_COUNT = 1
 
 
+class _Flags:
+    """``cupy.ndarray.flags``: contiguity and ownership only (no ``writeable``, as in cupy)."""
+
+    __slots__ = ("c_contiguous", "f_contiguous", "owndata")
+
+    def __init__(self, flags: Any) -> None:
+        self.c_contiguous = flags.c_contiguous
+        self.f_contiguous = flags.f_contiguous
+        self.owndata = flags.owndata
+
+    def __getitem__(self, key: str) -> bool:
+        names = {"C_CONTIGUOUS": "c_contiguous", "F_CONTIGUOUS": "f_contiguous"}
+        return getattr(self, names.get(key, key.lower()))
+
+
 class StrictArray:
     """A device array stand-in: a numpy array that refuses to be treated as one."""
 
@@ -174,7 +189,7 @@ class StrictArray:
     strides = property(lambda self: self._a.strides)
     itemsize = property(lambda self: self._a.itemsize)
     nbytes = property(lambda self: self._a.nbytes)
-    flags = property(lambda self: self._a.flags)
+    flags = property(lambda self: _Flags(self._a.flags))
     T = property(lambda self: StrictArray(self._a.T))
     mT = property(lambda self: StrictArray(self._a.mT))
     real = property(lambda self: StrictArray(self._a.real))
@@ -412,6 +427,8 @@ class _DeviceUfunc:
         return _device_function(self._uf.reduce, "reduce")(*args, **kwargs)
 
     def accumulate(self, *args: Any, **kwargs: Any) -> Any:
+        if self._uf.__name__ not in ("add", "multiply"):  # cupy 14 accumulates these two only
+            raise NotImplementedError(f"`cupy_{self._uf.__name__}.accumulate` is not supported yet")
         return _device_function(self._uf.accumulate, "accumulate")(*args, **kwargs)
 
     def outer(self, *args: Any, **kwargs: Any) -> Any:
@@ -621,4 +638,40 @@ def strict_cuda() -> Iterator[Any]:
         registry.use_cuda_module(prev, prev_types[0] if prev_types else None)
 
 
-__all__ = ["IMPLICIT_MSG", "StrictArray", "strict_cuda", "strict_cupy"]
+def real_cuda_requested() -> bool:
+    """Whether ``AGRAD_REAL_CUDA=1`` asks the oracles' device pass to run on a real GPU (cupy
+    installed and a device present); otherwise it runs on the stand-in."""
+    import os
+
+    if os.environ.get("AGRAD_REAL_CUDA", "") not in ("1", "true", "yes"):
+        return False
+    from autogradcli.backend import registry
+
+    try:
+        xp = registry.cuda_module()  # imports real cupy when it is there and a GPU answers
+    except RuntimeError:
+        return False
+    return getattr(xp, "__name__", "") == "cupy"
+
+
+@contextlib.contextmanager
+def device_pass() -> Iterator[Any]:
+    """The oracles' ``device='cuda'`` pass: the real GPU when ``real_cuda_requested()``, else the
+    strict stand-in."""
+    if real_cuda_requested():
+        from autogradcli.backend import registry
+
+        yield registry._cuda
+        return
+    with strict_cuda() as xp:
+        yield xp
+
+
+__all__ = [
+    "IMPLICIT_MSG",
+    "StrictArray",
+    "device_pass",
+    "real_cuda_requested",
+    "strict_cuda",
+    "strict_cupy",
+]

@@ -137,8 +137,7 @@ def _ufunc_inplace(self: Tensor, ufunc_name: str, other: Any, name: str) -> Tens
         msg = broadcast_message(arr.shape, shape)
         if msg:
             raise RuntimeError(msg)
-    flags = getattr(arr, "flags", None)
-    if flags is not None and not flags.writeable:
+    if not getattr(getattr(arr, "flags", None), "writeable", True):  # cupy's flags have none
         raise RuntimeError(
             f"{name}: this tensor shares memory with a read-only array (from_numpy of a memmap "
             f"opened with mode='r', or of a non-writable array); clone() it before writing"

@@ -86,7 +86,7 @@ class Polygamma(Function):
         if n == 0:
             return _special(x, "psi")
         xp, arr = _float_operand(x)
-        out = special_module(xp).polygamma(n, arr)
+        out = special_module(xp).polygamma(xp.asarray(n), arr)  # cupyx's needs an array n
         return out.astype(arr.dtype, copy=False)
 
     @staticmethod
