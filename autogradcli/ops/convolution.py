@@ -19,6 +19,7 @@ from typing import Any
 
 from ..autograd.function import Function
 from ..autograd.grad_mode import STATE
+from ..backend.registry import is_cpu_array
 from ..backend.threads import get_num_threads
 from ..tensor.tensor import Tensor, wrap
 from ._util import array_module
@@ -200,7 +201,9 @@ class Convolution(Function):
         ctx.save_for_backward(x, weight)
         ctx.geometry = ((kh, kw), stride, pad, dilation, groups)
         k = cg * kh * kw
-        nb = image_block(n, k * groups, ho * wo, arr.itemsize, get_num_threads())
+        nb = n  # a GPU runs the whole batch: blocks are for the CPU's cache
+        if is_cpu_array(arr):
+            nb = image_block(n, k * groups, ho * wo, arr.itemsize, get_num_threads())
         ctx.block = nb
         if nb < n:  # big columns: block by block, none kept (backward recomputes them)
             ctx.cols = None
