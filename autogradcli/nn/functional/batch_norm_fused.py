@@ -16,6 +16,7 @@ from typing import Any
 from ...autograd.function import Function
 from ...autograd.grad_mode import STATE
 from ...backend import array_module
+from ...backend.dots import sum_of_products
 from ...tensor.tensor import Tensor, wrap
 
 __all__ = ["BatchNormEval", "BatchNormTrain", "channel_sums"]
@@ -30,7 +31,7 @@ def channel_sums(xp: Any, a: Any, b: Any | None = None) -> Any:
     """Per-channel sums over (N, C, S) ``a`` (of ``a * b`` when ``b`` is given), no temporary."""
     if b is None:
         return a.sum(axis=(0, 2))
-    return xp.einsum("ncs,ncs->c", a, b)
+    return sum_of_products(xp, "ncs,ncs->c", a, b)
 
 
 def _column(v: Any) -> Any:
