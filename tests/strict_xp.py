@@ -614,6 +614,66 @@ strict_cupy.fft = _StrictNamespace("strict_cupy.fft", np.fft)  # type: ignore[at
 strict_cupy.lib = _StrictNamespace("strict_cupy.lib", np.lib)  # type: ignore[attr-defined]
 # cupyx.scipy.special's stand-in, found by backend.special.special_module
 strict_cupy._scipy_special = _StrictNamespace("cupyx.scipy.special", scipy.special)  # type: ignore[attr-defined]
+
+
+class _FakeCudnn:
+    """``cupyx.cudnn``'s three convolution calls, computed by autogradcli's CPU convolution (the
+    reference path) on the wrapped arrays and written into the output array, as cuDNN writes.
+    ``calls`` counts them, so tests can tell the device path took cuDNN."""
+
+    def __init__(self) -> None:
+        self.calls: list[str] = []
+
+    @staticmethod
+    def _conv(x: np.ndarray, w: np.ndarray, pad: Any, stride: Any, dil: Any, groups: int) -> Any:
+        import autogradcli as ag
+
+        with ag.enable_grad():  # called from inside a backward pass, where grad mode is off
+            xt = ag.tensor(x, requires_grad=True)
+            wt = ag.tensor(w, requires_grad=True)
+            out = ag.nn.functional.conv2d(xt, wt, None, stride, pad, dil, groups)
+        return xt, wt, out
+
+    def _grads(self, x: Any, w: np.ndarray, gy: Any, args: tuple) -> tuple[np.ndarray, ...]:
+        xt, wt, out = self._conv(x, w, *args)
+        import autogradcli as ag
+
+        gx, gw = ag.autograd.grad(out, [xt, wt], ag.tensor(_unwrap(gy)))
+        return gx.numpy(), gw.numpy()
+
+    def convolution_forward(self, x, w, b, y, pad, stride, dil, groups, **kw):
+        self.calls.append("forward")
+        out = self._conv(_unwrap(x), _unwrap(w), pad, stride, dil, groups)[2].detach().numpy()
+        if b is not None:
+            out = out + _unwrap(b).reshape(1, -1, 1, 1)
+        y._a[...] = out
+
+    def convolution_backward_data(self, w, gy, b, gx, pad, stride, dil, groups, **kw):
+        self.calls.append("backward_data")
+        x = np.zeros(gx.shape, gx.dtype)
+        gx._a[...] = self._grads(x, _unwrap(w), gy, (pad, stride, dil, groups))[0]
+
+    def convolution_backward_filter(self, x, gy, gw, pad, stride, dil, groups, **kw):
+        self.calls.append("backward_filter")
+        w = np.zeros(gw.shape, gw.dtype)
+        gw._a[...] = self._grads(_unwrap(x), w, gy, (pad, stride, dil, groups))[1]
+
+
+strict_cupy._cudnn = None  # type: ignore[attr-defined]  # no cuDNN unless fake_cudnn() is on
+
+
+@contextlib.contextmanager
+def fake_cudnn() -> Iterator[_FakeCudnn]:
+    """The stand-in with cuDNN (``_FakeCudnn``) for the block; without it the device path is
+    the im2col one, which the other tests keep covering."""
+    fake = _FakeCudnn()
+    strict_cupy._cudnn = fake  # type: ignore[attr-defined]
+    try:
+        yield fake
+    finally:
+        strict_cupy._cudnn = None  # type: ignore[attr-defined]
+
+
 strict_cupy.lib.stride_tricks = _StrictNamespace(  # type: ignore[attr-defined]
     "strict_cupy.lib.stride_tricks", np.lib.stride_tricks
 )
@@ -671,6 +731,7 @@ __all__ = [
     "IMPLICIT_MSG",
     "StrictArray",
     "device_pass",
+    "fake_cudnn",
     "real_cuda_requested",
     "strict_cuda",
     "strict_cupy",

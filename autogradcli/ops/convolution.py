@@ -22,6 +22,7 @@ from ..autograd.grad_mode import STATE
 from ..backend.registry import is_cpu_array
 from ..backend.threads import get_num_threads
 from ..tensor.tensor import Tensor, wrap
+from . import convolution_cudnn
 from ._util import array_module
 from .im2col import Col2Im, Im2Col, Pad, Pair, _out_size, channel_major, col2im, im2col
 from .linalg import matmul
@@ -168,6 +169,10 @@ def _product_t(xp: Any, cols: Any, g: Any) -> Any:
     return acc
 
 
+def _wrapped(arr: Any) -> Tensor | None:
+    return None if arr is None else wrap(arr)
+
+
 class Convolution(Function):
     """conv2d in one node: im2col, one product (per group), bias added in place.
 
@@ -201,6 +206,12 @@ class Convolution(Function):
         ctx.save_for_backward(x, weight)
         ctx.geometry = ((kh, kw), stride, pad, dilation, groups)
         k = cg * kh * kw
+        ctx.cudnn = None if is_cpu_array(arr) else convolution_cudnn.cudnn_for(arr, w, pad)
+        if ctx.cudnn is not None:  # a GPU with cuDNN: one library call each way
+            ctx.block, ctx.cols = n, None
+            b = None if bias is None else bias._data
+            geometry = (stride, pad, dilation, groups)
+            return convolution_cudnn.forward(ctx.cudnn, arr, w, b, (ho, wo), geometry)
         nb = n  # a GPU runs the whole batch: blocks are for the CPU's cache
         if is_cpu_array(arr):
             nb = image_block(n, k * groups, ho * wo, arr.itemsize, get_num_threads())
@@ -225,6 +236,13 @@ class Convolution(Function):
         x, weight = ctx.saved_tensors
         kernel, stride, pad, dilation, groups = ctx.geometry
         nx, nw, nb = ctx.needs_input_grad[:3]
+        if ctx.cudnn is not None and not STATE.enabled:
+            geometry = (stride, pad, dilation, groups)
+            gxa, gwa = convolution_cudnn.backward(
+                ctx.cudnn, x._data, weight._data, g._data, geometry, nx, nw
+            )
+            gb = wrap(g._data.sum(axis=(0, 2, 3))) if nb else None
+            return _wrapped(gxa), _wrapped(gwa), gb, None, None, None, None
         if ctx.block < x.shape[0] and not STATE.enabled:  # blocked, no graph: on the arrays
             xp = array_module(x._data)
             geometry = (*ctx.geometry, g.shape[2], g.shape[3])
@@ -232,9 +250,7 @@ class Convolution(Function):
                 xp, x._data, weight._data, g._data, geometry, ctx.block, nx, nw
             )
             gb = wrap(g._data.sum(axis=(0, 2, 3))) if nb else None
-            gx = None if gxa is None else wrap(gxa)
-            gw = None if gwa is None else wrap(gwa)
-            return gx, gw, gb, None, None, None, None
+            return _wrapped(gxa), _wrapped(gwa), gb, None, None, None, None
         o, cg = weight.shape[0], weight.shape[1]
         k = cg * kernel[0] * kernel[1]
         g2 = g.transpose(0, 1).reshape(o, -1)  # (O, N*Ho*Wo), free for channel-major g
