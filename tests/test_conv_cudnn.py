@@ -74,12 +74,12 @@ def test_grad_of_grad_keeps_the_function_built_backward(strict_cuda):
     np.testing.assert_allclose(results[1], results[0], rtol=1e-9, atol=1e-9)
 
 
-def test_backends_cudnn_is_available_says_whether_cupy_loads_it():
-    try:
-        from cupy.cuda import cudnn
+def test_backends_cudnn_reports_no_cudnn_without_cupy():
+    """Without cupy there is no cuDNN: is_available() False and version() None, as torch's CPU
+    build reports (with cupy, it is whether cupy loads cuDNN: tests/test_cuda.py's machine)."""
+    import importlib.util
 
-        expected = cudnn.getVersion() is not None
-    except Exception:
-        expected = False
-    assert ag.backends.cudnn.is_available() is expected
-    assert (ag.backends.cudnn.version() is None) is not expected
+    if importlib.util.find_spec("cupy") is not None:
+        pytest.skip("cupy is installed here")
+    assert ag.backends.cudnn.is_available() is False
+    assert ag.backends.cudnn.version() is None

@@ -5,6 +5,8 @@ and read back (cupy computes float32 convolutions in float32)."""
 
 from __future__ import annotations
 
+from ..backend.cudnn import load_cudnn
+
 benchmark: bool = False
 deterministic: bool = False
 enabled: bool = True
@@ -13,12 +15,11 @@ allow_tf32: bool = True
 
 def version() -> int | None:
     """cuDNN's version as cupy loads it (e.g. 91000), or None without cupy or cuDNN."""
-    try:
-        from cupy.cuda import cudnn
-
-        return int(cudnn.getVersion())
-    except Exception:  # no cupy, no GPU library, or no cuDNN beside cupy
+    if load_cudnn() is None:
         return None
+    from cupy.cuda import cudnn
+
+    return int(cudnn.getVersion())
 
 
 def is_available() -> bool:

@@ -16,22 +16,9 @@ from typing import Any
 
 from .. import backends, deterministic
 from ..backend import array_module
+from ..backend.cudnn import load_cudnn
 
 __all__ = ["backward", "cudnn_for", "forward"]
-
-_MODULES: dict[Any, Any] = {}
-
-
-def _load(xp: Any) -> Any:
-    """``cupyx.cudnn`` when cuDNN loads beside cupy, else None."""
-    try:
-        import cupyx.cudnn as mod
-        from cupy.cuda import cudnn
-
-        cudnn.getVersion()
-    except Exception:  # no cuDNN library beside cupy: the im2col path
-        return None
-    return mod
 
 
 def cudnn_for(arr: Any, weight: Any, pad: tuple) -> Any:
@@ -44,9 +31,7 @@ def cudnn_for(arr: Any, weight: Any, pad: tuple) -> Any:
     xp = array_module(arr)
     if getattr(xp, "__name__", "") != "cupy":
         return getattr(xp, "_cudnn", None)  # a stand-in's, in tests
-    if xp not in _MODULES:
-        _MODULES[xp] = _load(xp)
-    return _MODULES[xp]
+    return load_cudnn()
 
 
 def _modes() -> dict[str, Any]:
