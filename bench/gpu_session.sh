@@ -10,6 +10,7 @@ mkdir -p "$OUT"
 export PYTHONUNBUFFERED=1 PYTHONPATH=$PWD PYTHONDONTWRITEBYTECODE=1
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader
 python3 -c "import sys, numpy, cupy, torch; print(sys.version.split()[0], 'numpy', numpy.__version__, 'cupy', cupy.__version__, 'torch', torch.__version__)"
+python3 -c "import autogradcli as ag; print('cuDNN through cupy:', ag.backends.cudnn.version())"
 ORACLES=${ORACLES:-$(grep -l "from oracle import\|from module_oracle import\|import oracle" tests/test_*.py)}
 part() { echo "=== $1 ($(date +%T))"; }
 
