@@ -1,6 +1,9 @@
-"""Special functions through ``scipy.special`` (``cupyx.scipy.special`` on CUDA): ``erfc``,
-``erfinv``, ``lgamma``, ``digamma`` and ``polygamma``, each one ufunc pass in the input's dtype
-(float32 stays float32). Backwards are Tensor ops, so double backward works.
+"""Special functions: ``erfc``, ``erfinv``, ``lgamma``, ``digamma`` and ``polygamma``. float32
+numpy arrays go through this package's float32 kernels (``backend/special.py``,
+``backend/gamma.py``: vectorized passes, at or near torch's speed, where scipy's float32 loops are
+scalar); other dtypes and devices through ``scipy.special`` (``cupyx.scipy.special`` on CUDA), one
+ufunc pass in the input's dtype (float64 exact for gradcheck). Backwards are Tensor ops, so double
+backward works (erfinv's plain backward is one array kernel).
 """
 
 from __future__ import annotations
@@ -8,8 +11,12 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
+
 from ..autograd.function import Function
-from ..backend.special import special_module
+from ..autograd.grad_mode import STATE
+from ..backend import gamma
+from ..backend.special import erfc32, erfinv32, erfinv_backward, special_module
 from ..tensor.tensor import Tensor, wrap
 from .unary import _float_operand
 
@@ -19,9 +26,20 @@ _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)
 _SQRT_PI_OVER_2 = math.sqrt(math.pi) / 2.0
 
 
+_FLOAT32_KERNELS = {
+    "erfc": erfc32,
+    "erfinv": erfinv32,
+    "gammaln": gamma.lgamma32,
+    "psi": gamma.digamma32,
+}
+
+
 def _special(x: Tensor, name: str) -> Any:
-    """``scipy.special.<name>`` of x's array (integers as the default float), in its dtype."""
+    """``scipy.special.<name>`` of x's array (integers as the default float), in its dtype; a
+    float32 numpy array through the float32 kernel of that name."""
     xp, arr = _float_operand(x)
+    if type(arr) is np.ndarray and arr.dtype == np.float32:
+        return _FLOAT32_KERNELS[name](arr)
     return getattr(special_module(xp), name)(arr)
 
 
@@ -55,6 +73,9 @@ class Erfinv(Function):
     @staticmethod
     def backward(ctx: Any, g: Tensor) -> Tensor:
         (y,) = ctx.saved_tensors
+        ga, ya = g._data, y._data
+        if not STATE.enabled and type(ga) is type(ya) is np.ndarray and ga.dtype == ya.dtype:
+            return wrap(erfinv_backward(ga, ya))  # no create_graph: one array kernel
         return g * (y * y).exp() * _SQRT_PI_OVER_2
 
 
@@ -86,6 +107,8 @@ class Polygamma(Function):
         if n == 0:
             return _special(x, "psi")
         xp, arr = _float_operand(x)
+        if n == 1 and type(arr) is np.ndarray and arr.dtype == np.float32:
+            return gamma.trigamma32(arr)
         out = special_module(xp).polygamma(n, arr)
         return out.astype(arr.dtype, copy=False)
 

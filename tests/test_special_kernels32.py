@@ -1,0 +1,196 @@
+"""The float32 kernels of erfc, erfinv, lgamma, digamma and trigamma (backend/special.py,
+backend/gamma.py) against torch: float64 torch as the truth (float32 accuracy required), float32
+torch at its own float32 tolerance; edges, poles, thresholds just inside and outside; the ops keep
+float32, send float64 to scipy unchanged, and still run on the strict cupy stand-in."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+import pytest
+
+import autogradcli as ag
+from autogradcli.backend import gamma
+from autogradcli.backend.special import erfc32, erfinv32, erfinv_backward
+
+EDGE = 0.9966253  # |x| where Giles' erfinv switches to its tail polynomial (w = 5): 0.99662536
+
+
+def _f32(*parts: Any) -> Any:
+    return np.concatenate([np.asarray(p, np.float64).ravel() for p in parts]).astype(np.float32)
+
+
+def _around(v: float) -> list[float]:
+    """float32 neighbours of v: just below, v, just above."""
+    f = np.float32(v)
+    return [np.nextafter(f, np.float32(-np.inf)), f, np.nextafter(f, np.float32(np.inf))]
+
+
+ERFINV_X = _f32(
+    np.linspace(-1, 1, 40_001),
+    1 - np.geomspace(6e-8, 1e-2, 400),
+    -1 + np.geomspace(6e-8, 1e-2, 400),
+    np.geomspace(1e-38, 1e-3, 100),
+    _around(EDGE),
+    _around(-EDGE),
+    [1.0, -1.0, 1.0000001, -1.5, 3.0, np.inf, -np.inf, np.nan, 0.0, -0.0],
+)
+ERFC_X = _f32(
+    np.linspace(-12, 12, 48_001),
+    np.geomspace(1e-38, 1e-3, 100),
+    _around(10.5),
+    _around(10.0),
+    [0.0, -0.0, 1e30, -1e30, np.inf, -np.inf, np.nan],
+)
+GAMMA_X = _f32(
+    np.linspace(-9.5, 40, 40_001),
+    np.linspace(0.5, 2.5, 4001),  # lgamma's roots 1 and 2, digamma's at 1.4616
+    np.geomspace(1e-38, 3e38, 600),
+    -np.geomspace(1e-30, 1e6, 400) - 0.25,  # negative non-integers
+    _around(4.0),  # the shift threshold
+    [0.0, -1.0, -2.0, -7.0, -1e10, np.inf, -np.inf, np.nan],
+)
+
+
+def _torch(name: str, x: Any, dtype: Any) -> Any:
+    torch = pytest.importorskip("torch")
+    t = torch.from_numpy(x.astype(dtype))
+    fn = {"trigamma": lambda v: torch.polygamma(1, v)}.get(name) or getattr(torch, name)
+    return fn(t).numpy()
+
+
+def _check(name: str, got: Any, x: Any, rtol: float, atol: float = 0.0) -> None:
+    """got (float32) against torch in float64 within rtol/atol, and against torch's float32 at
+    torch's float32 tolerance where torch's float32 is itself accurate; nan and inf exactly."""
+    assert got.dtype == np.float32 and got.shape == x.shape
+    truth = _torch(name, x, np.float64)
+    with np.errstate(over="ignore"):
+        want = truth.astype(np.float32)  # inf where float32 overflows
+    assert np.array_equal(np.isnan(got), np.isnan(want)), x[np.isnan(got) != np.isnan(want)]
+    inf = np.isinf(want)
+    np.testing.assert_array_equal(got[inf], want[inf])
+    fin = ~inf & ~np.isnan(want) & (np.abs(want) > 1e-37)
+    np.testing.assert_allclose(got[fin], truth[fin], rtol=rtol, atol=atol)
+    t32 = _torch(name, x, np.float32)
+    with np.errstate(invalid="ignore", over="ignore"):
+        good = fin & (np.abs(t32 - truth) <= 1e-6 * np.maximum(np.abs(truth), 1.0))
+    np.testing.assert_allclose(got[good], t32[good], rtol=1.3e-6, atol=1e-5)
+
+
+def test_erfinv32_matches_torch_near_the_edges() -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no RuntimeWarning for log(0) or nan
+        got = erfinv32(ERFINV_X)
+    _check("erfinv", got, ERFINV_X, rtol=4e-7)
+    assert (got[ERFINV_X == 1.0] == np.inf).all() and (got[ERFINV_X == -1.0] == -np.inf).all()
+    assert np.array_equal(np.signbit(got[ERFINV_X == 0]), np.signbit(ERFINV_X[ERFINV_X == 0]))
+
+
+def test_erfc32_keeps_relative_accuracy_in_the_tail() -> None:
+    got = erfc32(ERFC_X)
+    _check("erfc", got, ERFC_X, rtol=8e-7)
+    tail = (ERFC_X > 6) & (ERFC_X < 9.5)  # erfc ~1e-17 .. 1e-41: a plain exp(-x^2) is 4e-6 off
+    assert tail.sum() > 1000
+
+
+def test_lgamma32_over_the_range_poles_and_roots() -> None:
+    got = gamma.lgamma32(GAMMA_X)
+    _check("lgamma", got, GAMMA_X, rtol=2e-6, atol=2e-6)
+    poles = np.isin(GAMMA_X, [0.0, -1.0, -2.0, -7.0, -1e10, np.inf, -np.inf])
+    assert (got[poles] == np.inf).all()
+
+
+def test_digamma32_over_the_range_and_negative_values() -> None:
+    got = gamma.digamma32(GAMMA_X)
+    _check("digamma", got, GAMMA_X, rtol=1e-6, atol=1e-6)
+    assert np.isnan(got[np.isin(GAMMA_X, [-1.0, -2.0, -7.0, -1e10])]).all()
+    assert got[GAMMA_X == 0.0].tolist() == [-np.inf]
+
+
+def test_trigamma32_matches_float64() -> None:
+    x = GAMMA_X[np.abs(GAMMA_X) < 1e6]  # torch's float64 trigamma itself drifts beyond
+    poles = (x <= 0) & (x == np.round(x))  # torch's float64 gives ~1e32 there, not inf
+    got = gamma.trigamma32(x)
+    _check("trigamma", got[~poles], x[~poles], rtol=1e-6, atol=1e-6)
+    assert (got[poles] == np.inf).all()
+
+
+@pytest.mark.parametrize(
+    "name, x",
+    [
+        ("erfc", [[-3.0, 0.5], [4.0, 9.0]]),
+        ("erfinv", [[-0.999, 0.2], [0.9999, 0.5]]),
+        ("lgamma", [[-2.5, 0.3], [2.0, 50.0]]),
+        ("digamma", [[-2.5, 0.3], [1.5, 50.0]]),
+    ],
+)
+def test_ops_float32_kernel_and_float64_scipy(name: str, x: Any) -> None:
+    """float32 in and out through the kernel (0-d, strided); float64 exactly scipy's value."""
+    scipy_special = pytest.importorskip("scipy.special")
+    a32 = np.asarray(x, np.float32)
+    fn = getattr(ag, name)
+    assert fn(ag.tensor(a32)).dtype == ag.float32
+    strided = ag.tensor(a32).t()
+    np.testing.assert_array_equal(fn(strided).numpy(), fn(ag.tensor(a32.T.copy())).numpy())
+    scalar = fn(ag.tensor(a32[0, 1]))
+    assert scalar.shape == () and scalar.dtype == ag.float32
+    np.testing.assert_allclose(scalar.item(), _torch(name, a32[0, 1:2], np.float64)[0], rtol=2e-6)
+    sname = {"lgamma": "gammaln", "digamma": "psi"}.get(name, name)
+    a64 = np.asarray(x, np.float64)
+    np.testing.assert_array_equal(fn(ag.tensor(a64)).numpy(), getattr(scipy_special, sname)(a64))
+
+
+def test_polygamma1_float32_kernel_and_grad_of_digamma() -> None:
+    torch = pytest.importorskip("torch")
+    x = np.array([-3.3, -0.5, 0.1, 1.0, 3.99, 4.0, 4.01, 30.0], np.float32)
+    a, t = ag.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    y = ag.polygamma(1, a)
+    assert y.dtype == ag.float32
+    want = torch.polygamma(1, torch.tensor(x, dtype=torch.float64)).numpy()
+    np.testing.assert_allclose(y.detach().numpy(), want, rtol=1e-6)
+    ag.digamma(a).sum().backward()  # digamma's gradient is trigamma
+    torch.digamma(t).sum().backward()
+    np.testing.assert_allclose(a.grad.numpy(), t.grad.numpy(), rtol=2e-6)
+
+
+def test_float32_kernels_need_no_scipy(monkeypatch: Any) -> None:
+    """float32 numpy inputs never reach scipy (an optional extra); float64 still needs it."""
+
+    def missing(xp: Any) -> Any:
+        raise RuntimeError("scipy missing")
+
+    monkeypatch.setattr("autogradcli.ops.special.special_module", missing)
+    x = ag.tensor(np.array([0.5, 1.5], np.float32))
+    for fn in (ag.erfc, ag.erfinv, ag.lgamma, ag.digamma, lambda v: ag.polygamma(1, v)):
+        assert fn(x).dtype == ag.float32
+    with pytest.raises(RuntimeError, match="scipy missing"):
+        ag.lgamma(x.double())
+
+
+def test_erfinv_array_backward_equals_torch_and_the_graph_one() -> None:
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(0)
+    x = rng.uniform(-0.999, 0.999, (5, 7)).astype(np.float32)
+    g = rng.standard_normal((5, 7)).astype(np.float32)
+    a, t = ag.tensor(x, requires_grad=True), torch.tensor(x, requires_grad=True)
+    ag.erfinv(a).backward(ag.tensor(g))
+    torch.erfinv(t).backward(torch.tensor(g))
+    assert a.grad.dtype == ag.float32
+    np.testing.assert_allclose(a.grad.numpy(), t.grad.numpy(), rtol=2e-6)
+    (graph,) = ag.autograd.grad(ag.erfinv(a), a, ag.tensor(g), create_graph=True)
+    np.testing.assert_allclose(graph.detach().numpy(), a.grad.numpy(), rtol=1e-6)
+    zero_d = erfinv_backward(np.float32(2.0), np.array(0.5, np.float32))
+    assert zero_d.shape == () and zero_d == pytest.approx(2 * np.sqrt(np.pi) / 2 * np.exp(0.25))
+
+
+def test_float32_ops_on_the_strict_device_equal_the_kernels(strict_cuda: Any) -> None:
+    """Device arrays keep the scipy-module path (cupyx.scipy.special's stand-in): same values."""
+    x = np.linspace(0.1, 0.9, 6).astype(np.float32)
+    for fn in (ag.erfc, ag.erfinv, ag.lgamma, ag.digamma, lambda v: ag.polygamma(1, v)):
+        dev = fn(ag.tensor(x, device="cuda"))
+        assert dev.dtype == ag.float32
+        np.testing.assert_allclose(
+            dev.cpu().numpy(), fn(ag.tensor(x)).numpy(), rtol=1e-6, atol=1e-6
+        )
