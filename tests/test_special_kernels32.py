@@ -194,3 +194,45 @@ def test_float32_ops_on_the_strict_device_equal_the_kernels(strict_cuda: Any) ->
         np.testing.assert_allclose(
             dev.cpu().numpy(), fn(ag.tensor(x)).numpy(), rtol=1e-6, atol=1e-6
         )
+
+
+@pytest.mark.parametrize("size", [2 * 4096 - 1, 2 * 4096, 2 * 4096 + 1, 5 * 4096 + 7])
+def test_blockwise_around_its_threshold(size: int, monkeypatch: Any) -> None:
+    """Under two blocks: one call on the whole array; from two: blocks, a short last one, tuple
+    outputs and non-contiguous inputs assembled in the input's shape."""
+    from autogradcli.backend import blocks
+
+    monkeypatch.setattr(blocks, "BLOCK", 4096)
+    calls: list[int] = []
+
+    def fn(a: Any, b: Any) -> Any:
+        calls.append(a.size)
+        return a * b, (a + b).astype(np.float64)
+
+    x = np.arange(2 * size, dtype=np.float32).reshape(size, 2)[:, :1]  # not contiguous
+    y = np.full((size, 1), 2.0, np.float32)
+    prod, total = blocks.blockwise(fn, x, y)
+    assert prod.shape == x.shape and total.dtype == np.float64
+    np.testing.assert_array_equal(prod, x * 2)
+    np.testing.assert_array_equal(total, x + 2.0)
+    assert calls == (
+        [x.size] if x.size < 8192 else [min(4096, x.size - i) for i in range(0, x.size, 4096)]
+    )
+
+
+def test_kernels_blocked_equal_whole(monkeypatch: Any) -> None:
+    """Every kernel gives the same values over blocks as over the whole array."""
+    from autogradcli.backend import blocks, special
+
+    kernels = [(erfc32, ERFC_X), (erfinv32, ERFINV_X), (special.erf32, ERFC_X)]
+    kernels += [(f, GAMMA_X) for f in (gamma.lgamma32, gamma.digamma32, gamma.trigamma32)]
+    whole = [f(x) for f, x in kernels]
+    gelu = special.gelu_forward(ERFC_X, None), special.gelu_tanh_forward(ERFC_X)
+    monkeypatch.setattr(blocks, "BLOCK", 1000)
+    for (f, x), want in zip(kernels, whole):
+        np.testing.assert_array_equal(f(x.reshape(-1, 1)).ravel(), want)
+    for got, want in zip(
+        (special.gelu_forward(ERFC_X, None), special.gelu_tanh_forward(ERFC_X)), gelu
+    ):
+        for a, b in zip(got, want):
+            np.testing.assert_array_equal(a, b)

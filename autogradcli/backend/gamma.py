@@ -10,10 +10,12 @@ Negative x go through the reflection formulas on their own subset, in float64.
 from __future__ import annotations
 
 import math
+from functools import partial
 from typing import Any
 
 import numpy as np
 
+from .blocks import blockwise
 from .special import _horner
 
 __all__ = ["digamma32", "lgamma32", "trigamma32"]
@@ -110,14 +112,17 @@ def _sin_pi(x: Any) -> Any:
 
 def _with_reflection(x: Any, positive: Any, reflect: Any) -> Any:
     """``positive(x)`` in float32 in place where x >= 0, ``reflect`` in float64 on x < 0."""
-    shape, x = np.shape(x), np.asarray(x).reshape(-1)
+    x = np.asarray(x)
+    return blockwise(partial(_block, positive, reflect), x.reshape(-1)).reshape(x.shape)
+
+
+def _block(positive: Any, reflect: Any, x: Any) -> Any:
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         out = positive(x)
         neg = np.flatnonzero(x < 0)
         if neg.size:
-            xn = x[neg].astype(np.float64)
-            out[neg] = reflect(xn)
-    return out.reshape(shape)
+            out[neg] = reflect(x[neg].astype(np.float64))
+    return out
 
 
 def _lgamma_reflect(x: Any) -> Any:

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from .blocks import blockwise
 from .kernels import Kernel
 from .registry import array_module as _module
 
@@ -102,8 +103,13 @@ def erf32(x: Any, xp: Any = None) -> Any:
         if type(x) is not np.ndarray and not isinstance(x, np.generic):
             return _ERF32(x)
         x = np.asarray(x)
-        return _erf32(np, _flat(x)).reshape(x.shape)
+        return blockwise(_erf32_np, _flat(x)).reshape(x.shape)
     return _erf32(xp, x)
+
+
+def _erf32_np(x: Any) -> Any:
+    with np.errstate(all="ignore"):  # inf and nan in, as torch: no warnings
+        return _erf32(np, x)
 
 
 def _erf32(xp: Any, x: Any) -> Any:
@@ -124,9 +130,14 @@ def ndtr32(x: Any, xp: Any = None) -> tuple[Any, Any]:
         if type(x) is not np.ndarray and not isinstance(x, np.generic):
             return _NDTR32(x)
         x = np.asarray(x)
-        cdf, gauss = _ndtr32(np, _flat(x))
+        cdf, gauss = blockwise(_ndtr32_np, _flat(x))
         return cdf.reshape(x.shape), gauss.reshape(x.shape)
     return _ndtr32(xp, x)
+
+
+def _ndtr32_np(x: Any) -> tuple[Any, Any]:
+    with np.errstate(all="ignore"):
+        return _ndtr32(np, x)
 
 
 def _ndtr32(xp: Any, x: Any) -> tuple[Any, Any]:
@@ -149,12 +160,21 @@ def gelu_forward(x: Any, erf: Any) -> tuple[Any, Any, Any]:
     """(``x * Phi(x)``, ``Phi(x)``, ``exp(-x^2/2)`` or None): float32 through ``ndtr32``, other
     dtypes through ``erf``, the array erf to use (the density is then left to backward)."""
     if x.dtype == np.float32:
-        cdf, gauss = ndtr32(x)
-        return x * cdf, cdf, gauss
+        if type(x) is not np.ndarray:
+            cdf, gauss = ndtr32(x)
+            return x * cdf, cdf, gauss
+        y, cdf, gauss = blockwise(_gelu32_np, _flat(x))
+        return y.reshape(x.shape), cdf.reshape(x.shape), gauss.reshape(x.shape)
     cdf = erf(x * _SQRT1_2)
     cdf *= 0.5
     cdf += 0.5
     return x * cdf, cdf, None
+
+
+def _gelu32_np(x: Any) -> tuple[Any, Any, Any]:
+    with np.errstate(all="ignore"):
+        cdf, gauss = _ndtr32(np, x)
+        return x * cdf, cdf, gauss
 
 
 def gelu_backward(g: Any, x: Any, cdf: Any, gauss: Any = None) -> Any:
@@ -165,7 +185,12 @@ def gelu_backward(g: Any, x: Any, cdf: Any, gauss: Any = None) -> Any:
         gauss = (np if type(x) is np.ndarray else _module(x)).exp(gauss)
     if type(x) is not np.ndarray:
         return _GELU_BACKWARD(g, x, cdf, gauss)
-    return _gelu_backward(np, g, x, cdf, gauss)
+    return _gelu_backward_np(g, x, cdf, gauss)  # 4 passes: blocks measured no faster
+
+
+def _gelu_backward_np(g: Any, x: Any, cdf: Any, gauss: Any) -> Any:
+    with np.errstate(all="ignore"):
+        return _gelu_backward(np, g, x, cdf, gauss)
 
 
 def _gelu_backward(xp: Any, g: Any, x: Any, cdf: Any, gauss: Any) -> Any:
@@ -185,7 +210,7 @@ def gelu_tanh_forward(x: Any, xp: Any = None) -> tuple[Any, Any]:
         if type(x) is not np.ndarray and not isinstance(x, np.generic):
             return _GELU_TANH(x)
         x = np.asarray(x)
-        y, s = _gelu_tanh_forward(np, _flat(x))
+        y, s = _gelu_tanh_np(_flat(x))  # 8 passes: blocks measured no faster
         return y.reshape(x.shape), s.reshape(x.shape)
     return _gelu_tanh_forward(xp, x)
 
@@ -202,6 +227,11 @@ def _gelu_tanh_forward(xp: Any, x: Any) -> tuple[Any, Any]:
     return x * s, s
 
 
+def _gelu_tanh_np(x: Any) -> tuple[Any, Any]:
+    with np.errstate(all="ignore"):
+        return _gelu_tanh_forward(np, x)
+
+
 def gelu_tanh_backward(g: Any, x: Any, s: Any, xp: Any = None) -> Any:
     """``g * (s + 2 x s (1 - s) sqrt(2/pi) (1 + 3c x^2))``: the tanh form's gradient from
     forward's ``s``, a new array."""
@@ -209,7 +239,7 @@ def gelu_tanh_backward(g: Any, x: Any, s: Any, xp: Any = None) -> Any:
         if type(x) is not np.ndarray:
             return _GELU_TANH_BACKWARD(g, x, s)
         shape, x, s, g = x.shape, _flat(x), _flat(s), _flat(g)
-        return gelu_tanh_backward(g, x, s, np).reshape(shape)
+        return _gelu_tanh_backward_np(g, x, s).reshape(shape)
     d = x * x
     d *= 6.0 * _GELU_C * _GELU_K
     d += 2.0 * _GELU_K
@@ -221,6 +251,11 @@ def gelu_tanh_backward(g: Any, x: Any, s: Any, xp: Any = None) -> Any:
         return g * d
     d *= g
     return d
+
+
+def _gelu_tanh_backward_np(g: Any, x: Any, s: Any) -> Any:
+    with np.errstate(all="ignore"):
+        return gelu_tanh_backward(g, x, s, np)
 
 
 # Giles, "Approximating the erfinv function" (GPU Computing Gems, 2011), single precision:
@@ -237,7 +272,11 @@ _SQRT_PI_OVER_2 = math.sqrt(math.pi) / 2.0
 def erfinv32(x: Any) -> Any:
     """erfinv of a float32 numpy array in float32 (2.6e-7 relative error at most; +-inf at +-1,
     nan outside [-1, 1]): ~22 in-place passes, the tail polynomial only on the |x| > 0.99663."""
-    shape, x = np.shape(x), np.asarray(x).reshape(-1)
+    x = np.asarray(x)
+    return blockwise(_erfinv32_block, x.reshape(-1)).reshape(x.shape)
+
+
+def _erfinv32_block(x: Any) -> Any:
     with np.errstate(divide="ignore", invalid="ignore"):
         log = np.subtract(1.0, x)
         log *= x + 1.0  # (1 - x)(1 + x): no cancellation near +-1, unlike 1 - x^2
@@ -255,18 +294,22 @@ def erfinv32(x: Any) -> Any:
             p[edge] = np.inf
             p *= x[tail]
             out[tail] = p
-    return out.reshape(shape)
+    return out
 
 
 def erfinv_backward(g: Any, y: Any) -> Any:
     """``g * sqrt(pi)/2 * exp(y^2)`` from forward's output ``y``: erfinv's gradient as a new
     numpy array in 4 passes (g and y of one dtype)."""
-    d = _flat(np.multiply(y, y))
+    return _erfinv_backward_block(_flat(g), _flat(y)).reshape(y.shape)
+
+
+def _erfinv_backward_block(g: Any, y: Any) -> Any:
+    d = np.multiply(y, y)
     with np.errstate(over="ignore"):
         d = np.exp(d, out=d)
     d *= _SQRT_PI_OVER_2
-    d *= _flat(g)
-    return d.reshape(y.shape)
+    d *= g
+    return d
 
 
 _R_HALF = tuple(0.5 * c for c in _R)
@@ -276,7 +319,11 @@ _EXP_SPLIT = 32768.0  # a + 2^15 - 2^15 rounds a < 16 to 1/256: 12 bits, so its 
 def erfc32(x: Any) -> Any:
     """erfc of a float32 numpy array in float32, to 7e-7 relative over its whole range (the
     tail included): ``exp(-a^2) erfcx(a)`` with a = |x|, ``2 - that`` below 0."""
-    shape, x = np.shape(x), np.asarray(x).reshape(-1)
+    x = np.asarray(x)
+    return blockwise(_erfc32_block, x.reshape(-1)).reshape(x.shape)
+
+
+def _erfc32_block(x: Any) -> Any:
     a = np.absolute(x)
     a = np.minimum(a, 10.5, out=a)  # erfc(10.5) underflows; R/S stays finite (nan stays nan)
     # exp(-a^2) as exp(-r^2) exp(-(a - r)(a + r)), r = a to 1/256: the rounding of a^2 in
@@ -299,7 +346,7 @@ def erfc32(x: Any) -> Any:
     out -= h
     out = np.absolute(out, out=out)
     out *= 2.0
-    return out.reshape(shape)
+    return out
 
 
 _ERF32 = Kernel("erf32", lambda xp, scratch, x: erf32(x, xp))
