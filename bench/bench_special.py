@@ -10,7 +10,8 @@ Prints a Markdown table: op, input range, torch ms, scipy's float32 loop ms, bef
 ms (medians over rounds), after/torch and before/after (medians of the per-round ratios).
 "before" is the code this round replaced: scipy's loop for erfc, erfinv, lgamma, digamma and
 polygamma; the same kernels unblocked for erf and GELU; the Tensor-op composition's passes for
-erfinv's backward. xlogy and sinc are unchanged (their "after" is the current composition).
+erfinv's backward. xlogy and sinc are unchanged (their "after" is the current composition);
+i0, i0e, i1, i1e, ndtr, ndtri and log_ndtr are new (no before).
 
 glibc's malloc gives a 4 MB temporary either from its heap (warm pages) or as a fresh mapping
 (1024 page faults) depending on the process's history (its mmap threshold moves); a kernel of
@@ -27,6 +28,7 @@ import statistics
 import sys
 import time
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +39,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 Row = tuple[str, str, dict[str, Callable[[], Any]]]
 COLUMNS = ("torch", "scipy", "before", "after")
 SCIPY_BEFORE = {"erfc", "erfinv", "lgamma", "digamma", "polygamma(1)"}  # scipy's loop was the op
+NEW = ("i0", "i0e", "i1", "i1e", "ndtr", "log_ndtr", "ndtri")  # new ops: no before
 
 
 def _rows(n: int) -> list[Row]:
@@ -114,6 +117,13 @@ def _rows(n: int) -> list[Row]:
                                               "after": lambda: ag.xlogy(a4, ag20)}),
         ("sinc", "[-4, 4]", {"torch": lambda: torch.sinc(t4), "scipy": lambda: np.sinc(x4),
                              "after": lambda: ag.sinc(a4)}),
+        *[(name, "[-4, 4]", {"torch": partial(getattr(torch.special, name), t4),
+                             "scipy": partial(getattr(sc, name), x4),
+                             "after": partial(getattr(ag.special, name), a4)})
+          for name in NEW if name != "ndtri"],
+        ("ndtri", "(0.0005, 0.9995)", {"torch": lambda: torch.special.ndtri(tp * 0.5 + 0.5),
+                                       "scipy": lambda: sc.ndtri(p * 0.5 + 0.5),
+                                       "after": lambda: ag.special.ndtri(ap * 0.5 + 0.5)}),
     ]  # fmt: skip
 
 

@@ -218,6 +218,18 @@ def test_blockwise_around_its_threshold(size: int, monkeypatch: Any) -> None:
     assert calls == (
         [x.size] if x.size < 8192 else [min(4096, x.size - i) for i in range(0, x.size, 4096)]
     )
+    calls.clear()
+    dest = np.empty(x.size, np.float32), np.empty(x.size, np.float32)
+
+    def into(a: Any, b: Any, out: Any) -> None:
+        calls.append(a.size)
+        np.multiply(a.ravel(), b.ravel(), out=out[0])
+        np.add(a.ravel(), b.ravel(), out=out[1])
+
+    assert blocks.blockwise(into, x, y, out=dest) is dest  # written in place, no assembling
+    np.testing.assert_array_equal(dest[0], x.ravel() * 2)
+    np.testing.assert_array_equal(dest[1], x.ravel() + 2)
+    assert len(calls) == (1 if x.size < 8192 else -(-x.size // 4096))
 
 
 def test_kernels_blocked_equal_whole(monkeypatch: Any) -> None:

@@ -19,15 +19,22 @@ __all__ = ["BLOCK", "blockwise"]
 BLOCK = 32768  # 128 KB of float32: a kernel's four or five live temporaries fit a 1 MB L2
 
 
-def blockwise(fn: Callable[..., Any], *arrays: Any) -> Any:
+def blockwise(fn: Callable[..., Any], *arrays: Any, out: tuple[Any, ...] | None = None) -> Any:
     """``fn(*blocks)`` over consecutive blocks of BLOCK values of numpy arrays of one shape,
     its output (an array or a tuple of arrays) assembled in that shape; arrays under two blocks
-    (or of different shapes) go to ``fn`` whole. ``fn`` must be elementwise."""
+    (or of different shapes) go to ``fn`` whole. ``fn`` must be elementwise. With ``out``
+    (contiguous arrays of the inputs' size), ``fn(*blocks, out=slices)`` writes each block's
+    results into them (no copy) and ``out`` is returned."""
     first = arrays[0]
     size = first.size
     if size < 2 * BLOCK or any(a.shape != first.shape for a in arrays):
-        return fn(*arrays)
+        return fn(*arrays) if out is None else (fn(*arrays, out=out), out)[1]
     flat = [a.reshape(-1) for a in arrays]  # a copy only where an input is not contiguous
+    if out is not None:
+        flat_out = [o.reshape(-1) for o in out]
+        for i in range(0, size, BLOCK):
+            fn(*(a[i : i + BLOCK] for a in flat), out=tuple(o[i : i + BLOCK] for o in flat_out))
+        return out
     outs: tuple[Any, ...] = ()
     single = False
     for i in range(0, size, BLOCK):
@@ -35,7 +42,7 @@ def blockwise(fn: Callable[..., Any], *arrays: Any) -> Any:
         if not outs:
             single = not isinstance(res, tuple)
             outs = tuple(np.empty(size, r.dtype) for r in ((res,) if single else res))
-        for out, r in zip(outs, (res,) if single else res):
-            out[i : i + BLOCK] = r
-    shaped = tuple(out.reshape(first.shape) for out in outs)
+        for dest, r in zip(outs, (res,) if single else res):
+            dest[i : i + BLOCK] = r
+    shaped = tuple(dest.reshape(first.shape) for dest in outs)
     return shaped[0] if single else shaped
