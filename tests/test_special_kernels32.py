@@ -248,3 +248,23 @@ def test_kernels_blocked_equal_whole(monkeypatch: Any) -> None:
     ):
         for a, b in zip(got, want):
             np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16"])
+def test_half_dtypes_stay_half_computed_in_float32(dtype: str) -> None:
+    """float16/bfloat16 in, the same dtype out: the float32 value rounded once, as torch's."""
+    torch = pytest.importorskip("torch")
+    x = np.array([0.3, 0.6, -2.5, 7.0, 1.5], np.float32)
+    for name in ("erfc", "erfinv", "lgamma", "digamma", "trigamma", "i0e", "ndtr", "log_ndtr"):
+        xin = x * 0.3 if name == "erfinv" else x
+        half = ag.tensor(xin).to(getattr(ag, dtype))
+        if name == "trigamma":
+            got = ag.polygamma(1, half)
+        else:
+            got = getattr(ag.special if hasattr(ag.special, name) else ag, name)(half)
+        assert got.dtype == getattr(ag, dtype), name
+        rounded = torch.tensor(half.float().numpy())  # the half input, exactly, in float32
+        fn = {"trigamma": lambda t: torch.polygamma(1, t)}.get(name)
+        fn = fn or getattr(torch.special, name, None) or getattr(torch, name)
+        want = fn(rounded).to(getattr(torch, dtype)).float()
+        np.testing.assert_array_equal(got.float().numpy(), want.numpy(), err_msg=name)

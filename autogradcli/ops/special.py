@@ -35,16 +35,28 @@ _FLOAT32_KERNELS = {
     "erfinv": erfinv32,
     "gammaln": gamma.lgamma32,
     "psi": gamma.digamma32,
+    "trigamma": gamma.trigamma32,
     "ndtr": lambda arr: ndtr32(arr)[0],
 }
 
 
-def _special(x: Tensor, name: str) -> Any:
-    """``scipy.special.<name>`` of x's array (integers as the default float), in its dtype; a
-    float32 numpy array through the float32 kernel of that name."""
+def _special(x: Tensor, name: str, n: int | None = None) -> Any:
+    """``scipy.special.<name>`` (``polygamma(n, .)`` with ``n``) of x's array in its dtype:
+    integers as the default float, float16/bfloat16 computed in float32 and rounded back (as
+    torch does), a float32 numpy array through the float32 kernel where there is one."""
     xp, arr = _float_operand(x)
+    if arr.dtype.kind in "fV" and arr.dtype.itemsize < 4:
+        return _special_array(xp, arr.astype(np.float32), name, n).astype(arr.dtype)
+    return _special_array(xp, arr, name, n)
+
+
+def _special_array(xp: Any, arr: Any, name: str, n: int | None) -> Any:
+    if n == 1:
+        name = "trigamma"
     if type(arr) is np.ndarray and arr.dtype == np.float32 and name in _FLOAT32_KERNELS:
         return _FLOAT32_KERNELS[name](arr)
+    if n is not None:
+        return special_module(xp).polygamma(n, arr).astype(arr.dtype, copy=False)
     return getattr(special_module(xp), name)(arr)
 
 
@@ -109,13 +121,7 @@ class Polygamma(Function):
     def forward(ctx: Any, x: Tensor, n: int) -> Any:
         ctx.save_for_backward(x)
         ctx.n = n
-        if n == 0:
-            return _special(x, "psi")
-        xp, arr = _float_operand(x)
-        if n == 1 and type(arr) is np.ndarray and arr.dtype == np.float32:
-            return gamma.trigamma32(arr)
-        out = special_module(xp).polygamma(n, arr)
-        return out.astype(arr.dtype, copy=False)
+        return _special(x, "psi") if n == 0 else _special(x, "polygamma", n)
 
     @staticmethod
     def backward(ctx: Any, g: Tensor) -> tuple[Tensor, None]:
