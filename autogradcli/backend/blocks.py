@@ -1,10 +1,10 @@
 """Cache-sized blocks for long chains of numpy passes: a kernel of 20-40 in-place ufunc passes
 over 1e6 float32 values allocates 4 MB temporaries, which glibc hands out either as warm heap
 pages or as fresh mappings (1024 page faults each) depending on the process's history, and
-streams every pass through L3. Over blocks of 32,768 values the temporaries are small, warm and
-in L2: the same time as unblocked in the warm case, 1.5-3x less in the fresh-page one (erfc 10.4
--> 3.1 ms measured once; bench/README.md, "Special functions"). Short kernels (under ~10 passes)
-measured no faster and are left whole.
+streams every pass through L3. Over blocks of 65,536 values the temporaries are small, warm and
+near L2: GELU's forward on 524,288 values (GPT-mini's) 6.8 -> 1.8 ms under glibc's defaults,
+1.40 -> 1.48 ms where the heap is kept warm (bench_nn's ``tune_malloc``); bench/README.md,
+"Special functions". Short kernels (under ~10 passes) measured no faster and are left whole.
 """
 
 from __future__ import annotations
@@ -16,7 +16,9 @@ import numpy as np
 
 __all__ = ["BLOCK", "blockwise"]
 
-BLOCK = 32768  # 128 KB of float32: a kernel's four or five live temporaries fit a 1 MB L2
+# 256 KB of float32. 32,768 (128 KB, exactly glibc's initial mmap threshold) measured 1.9x
+# slower than this in a fresh process; 16,384 pays more per-call overhead
+BLOCK = 65536
 
 
 def blockwise(fn: Callable[..., Any], *arrays: Any, out: tuple[Any, ...] | None = None) -> Any:
