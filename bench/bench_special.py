@@ -5,6 +5,7 @@ which the ops called until the float32 kernels), rotated round by round in one p
     python bench/bench_special.py                  # every row, 1e6 values, 15 rounds
     python bench/bench_special.py --only erfinv,lgamma --n 100000 --rounds 5
     MALLOC_MMAP_THRESHOLD_=1048576 python bench/bench_special.py   # fresh pages (see below)
+    python bench/bench_special.py --tune-malloc                     # warm heap (bench_nn's)
 
 Prints a Markdown table: op, input range, torch ms, scipy's float32 loop ms, before ms, after
 ms (medians over rounds), after/torch and before/after (medians of the per-round ratios).
@@ -16,8 +17,9 @@ i0, i0e, i1, i1e, ndtr, ndtri and log_ndtr are new (no before).
 glibc's malloc gives a 4 MB temporary either from its heap (warm pages) or as a fresh mapping
 (1024 page faults) depending on the process's history (its mmap threshold moves); a kernel of
 unblocked 1e6-value passes then costs 2-3x more. ``MALLOC_MMAP_THRESHOLD_=1048576`` pins the
-fresh-page case (arrays over 1 MB are always mapped anew), the plain run is usually the warm
-one.
+fresh-page case (arrays over 1 MB are always mapped anew); ``--tune-malloc`` the warm one
+(bench_nn's mallopt, as the training-step benches run); the plain run is glibc's default, which
+meets either.
 """
 
 from __future__ import annotations
@@ -181,7 +183,15 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--n", type=int, default=1_000_000)
     parser.add_argument("--rounds", type=int, default=15)
     parser.add_argument("--only", default="", help="comma-separated op names")
+    parser.add_argument(
+        "--tune-malloc", action="store_true", help="bench_nn's mallopt: freed blocks stay warm"
+    )
     args = parser.parse_args(argv)
+    if args.tune_malloc:
+        sys.path.insert(0, str(Path(__file__).resolve().parent))
+        from bench_nn import tune_malloc
+
+        print(f"mallopt thresholds raised: {tune_malloc()}")
     import torch
     from threadpoolctl import threadpool_limits
 

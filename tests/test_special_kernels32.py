@@ -268,3 +268,14 @@ def test_half_dtypes_stay_half_computed_in_float32(dtype: str) -> None:
         fn = fn or getattr(torch.special, name, None) or getattr(torch, name)
         want = fn(rounded).to(getattr(torch, dtype)).float()
         np.testing.assert_array_equal(got.float().numpy(), want.numpy(), err_msg=name)
+
+
+def test_empty_and_zero_d_keep_shape_dtype_and_grad() -> None:
+    fns = [ag.erfc, ag.erfinv, ag.lgamma, ag.digamma, lambda v: ag.polygamma(1, v), ag.erf]
+    for fn in [*fns, ag.special.ndtr, ag.special.i0e]:
+        for shape in [(0,), (0, 3), (), (3, 0, 2)]:
+            y = fn(ag.zeros(shape) + 0.5)
+            assert y.shape == shape and y.dtype == ag.float32
+        a = ag.zeros((0, 3), requires_grad=True)
+        fn(a).sum().backward()
+        assert a.grad.shape == (0, 3)
