@@ -95,6 +95,26 @@ def test_erfc32_keeps_relative_accuracy_in_the_tail() -> None:
     assert tail.sum() > 1000
 
 
+def test_log_ndtr32_relative_in_both_tails() -> None:
+    """Relative accuracy against float64 (no atol): the lower tail to -1e19 through the fit and
+    then the asymptotic series (switch at 10.5 sqrt 2 = 14.849), the upper one down to 1e-37."""
+    torch = pytest.importorskip("torch")
+    from autogradcli.backend.special import log_ndtr32
+
+    edge = 10.5 * 2**0.5
+    x = _f32(np.linspace(-40, 13, 53_001), -np.geomspace(40, 1e19, 200), _around(-edge),
+             _around(edge), [0.0, -0.0, np.inf, -np.inf, np.nan])  # fmt: skip
+    got = log_ndtr32(x)
+    truth = torch.special.log_ndtr(torch.from_numpy(x).double()).numpy()
+    assert got.dtype == np.float32
+    assert np.array_equal(np.isnan(got), np.isnan(truth))
+    assert got[x == np.inf].tolist() == [0.0] and got[x == -np.inf].tolist() == [-np.inf]
+    lower = x < 0
+    np.testing.assert_allclose(got[lower], truth[lower], rtol=1e-6, atol=0)
+    upper = (x >= 0) & (np.abs(truth) > 1e-37)  # exp(-x^2/2)'s float32 rounding: x^2 * 3e-8
+    np.testing.assert_allclose(got[upper], truth[upper], rtol=6e-6, atol=0)
+
+
 def test_lgamma32_over_the_range_poles_and_roots() -> None:
     got = gamma.lgamma32(GAMMA_X)
     _check("lgamma", got, GAMMA_X, rtol=2e-6, atol=2e-6)

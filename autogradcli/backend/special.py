@@ -29,6 +29,7 @@ __all__ = [
     "gelu_forward",
     "gelu_tanh_backward",
     "gelu_tanh_forward",
+    "log_ndtr32",
     "ndtr32",
     "special_module",
 ]
@@ -159,6 +160,49 @@ def _ndtr32(xp: Any, x: Any, out: tuple[Any, Any] = (None, None)) -> tuple[Any, 
     cdf = xp.subtract(x >= 0, h, out=out[0])
     cdf = xp.absolute(cdf, out=cdf) if xp is np else xp.absolute(cdf)
     return cdf, gauss
+
+
+_LOG_SQRT_2PI = 0.5 * math.log(2.0 * math.pi)
+
+
+def log_ndtr32(x: Any) -> Any:
+    """log Phi(x) of a float32 numpy array in float32, without underflow in the lower tail:
+    ``-x^2/2 + log(erfcx(|x|/sqrt 2)/2)`` below 0, ``log1p(-that's exp)`` above; the asymptotic
+    series past |x| = 14.85 (where the fit ends), in float64 on those few."""
+    x = np.asarray(x)
+    return blockwise(_log_ndtr32_block, x.reshape(-1)).reshape(x.shape)
+
+
+def _log_ndtr32_block(x: Any) -> Any:
+    with np.errstate(all="ignore"):
+        a = np.absolute(x)
+        ac = np.minimum(a, _A_MAX)
+        q = _horner(ac, _RA)
+        q /= _horner(ac, _SA)  # erfcx(a / sqrt 2) / 2
+        e = np.multiply(x, x, out=ac)
+        e *= -0.5
+        neg = np.log(q)
+        neg += e  # log Phi(-a)
+        h = np.exp(e, out=e)
+        h *= q
+        h = np.negative(h, out=h)
+        pos = np.log1p(h, out=h)  # log Phi(a) = log(1 - Phi(-a))
+        # m neg + (1 - m) pos: exact (one term is 0); np.where/copyto over a random sign
+        # pattern measured 11.7 ms per 1e6 values (branch mispredictions), this 5 passes
+        m = np.less(x, 0.0).astype(np.float32)
+        neg *= m
+        m = np.subtract(1.0, m, out=m)
+        pos *= m
+        pos += neg
+        far = np.flatnonzero(a > _A_MAX)  # also inf and nan-free huge values
+        if far.size:
+            xf = x[far].astype(np.float64)
+            w = 1.0 / (xf * xf)  # log Phi(-a) = -a^2/2 - log(a sqrt(2 pi)) + log(1 - w + 3w^2..)
+            tail = (
+                -0.5 * xf * xf - np.log(-xf) - _LOG_SQRT_2PI + np.log1p(-w * (1 - w * (3 - 15 * w)))
+            )
+            pos[far] = np.where(xf < 0, tail, -0.0)
+    return pos
 
 
 def gelu_forward(x: Any, erf: Any) -> tuple[Any, Any, Any]:

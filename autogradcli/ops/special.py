@@ -17,7 +17,14 @@ import numpy as np
 from ..autograd.function import Function
 from ..autograd.grad_mode import STATE
 from ..backend import gamma
-from ..backend.special import erfc32, erfinv32, erfinv_backward, ndtr32, special_module
+from ..backend.special import (
+    erfc32,
+    erfinv32,
+    erfinv_backward,
+    log_ndtr32,
+    ndtr32,
+    special_module,
+)
 from ..tensor.tensor import Tensor, wrap
 from .unary import _float_operand, where
 
@@ -37,6 +44,7 @@ _FLOAT32_KERNELS = {
     "psi": gamma.digamma32,
     "trigamma": gamma.trigamma32,
     "ndtr": lambda arr: ndtr32(arr)[0],
+    "log_ndtr": log_ndtr32,
 }
 
 
