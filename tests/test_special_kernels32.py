@@ -115,6 +115,25 @@ def test_log_ndtr32_relative_in_both_tails() -> None:
     np.testing.assert_allclose(got[upper], truth[upper], rtol=6e-6, atol=0)
 
 
+def test_ndtri32_down_to_subnormal_p() -> None:
+    """Giles' erfinv in log(4p(1-p)) to p = 3e-8 (switch at 4p(1-p) = e^-15.9), Newton's method
+    on log_ndtr below, down to the smallest subnormal; +-inf at 0 and 1, nan outside."""
+    torch = pytest.importorskip("torch")
+    from autogradcli.backend.special import ndtri32
+
+    switch = np.exp(-15.9) / 4
+    p = _f32(np.linspace(0, 1, 40_001), np.geomspace(1.4e-45, 1e-2, 2000),
+             1 - np.geomspace(6e-8, 1e-2, 300), _around(switch), _around(0.5),
+             [1.0000001, -0.1, np.inf, -np.inf, np.nan])  # fmt: skip
+    got = ndtri32(p)
+    truth = torch.special.ndtri(torch.from_numpy(p).double()).numpy()
+    assert got.dtype == np.float32
+    assert np.array_equal(np.isnan(got), np.isnan(truth))
+    assert got[p == 0].tolist() == [-np.inf] and (got[p == 1] == np.inf).all()
+    fin = np.isfinite(truth) & (truth != 0)
+    np.testing.assert_allclose(got[fin], truth[fin], rtol=4e-7, atol=0)
+
+
 def test_lgamma32_over_the_range_poles_and_roots() -> None:
     got = gamma.lgamma32(GAMMA_X)
     _check("lgamma", got, GAMMA_X, rtol=2e-6, atol=2e-6)

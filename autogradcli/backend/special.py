@@ -31,6 +31,7 @@ __all__ = [
     "gelu_tanh_forward",
     "log_ndtr32",
     "ndtr32",
+    "ndtri32",
     "special_module",
 ]
 
@@ -330,21 +331,61 @@ def _erfinv32_block(x: Any) -> Any:
     with np.errstate(divide="ignore", invalid="ignore"):
         log = np.subtract(1.0, x)
         log *= x + 1.0  # (1 - x)(1 + x): no cancellation near +-1, unlike 1 - x^2
-        log = np.log(log, out=log)
-        u = log + 2.5
-        out = _horner(u, _GILES_MID)
-        out *= x
-        tail = np.flatnonzero(log < -5.0)
-        if tail.size:
-            w = np.negative(log[tail])
-            edge = np.isinf(w)  # x = +-1
-            w = np.sqrt(w, out=w)
-            w -= 3.0
-            p = _horner(w, _GILES_TAIL)
-            p[edge] = np.inf
-            p *= x[tail]
-            out[tail] = p
+        return _giles(np.log(log, out=log), x)
+
+
+def _giles(log: Any, x: Any) -> Any:
+    """erfinv(x) from ``log = log((1 - x)(1 + x))`` (consumed), a new array."""
+    u = log + 2.5
+    out = _horner(u, _GILES_MID)
+    out *= x
+    tail = np.flatnonzero(log < -5.0)
+    if tail.size:
+        w = np.negative(log[tail])
+        edge = np.isinf(w)  # x = +-1
+        w = np.sqrt(w, out=w)
+        w -= 3.0
+        p = _horner(w, _GILES_TAIL)
+        p[edge] = np.inf
+        p *= x[tail]
+        out[tail] = p
     return out
+
+
+def ndtri32(p: Any) -> Any:
+    """The normal quantile of a float32 numpy array in float32: ``sqrt 2 erfinv(2p - 1)`` with
+    Giles' ``log((1 - x)(1 + x))`` taken as ``log(4p(1 - p))`` (exact near 0 and 1); below
+    p = 3e-8, past his fit, Newton's method on log_ndtr in float64 on those few."""
+    p = np.asarray(p)
+    return blockwise(_ndtri32_block, p.reshape(-1)).reshape(p.shape)
+
+
+def _ndtri32_block(p: Any) -> Any:
+    with np.errstate(divide="ignore", invalid="ignore"):
+        log = np.subtract(1.0, p)
+        log *= p
+        log *= 4.0
+        log = np.log(log, out=log)
+        x = p * 2.0
+        x -= 1.0
+        far = np.flatnonzero((log < -15.9) & (p < 0.5))  # 4p(1-p) < 1.2e-7: tiny p, not 1
+        out = _giles(log, x)
+        out *= math.sqrt(2.0)
+        if far.size:
+            out[far] = _ndtri_newton(p[far].astype(np.float64))
+    return out
+
+
+def _ndtri_newton(p: Any) -> Any:
+    """ndtri of tiny float64 p (0 < p < 3e-8; 0 gives -inf): the asymptotic start, then three
+    Newton steps on log_ndtr(z) = log p, whose derivative is exp(-z^2/2 - log_ndtr(z))/sqrt(2 pi)."""
+    t = np.log(p)
+    z = -np.sqrt(-2.0 * t - np.log(-2.0 * t) - 2.0 * _LOG_SQRT_2PI)
+    for _ in range(3):
+        lz = _log_ndtr32_block(z)
+        z -= (lz - t) * math.sqrt(2.0 * math.pi) * np.exp(0.5 * z * z + lz)
+    z[p == 0] = -np.inf
+    return z
 
 
 def erfinv_backward(g: Any, y: Any) -> Any:

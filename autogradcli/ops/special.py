@@ -23,6 +23,7 @@ from ..backend.special import (
     erfinv_backward,
     log_ndtr32,
     ndtr32,
+    ndtri32,
     special_module,
 )
 from ..tensor.tensor import Tensor, wrap
@@ -45,6 +46,7 @@ _FLOAT32_KERNELS = {
     "trigamma": gamma.trigamma32,
     "ndtr": lambda arr: ndtr32(arr)[0],
     "log_ndtr": log_ndtr32,
+    "ndtri": ndtri32,
 }
 
 
