@@ -29,11 +29,12 @@ def test_ndtri_and_top_level_i0_match_torch() -> None:
     check(lambda m, x: m.i0(x) + x.i0() + m.special.i0(x), _X)
 
 
+_EDGES = [3.9999998, 4.0, 4.0000005, -4.0000005, 91.9, -91.9, 91.91, 1e30, -1e30]  # 4: the switch
 WIDE = {
-    "i0": np.linspace(-90, 90, 20001),  # overflows past 88.7 in float32
-    "i0e": np.concatenate([np.linspace(-100, 100, 20001), [1e30, -1e30]]),
-    "i1": np.linspace(-90, 90, 20001),
-    "i1e": np.concatenate([np.linspace(-100, 100, 20001), [1e30, -1e30]]),
+    "i0": np.concatenate([np.linspace(-90, 90, 20001), _EDGES]),  # overflows past 91.9
+    "i0e": np.concatenate([np.linspace(-100, 100, 20001), _EDGES]),
+    "i1": np.concatenate([np.linspace(-90, 90, 20001), _EDGES]),
+    "i1e": np.concatenate([np.linspace(-100, 100, 20001), _EDGES]),
     "ndtr": np.linspace(-14, 9, 20001),  # down to 1e-44
     "ndtri": np.concatenate([np.linspace(0, 1, 20001), np.geomspace(1e-38, 1e-3, 200)]),
     "log_ndtr": np.concatenate([np.linspace(-40, 40, 20001), [-1e5, 1e5]]),

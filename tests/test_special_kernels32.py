@@ -6,6 +6,7 @@ float32, send float64 to scipy unchanged, and still run on the strict cupy stand
 from __future__ import annotations
 
 import warnings
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -13,7 +14,8 @@ import pytest
 
 import autogradcli as ag
 from autogradcli.backend import gamma
-from autogradcli.backend.special import erfc32, erfinv32, erfinv_backward
+from autogradcli.backend.bessel import bessel32
+from autogradcli.backend.special import erfc32, erfinv32, erfinv_backward, log_ndtr32, ndtri32
 
 EDGE = 0.9966253  # |x| where Giles' erfinv switches to its tail polynomial (w = 5): 0.99662536
 
@@ -99,8 +101,6 @@ def test_log_ndtr32_relative_in_both_tails() -> None:
     """Relative accuracy against float64 (no atol): the lower tail to -1e19 through the fit and
     then the asymptotic series (switch at 10.5 sqrt 2 = 14.849), the upper one down to 1e-37."""
     torch = pytest.importorskip("torch")
-    from autogradcli.backend.special import log_ndtr32
-
     edge = 10.5 * 2**0.5
     x = _f32(np.linspace(-40, 13, 53_001), -np.geomspace(40, 1e19, 200), _around(-edge),
              _around(edge), [0.0, -0.0, np.inf, -np.inf, np.nan])  # fmt: skip
@@ -119,8 +119,6 @@ def test_ndtri32_down_to_subnormal_p() -> None:
     """Giles' erfinv in log(4p(1-p)) to p = 3e-8 (switch at 4p(1-p) = e^-15.9), Newton's method
     on log_ndtr below, down to the smallest subnormal; +-inf at 0 and 1, nan outside."""
     torch = pytest.importorskip("torch")
-    from autogradcli.backend.special import ndtri32
-
     switch = np.exp(-15.9) / 4
     p = _f32(np.linspace(0, 1, 40_001), np.geomspace(1.4e-45, 1e-2, 2000),
              1 - np.geomspace(6e-8, 1e-2, 300), _around(switch), _around(0.5),
@@ -277,6 +275,8 @@ def test_kernels_blocked_equal_whole(monkeypatch: Any) -> None:
 
     kernels = [(erfc32, ERFC_X), (erfinv32, ERFINV_X), (special.erf32, ERFC_X)]
     kernels += [(f, GAMMA_X) for f in (gamma.lgamma32, gamma.digamma32, gamma.trigamma32)]
+    kernels += [(partial(bessel32, order=o, scaled=s), GAMMA_X) for o in (0, 1) for s in (0, 1)]
+    kernels += [(log_ndtr32, GAMMA_X), (ndtri32, ERFINV_X * 0.5 + 0.5)]
     whole = [f(x) for f, x in kernels]
     gelu = special.gelu_forward(ERFC_X, None), special.gelu_tanh_forward(ERFC_X)
     monkeypatch.setattr(blocks, "BLOCK", 1000)

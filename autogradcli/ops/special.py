@@ -1,8 +1,9 @@
 """Special functions: ``erfc``, ``erfinv``, ``lgamma``, ``digamma``, ``polygamma``, the modified
 Bessel functions ``i0``/``i0e``/``i1``/``i1e`` and the normal ``ndtr``/``ndtri``/``log_ndtr``. float32
-numpy arrays go through this package's float32 kernels (``backend/special.py``,
-``backend/gamma.py``: vectorized passes, at or near torch's speed, where scipy's float32 loops are
-scalar); other dtypes and devices through ``scipy.special`` (``cupyx.scipy.special`` on CUDA), one
+numpy arrays go through this package's float32 kernels (``backend/special.py``, ``gamma.py``,
+``bessel.py``: vectorized passes, at or near torch's speed, where scipy's float32 loops are
+scalar; polygamma(n >= 2) excepted); other dtypes and devices through ``scipy.special``
+(``cupyx.scipy.special`` on CUDA), one
 ufunc pass in the input's dtype (float64 exact for gradcheck). Backwards are Tensor ops, so double
 backward works (erfinv's plain backward is one array kernel).
 """
@@ -17,6 +18,7 @@ import numpy as np
 from ..autograd.function import Function
 from ..autograd.grad_mode import STATE
 from ..backend import gamma
+from ..backend.bessel import bessel32
 from ..backend.special import (
     erfc32,
     erfinv32,
@@ -47,6 +49,10 @@ _FLOAT32_KERNELS = {
     "ndtr": lambda arr: ndtr32(arr)[0],
     "log_ndtr": log_ndtr32,
     "ndtri": ndtri32,
+    "i0": lambda arr: bessel32(arr, 0, scaled=False),
+    "i0e": lambda arr: bessel32(arr, 0, scaled=True),
+    "i1": lambda arr: bessel32(arr, 1, scaled=False),
+    "i1e": lambda arr: bessel32(arr, 1, scaled=True),
 }
 
 
