@@ -123,6 +123,9 @@ def _rows(n: int) -> list[Row]:
                              "scipy": partial(getattr(sc, name), x4),
                              "after": partial(getattr(ag.special, name), a4)})
           for name in NEW if name != "ndtri"],
+        ("i0e", "[-20, 20] (80% past 4)", {
+            "torch": lambda: torch.special.i0e(t4 * 5), "scipy": lambda: sc.i0e(x4 * 5),
+            "after": lambda: ag.special.i0e(a4 * 5)}),
         ("ndtri", "(0.0005, 0.9995)", {"torch": lambda: torch.special.ndtri(tp * 0.5 + 0.5),
                                        "scipy": lambda: sc.ndtri(p * 0.5 + 0.5),
                                        "after": lambda: ag.special.ndtri(ap * 0.5 + 0.5)}),
