@@ -75,9 +75,8 @@ def special_module(xp: Any) -> Any:
                 import scipy.special as mod
             except ImportError as err:  # an optional dependency: only these ops need it
                 raise RuntimeError(
-                    "this special function needs scipy (float32 erfc, erfinv, lgamma, digamma, "
-                    "polygamma(1) and ndtr do not): pip install 'autogradcli[special]' "
-                    "(or pip install scipy)"
+                    "special functions of float64 input (and polygamma(n >= 2)) need scipy: "
+                    "pip install 'autogradcli[special]' (or pip install scipy)"
                 ) from err
         else:
             mod = getattr(xp, "_scipy_special", None)
