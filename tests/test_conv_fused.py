@@ -18,6 +18,7 @@ TF = torch.nn.functional
 @pytest.fixture
 def blocked(monkeypatch):
     """Every batch of more than one image takes the blocked path (one image per block)."""
+    monkeypatch.setattr(convolution, "_BIG_COLUMNS", 0)
     monkeypatch.setattr(convolution, "_CACHE_BYTES", 1)
     monkeypatch.setattr(convolution, "get_num_threads", lambda: 1)
 
@@ -65,8 +66,8 @@ def test_blocked_equals_whole_batch(monkeypatch, dtype):
     g = rng.standard_normal((5, 8, 6, 6)).astype(dtype)
     results = []
     monkeypatch.setattr(convolution, "get_num_threads", lambda: 1)
-    for size in (1 << 40, 1):
-        monkeypatch.setattr(convolution, "_CACHE_BYTES", size)
+    for size in (1 << 40, 0):
+        monkeypatch.setattr(convolution, "_BIG_COLUMNS", size)
         x, w, b = (ag.tensor(a, requires_grad=True) for a in arrays)
         out = F.conv2d(x, w, b, padding=1)
         assert out.dtype == x.dtype and out.is_contiguous()
@@ -76,6 +77,17 @@ def test_blocked_equals_whole_batch(monkeypatch, dtype):
     for a, b in zip(*results):
         assert a.dtype == np.dtype(dtype)
         np.testing.assert_allclose(a, b, rtol=tol, atol=tol)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_blocked_with_a_shorter_last_block(monkeypatch, dtype):
+    """Blocks of two images over a batch of three (the last block shorter), groups and bias."""
+    monkeypatch.setattr(convolution, "_BIG_COLUMNS", 0)
+    monkeypatch.setattr(convolution, "_CACHE_BYTES", 2 * 36 * 25 * np.dtype(dtype).itemsize)
+    monkeypatch.setattr(convolution, "get_num_threads", lambda: 1)
+    x, w = ag.zeros((3, 4, 5, 5), dtype=dtype), ag.zeros((4, 2, 3, 3), dtype=dtype)
+    assert F.conv2d(x, w.requires_grad_(), padding=1, groups=2).grad_fn.block == 2
+    check(_fn("conv2d", padding=1, groups=2), (3, 4, 5, 5), (4, 2, 3, 3), (4,), dtype=dtype)
 
 
 def test_blocked_grad_of_grad(blocked):
@@ -116,6 +128,6 @@ def test_big_columns_never_kept_for_backward(monkeypatch, threads):
 
 def test_recomputed_columns_match_torch_on_two_threads(monkeypatch):
     """The whole-batch path with its columns recomputed in backward: values and gradients."""
-    monkeypatch.setattr(convolution, "_CACHE_BYTES", 1)
+    monkeypatch.setattr(convolution, "_BIG_COLUMNS", 0)
     monkeypatch.setattr(convolution, "get_num_threads", lambda: 2)
     check(_fn("conv2d", padding=1, groups=2), (3, 4, 5, 5), (4, 2, 3, 3), (4,))

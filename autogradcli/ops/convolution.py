@@ -22,7 +22,17 @@ from ..autograd.grad_mode import STATE
 from ..backend.threads import get_num_threads
 from ..tensor.tensor import Tensor, wrap
 from ._util import array_module
-from .im2col import Col2Im, Im2Col, Pad, Pair, _out_size, channel_major, col2im, im2col
+from .im2col import (
+    Col2Im,
+    Im2Col,
+    Pad,
+    Pair,
+    _out_size,
+    channel_major,
+    col2im_images,
+    im2col,
+    im2col_images,
+)
 from .linalg import matmul
 
 TENSOR_METHODS: dict[str, Any] = {}
@@ -65,12 +75,13 @@ def _check_groups(input: Tensor, weight: Tensor, groups: int) -> None:
         )
 
 
-_CACHE_BYTES = 5 << 19  # 2.5 MiB of columns per image block
+_BIG_COLUMNS = 5 << 21  # a batch's columns above 10 MiB run in image blocks (one thread)
+_CACHE_BYTES = 5 << 19  # 2.5 MiB of columns per image block (8 images in the ResNet step)
 
 
 def _small_columns(n: int, k: int, per_image: int, itemsize: int) -> bool:
-    """Whether the batch's columns (``k`` rows of ``n * per_image``) take <= 4 * _CACHE_BYTES."""
-    return k * per_image * itemsize * n <= 4 * _CACHE_BYTES
+    """Whether the batch's columns (``k`` rows of ``n * per_image``) take <= _BIG_COLUMNS."""
+    return k * per_image * itemsize * n <= _BIG_COLUMNS
 
 
 def image_block(n: int, k: int, per_image: int, itemsize: int, threads: int = 1) -> int:
@@ -100,41 +111,51 @@ def _forward_product(xp: Any, w: Any, cols: Any, groups: int) -> Any:
 
 
 def _blocked_forward(xp: Any, arr: Any, w: Any, bias: Any, geometry: tuple, nb: int) -> Any:
-    """The convolution one block of ``nb`` images at a time, into contiguous (N, O, Ho, Wo)."""
+    """The convolution ``nb`` images at a time into contiguous (N, O, Ho, Wo): each block's
+    image-major columns, then one product per image and group written straight into the output."""
     kernel, stride, pad, dilation, groups, ho, wo = geometry
-    n, o = arr.shape[0], w.shape[0]
+    n, o, k = arr.shape[0], w.shape[0], w[0].size
+    og, size = o // groups, ho * wo
     out = xp.empty((n, o, ho, wo), dtype=xp.result_type(arr, w))
+    w3 = w.reshape(groups, og, k)
+    cols = xp.empty((nb, groups * k, size), dtype=arr.dtype)  # reused by every block
     for s in range(0, n, nb):
-        cols = im2col(arr[s : s + nb], kernel, stride, pad, dilation)
-        res = _forward_product(xp, w, cols, groups)
+        m = min(nb, n - s)
+        im2col_images(arr[s : s + m], kernel, stride, pad, dilation, cols[:m])
+        res = out[s : s + m].reshape(m, groups, og, size)
+        xp.matmul(w3, cols[:m].reshape(m, groups, k, size), out=res)
         if bias is not None:
-            res += bias.reshape(o, 1)
-        out[s : s + nb] = channel_major(res.reshape(o, -1, ho, wo))
+            res += bias.reshape(groups, og, 1)
     return out
 
 
 def _blocked_backward(
     xp: Any, arr: Any, w: Any, g: Any, geometry: tuple, nb: int, nx: bool, nw: bool
 ) -> tuple[Any, Any]:
-    """Input and weight gradients one block of images at a time: the block's columns are
-    recomputed (cheaper from cache than kept for the whole batch), the weight gradient summed."""
-    kernel, stride, pad, dilation, groups, _, _ = geometry
-    n, c, h, wd = arr.shape
-    o = w.shape[0]
-    og, k = o // groups, w[0].size
+    """Input and weight gradients ``nb`` images at a time, per image and group: the block's
+    columns recomputed (cheaper from cache than kept for the whole batch), the weight gradient
+    summed, the input gradient's columns (in the same buffer) summed into the images."""
+    kernel, stride, pad, dilation, groups, ho, wo = geometry
+    n = arr.shape[0]
+    o, k = w.shape[0], w[0].size
+    og, size = o // groups, ho * wo
     gx = xp.empty(arr.shape, dtype=arr.dtype) if nx else None
-    gw = xp.zeros((groups, og, k), dtype=w.dtype) if nw else None
-    w3 = w.reshape(groups, og, k)
+    gw = xp.zeros((groups, k, og), dtype=w.dtype) if nw else None
+    wt = w.reshape(groups, og, k).transpose(0, 2, 1)
+    cols = xp.empty((nb, groups * k, size), dtype=arr.dtype)  # reused by every block
     for s in range(0, n, nb):
-        g2 = xp.ascontiguousarray(channel_major(g[s : s + nb])).reshape(groups, og, -1)
+        m = min(nb, n - s)
+        g4 = g[s : s + m].reshape(m, groups, og, size)
+        c4 = cols[:m].reshape(m, groups, k, size)
         if nw:
-            cols = im2col(arr[s : s + nb], kernel, stride, pad, dilation)
-            gw += xp.matmul(g2, cols.reshape(groups, k, -1).transpose(0, 2, 1))
+            im2col_images(arr[s : s + m], kernel, stride, pad, dilation, cols[:m])
+            gw += xp.matmul(c4, g4.transpose(0, 1, 3, 2)).sum(0)
         if nx:
-            gcols = xp.matmul(w3.transpose(0, 2, 1), g2).reshape(groups * k, -1)
-            shape = (g2.shape[2] // (g.shape[2] * g.shape[3]), c, h, wd)
-            gx[s : s + nb] = col2im(gcols, shape, kernel, stride, pad, dilation)
-    return gx, None if gw is None else gw.reshape(w.shape)
+            xp.matmul(wt, g4, out=c4)
+            col2im_images(
+                cols[:m], (m, *arr.shape[1:]), kernel, stride, pad, dilation, gx[s : s + m]
+            )
+    return gx, None if gw is None else gw.transpose(0, 2, 1).reshape(w.shape)
 
 
 _BLOCK = 8192  # columns per block when the inner dimension is small

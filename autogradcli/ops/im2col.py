@@ -18,7 +18,15 @@ from ._util import array_module
 Pair = tuple[int, int]
 Pad = tuple[int, int, int, int]  # top, bottom, left, right
 
-__all__ = ["Col2Im", "Im2Col", "channel_major", "col2im", "im2col"]
+__all__ = [
+    "Col2Im",
+    "Im2Col",
+    "channel_major",
+    "col2im",
+    "col2im_images",
+    "im2col",
+    "im2col_images",
+]
 
 
 def _out_size(size: int, k: int, s: int, lo: int, hi: int, d: int) -> int:
@@ -189,6 +197,140 @@ def col2im(
             else:
                 target += c6[:, i, j]
     return channel_major(buf[:, :, pt : pt + h, pl : pl + w])
+
+
+def _images_shifted(src: Any, out5: Any, pad: Pad, dilation: Pair) -> None:
+    """Stride-1 image-major columns when Wo == W: each kernel offset is one copy of every
+    (image, channel) plane shifted, then what it does not reach (or reaches by wrapping) zeroed."""
+    n, c, h, w = src.shape
+    _, _, kh, kw, size = out5.shape
+    ho = size // w
+    planes = src.reshape(n * c, h * w)
+    for i in range(kh):
+        di, y0, y1 = _row_span(i, dilation[0], pad[0], ho, h)
+        for j in range(kw):
+            dj = j * dilation[1] - pad[2]
+            dst = out5[:, :, i, j].reshape(n * c, size)
+            if y1 <= y0 or abs(dj) >= w:
+                dst[...] = 0
+                continue
+            shift, a, b = _shift_span(di, dj, y0, y1, w)
+            dst[:, a:b] = planes[:, a + shift : b + shift]
+            if a:
+                dst[:, :a] = 0
+            if b < size:
+                dst[:, b:] = 0
+            _zero_wrapped(dst, y0, y1, w, dj)
+
+
+def _shift_span(di: int, dj: int, y0: int, y1: int, w: int) -> tuple[int, int, int]:
+    """A kernel offset's flat shift and the flat output range [a, b) it reads inside the plane."""
+    return di * w + dj, y0 * w + max(0, -dj), y1 * w - max(0, dj)
+
+
+def _zero_wrapped(rows: Any, y0: int, y1: int, w: int, dj: int) -> None:
+    """Zero the columns of output rows [y0, y1) that a flat shift by ``dj`` fills from the
+    neighbouring row (the last ``dj`` columns, or the first ``-dj``)."""
+    grid = rows.reshape(rows.shape[0], -1, w)
+    if dj > 0:
+        grid[:, y0:y1, w - dj :] = 0
+    elif dj < 0:
+        grid[:, y0:y1, :-dj] = 0
+
+
+def im2col_images(
+    arr: Any, kernel: Pair, stride: Pair, pad: Pad, dilation: Pair, out: Any = None
+) -> Any:
+    """Image-major columns (N, C*kh*kw, Ho*Wo) of (N, C, H, W) ``arr``, rows ordered (c, i, j),
+    written into ``out`` (a C-contiguous array of that shape) when given."""
+    xp = array_module(arr)
+    n, c, h, w = arr.shape
+    (kh, kw), (sh, sw), (dh, dw) = kernel, stride, dilation
+    pt, pb, pl, pr = pad
+    ho = _out_size(h, kh, sh, pt, pb, dh)
+    wo = _out_size(w, kw, sw, pl, pr, dw)
+    if out is None:
+        out = xp.empty((n, c * kh * kw, ho * wo), dtype=arr.dtype)
+    out6 = out.reshape(n, c, kh, kw, ho, wo)
+    if _shifts_apply(w, wo, stride):
+        _images_shifted(arr, out6.reshape(n, c, kh, kw, ho * wo), pad, dilation)
+        return out
+    src = arr
+    if pt or pb or pl or pr:
+        src = xp.zeros((n, c, h + pt + pb, w + pl + pr), dtype=arr.dtype)
+        src[:, :, pt : pt + h, pl : pl + w] = arr
+    s_n, s_c, s_h, s_w = src.strides
+    strides = (s_n, s_c, s_h * dh, s_w * dw, s_h * sh, s_w * sw)
+    out6[...] = as_strided(xp, src, (n, c, kh, kw, ho, wo), strides)
+    return out
+
+
+def col2im_images(
+    cols: Any,
+    shape: tuple[int, ...],
+    kernel: Pair,
+    stride: Pair,
+    pad: Pad,
+    dilation: Pair,
+    out: Any,
+) -> Any:
+    """The adjoint of im2col_images: image-major columns (N, C*kh*kw, Ho*Wo) summed into ``out``,
+    a C-contiguous (N, C, H, W) array. ``cols`` is used as scratch (its contents are lost)."""
+    xp = array_module(cols)
+    n, c, h, w = shape
+    (kh, kw), (sh, sw), (dh, dw) = kernel, stride, dilation
+    pt, pb, pl, pr = pad
+    ho = _out_size(h, kh, sh, pt, pb, dh)
+    wo = _out_size(w, kw, sw, pl, pr, dw)
+    if _shifts_apply(w, wo, stride):
+        _images_unshifted(cols.reshape(n, c, kh, kw, ho * wo), out, pad, dilation)
+        return out
+    c6 = cols.reshape(n, c, kh, kw, ho, wo)
+    disjoint = sh >= dh * (kh - 1) + 1 and sw >= dw * (kw - 1) + 1
+    buf = xp.zeros((n, c, h + pt + pb, w + pl + pr), dtype=cols.dtype)
+    for i in range(kh):
+        for j in range(kw):
+            rows = slice(i * dh, i * dh + sh * (ho - 1) + 1, sh)
+            target = buf[:, :, rows, j * dw : j * dw + sw * (wo - 1) + 1 : sw]
+            if disjoint:
+                target[...] = c6[:, :, i, j]
+            else:
+                target += c6[:, :, i, j]
+    out[...] = buf[:, :, pt : pt + h, pl : pl + w]
+    return out
+
+
+def _center_tap(kh: int, kw: int, pad: Pad, dilation: Pair) -> tuple[int, int] | None:
+    """The kernel offset (i, j) that reads each output's own pixel (no shift), if there is one."""
+    i, j = pad[0] // dilation[0], pad[2] // dilation[1]
+    if i < kh and j < kw and i * dilation[0] == pad[0] and j * dilation[1] == pad[2]:
+        return i, j
+    return None
+
+
+def _images_unshifted(c5: Any, out: Any, pad: Pad, dilation: Pair) -> None:
+    """The adjoint of _images_shifted: per kernel offset, its planes' wrapped columns zeroed
+    (in place) and one shifted add of all of them into ``out``; the unshifted offset, when it
+    covers the whole output, is copied first instead of added to zeros."""
+    n, c, kh, kw, size = c5.shape
+    h, w = out.shape[2:]
+    ho = size // w
+    flat = out.reshape(n * c, h * w)
+    center = _center_tap(kh, kw, pad, dilation) if ho == h else None
+    if center is None:
+        flat[...] = 0
+    else:
+        flat[...] = c5[:, :, center[0], center[1]].reshape(n * c, size)
+    taps = [(i, j) for i in range(kh) for j in range(kw) if (i, j) != center]
+    for i, j in taps:
+        di, y0, y1 = _row_span(i, dilation[0], pad[0], ho, h)
+        dj = j * dilation[1] - pad[2]
+        if y1 <= y0 or abs(dj) >= w:
+            continue
+        src = c5[:, :, i, j].reshape(n * c, size)
+        _zero_wrapped(src, y0, y1, w, dj)
+        shift, a, b = _shift_span(di, dj, y0, y1, w)
+        flat[:, a + shift : b + shift] += src[:, a:b]
 
 
 class Im2Col(Function):
