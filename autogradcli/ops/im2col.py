@@ -199,43 +199,41 @@ def col2im(
     return channel_major(buf[:, :, pt : pt + h, pl : pl + w])
 
 
-def _images_shifted(src: Any, out5: Any, pad: Pad, dilation: Pair) -> None:
-    """Stride-1 image-major columns when Wo == W: each kernel offset is one copy of every
-    (image, channel) plane shifted, then what it does not reach (or reaches by wrapping) zeroed."""
+def _images_shifted(xp: Any, src: Any, out5: Any, pad: Pad, dilation: Pair) -> None:
+    """Stride-1 image-major columns when Wo == W: the planes padded once (zero rows above and
+    below, a margin at either end of the buffer), then every kernel offset in one copy of a
+    sliding-window view; the columns a flat shift fills from the next row are zeroed."""
     n, c, h, w = src.shape
-    _, _, kh, kw, size = out5.shape
-    ho = size // w
-    planes = src.reshape(n * c, h * w)
-    for i in range(kh):
-        di, y0, y1 = _row_span(i, dilation[0], pad[0], ho, h)
-        for j in range(kw):
-            dj = j * dilation[1] - pad[2]
-            dst = out5[:, :, i, j].reshape(n * c, size)
-            if y1 <= y0 or abs(dj) >= w:
-                dst[...] = 0
-                continue
-            shift, a, b = _shift_span(di, dj, y0, y1, w)
-            dst[:, a:b] = planes[:, a + shift : b + shift]
-            if a:
-                dst[:, :a] = 0
-            if b < size:
-                dst[:, b:] = 0
-            _zero_wrapped(dst, y0, y1, w, dj)
+    nc, kh, kw, size = n * c, *out5.shape[2:]
+    pt, pb, pl, pr = pad
+    hp = h + pt + pb
+    body = nc * hp * w
+    buf = xp.empty(pl + body + pr, dtype=out5.dtype)  # pl + pr = dilation * (kw - 1): Wo == W
+    buf[:pl] = 0
+    buf[pl + body :] = 0
+    planes = buf[pl : pl + body].reshape(n, c, hp, w)
+    planes[:, :, :pt] = 0
+    planes[:, :, pt + h :] = 0
+    planes[:, :, pt : pt + h] = src
+    it = buf.itemsize
+    window = as_strided(
+        xp, buf, (nc, kh, kw, size), (hp * w * it, dilation[0] * w * it, dilation[1] * it, it)
+    )
+    out5.reshape(nc, kh, kw, size)[...] = window
+    _zero_wrapped(out5.reshape(nc, kh, kw, size), w, [j * dilation[1] - pl for j in range(kw)])
 
 
-def _shift_span(di: int, dj: int, y0: int, y1: int, w: int) -> tuple[int, int, int]:
-    """A kernel offset's flat shift and the flat output range [a, b) it reads inside the plane."""
-    return di * w + dj, y0 * w + max(0, -dj), y1 * w - max(0, dj)
-
-
-def _zero_wrapped(rows: Any, y0: int, y1: int, w: int, dj: int) -> None:
-    """Zero the columns of output rows [y0, y1) that a flat shift by ``dj`` fills from the
-    neighbouring row (the last ``dj`` columns, or the first ``-dj``)."""
-    grid = rows.reshape(rows.shape[0], -1, w)
-    if dj > 0:
-        grid[:, y0:y1, w - dj :] = 0
-    elif dj < 0:
-        grid[:, y0:y1, :-dj] = 0
+def _zero_wrapped(c4: Any, w: int, shifts: list[int]) -> None:
+    """Zero, in (NC, kh, kw, Ho*W) columns, the output columns that kernel column j's flat shift
+    ``shifts[j]`` fills from the neighbouring row (the last ``dj`` columns, or the first ``-dj``)."""
+    grid = c4.reshape(*c4.shape[:3], -1, w)
+    for j, dj in enumerate(shifts):
+        if abs(dj) >= w:
+            grid[:, :, j] = 0
+        elif dj > 0:
+            grid[:, :, j, :, w - dj :] = 0
+        elif dj < 0:
+            grid[:, :, j, :, :-dj] = 0
 
 
 def im2col_images(
@@ -253,7 +251,7 @@ def im2col_images(
         out = xp.empty((n, c * kh * kw, ho * wo), dtype=arr.dtype)
     out6 = out.reshape(n, c, kh, kw, ho, wo)
     if _shifts_apply(w, wo, stride):
-        _images_shifted(arr, out6.reshape(n, c, kh, kw, ho * wo), pad, dilation)
+        _images_shifted(xp, arr, out6.reshape(n, c, kh, kw, ho * wo), pad, dilation)
         return out
     src = arr
     if pt or pb or pl or pr:
@@ -309,28 +307,28 @@ def _center_tap(kh: int, kw: int, pad: Pad, dilation: Pair) -> tuple[int, int] |
 
 
 def _images_unshifted(c5: Any, out: Any, pad: Pad, dilation: Pair) -> None:
-    """The adjoint of _images_shifted: per kernel offset, its planes' wrapped columns zeroed
-    (in place) and one shifted add of all of them into ``out``; the unshifted offset, when it
+    """The adjoint of _images_shifted: the columns' wrapped entries zeroed (in place), then per
+    kernel offset one shifted add of every plane into ``out``; the unshifted offset, when it
     covers the whole output, is copied first instead of added to zeros."""
     n, c, kh, kw, size = c5.shape
     h, w = out.shape[2:]
     ho = size // w
+    c4 = c5.reshape(n * c, kh, kw, size)
+    _zero_wrapped(c4, w, [j * dilation[1] - pad[2] for j in range(kw)])
     flat = out.reshape(n * c, h * w)
     center = _center_tap(kh, kw, pad, dilation) if ho == h else None
     if center is None:
         flat[...] = 0
     else:
-        flat[...] = c5[:, :, center[0], center[1]].reshape(n * c, size)
-    taps = [(i, j) for i in range(kh) for j in range(kw) if (i, j) != center]
-    for i, j in taps:
+        flat[...] = c4[:, center[0], center[1]]
+    for i in range(kh):
         di, y0, y1 = _row_span(i, dilation[0], pad[0], ho, h)
-        dj = j * dilation[1] - pad[2]
-        if y1 <= y0 or abs(dj) >= w:
-            continue
-        src = c5[:, :, i, j].reshape(n * c, size)
-        _zero_wrapped(src, y0, y1, w, dj)
-        shift, a, b = _shift_span(di, dj, y0, y1, w)
-        flat[:, a + shift : b + shift] += src[:, a:b]
+        for j in range(kw):
+            dj = j * dilation[1] - pad[2]
+            if (i, j) == center or y1 <= y0 or abs(dj) >= w:
+                continue
+            shift, a, b = di * w + dj, y0 * w + max(0, -dj), y1 * w - max(0, dj)
+            flat[:, a + shift : b + shift] += c4[:, i, j, a:b]
 
 
 class Im2Col(Function):
