@@ -90,6 +90,25 @@ def test_blocked_with_a_shorter_last_block(monkeypatch, dtype):
     check(_fn("conv2d", padding=1, groups=2), (3, 4, 5, 5), (4, 2, 3, 3), (4,), dtype=dtype)
 
 
+@pytest.mark.parametrize(
+    "kw, adjoint",
+    [
+        ({"padding": 1}, (1, 1, 1, 1)),
+        ({"padding": (0, 2), "dilation": 2}, (4, 4, 2, 2)),
+        ({"padding": 3}, None),  # wider than the kernel reaches: the columns are scattered back
+        ({"padding": 1, "stride": (1, 2)}, None),
+    ],
+)
+def test_input_gradient_as_flipped_convolution(blocked, kw, adjoint):
+    """Stride-1 input gradients are the convolution of g with the flipped kernel under the
+    adjoint padding; the other geometries scatter columns back (col2im). Both match torch."""
+    st, pad, dil = convolution.conv_geometry(
+        (3, 3), kw.get("stride", 1), kw["padding"], kw.get("dilation", 1)
+    )
+    assert convolution._adjoint_pad((3, 3), st, pad, dil) == adjoint
+    check(_fn("conv2d", groups=2, **kw), (3, 4, 7, 7), (6, 2, 3, 3), (6,))
+
+
 def test_blocked_grad_of_grad(blocked):
     """create_graph takes the Function-built backward, so second derivatives still work."""
     check(

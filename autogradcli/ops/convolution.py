@@ -129,20 +129,45 @@ def _blocked_forward(xp: Any, arr: Any, w: Any, bias: Any, geometry: tuple, nb: 
     return out
 
 
+def _adjoint_pad(kernel: Pair, stride: Pair, pad: Pad, dilation: Pair) -> Pad | None:
+    """The padding under which the input gradient of a stride-1 convolution is itself a
+    convolution of g with the flipped kernel, or None (strided, or a pad wider than the kernel)."""
+    if stride != (1, 1):
+        return None
+    reach = (dilation[0] * (kernel[0] - 1),) * 2 + (dilation[1] * (kernel[1] - 1),) * 2
+    adjoint = tuple(r - p for r, p in zip(reach, pad))
+    return adjoint if min(adjoint) >= 0 else None  # type: ignore[return-value]
+
+
+def _flipped(w: Any, groups: int) -> Any:
+    """(O, C/g, kh, kw) weights as (g, C/g, O/g * kh * kw): per group, input and output channels
+    swapped and the kernel turned by 180 degrees (the input gradient's convolution weights)."""
+    o, cg, kh, kw = w.shape
+    w5 = w.reshape(groups, o // groups, cg, kh, kw)[:, :, :, ::-1, ::-1]
+    return w5.transpose(0, 2, 1, 3, 4).reshape(groups, cg, -1)
+
+
 def _blocked_backward(
     xp: Any, arr: Any, w: Any, g: Any, geometry: tuple, nb: int, nx: bool, nw: bool
 ) -> tuple[Any, Any]:
     """Input and weight gradients ``nb`` images at a time, per image and group: the block's
-    columns recomputed (cheaper from cache than kept for the whole batch), the weight gradient
-    summed, the input gradient's columns (in the same buffer) summed into the images."""
+    columns recomputed (cheaper from cache than kept for the whole batch) for the weight
+    gradient, summed; the input gradient for stride 1 as the convolution of the block's g with
+    the flipped kernel (columns of g, one product per image into gx: no scatter), else as the
+    products' columns summed back into the images (col2im)."""
     kernel, stride, pad, dilation, groups, ho, wo = geometry
-    n = arr.shape[0]
+    n, c = arr.shape[:2]
     o, k = w.shape[0], w[0].size
     og, size = o // groups, ho * wo
     gx = xp.empty(arr.shape, dtype=arr.dtype) if nx else None
     gw = xp.zeros((groups, k, og), dtype=w.dtype) if nw else None
-    wt = w.reshape(groups, og, k).transpose(0, 2, 1)
+    adjoint = _adjoint_pad(kernel, stride, pad, dilation) if nx else None
     cols = xp.empty((nb, groups * k, size), dtype=arr.dtype)  # reused by every block
+    if adjoint is not None:
+        wf, gk = _flipped(w, groups), og * kernel[0] * kernel[1]
+        gcols = xp.empty((nb, o * kernel[0] * kernel[1], arr[0, 0].size), dtype=g.dtype)
+    else:
+        wt = w.reshape(groups, og, k).transpose(0, 2, 1)
     for s in range(0, n, nb):
         m = min(nb, n - s)
         g4 = g[s : s + m].reshape(m, groups, og, size)
@@ -150,7 +175,11 @@ def _blocked_backward(
         if nw:
             im2col_images(arr[s : s + m], kernel, stride, pad, dilation, cols[:m])
             gw += xp.matmul(c4, g4.transpose(0, 1, 3, 2)).sum(0)
-        if nx:
+        if adjoint is not None:
+            im2col_images(g[s : s + m], kernel, stride, adjoint, dilation, gcols[:m])
+            res = gx[s : s + m].reshape(m, groups, c // groups, -1)
+            xp.matmul(wf, gcols[:m].reshape(m, groups, gk, -1), out=res)
+        elif nx:
             xp.matmul(wt, g4, out=c4)
             col2im_images(
                 cols[:m], (m, *arr.shape[1:]), kernel, stride, pad, dilation, gx[s : s + m]
