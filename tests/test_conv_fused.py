@@ -16,11 +16,21 @@ TF = torch.nn.functional
 
 
 @pytest.fixture
-def blocked(monkeypatch):
+def one_thread(monkeypatch):
+    """The convolution sees one thread, and BLAS runs on one, as after set_num_threads(1) (the
+    blocked path's many small products each hand off to BLAS threads otherwise)."""
+    from threadpoolctl import threadpool_limits
+
+    monkeypatch.setattr(convolution, "get_num_threads", lambda: 1)
+    with threadpool_limits(limits=1, user_api="blas"):
+        yield
+
+
+@pytest.fixture
+def blocked(monkeypatch, one_thread):
     """Every batch of more than one image takes the blocked path (one image per block)."""
     monkeypatch.setattr(convolution, "_BIG_COLUMNS", 0)
     monkeypatch.setattr(convolution, "_CACHE_BYTES", 1)
-    monkeypatch.setattr(convolution, "get_num_threads", lambda: 1)
 
 
 @pytest.mark.filterwarnings("ignore:Using padding='same'")
@@ -59,13 +69,12 @@ def test_blocked_non_contiguous_input_and_some_grads(blocked):
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
-def test_blocked_equals_whole_batch(monkeypatch, dtype):
+def test_blocked_equals_whole_batch(monkeypatch, one_thread, dtype):
     """The blocked and whole-batch paths agree (float32 to rounding, float64 closely)."""
     rng = np.random.default_rng(1)
     arrays = [rng.standard_normal(s).astype(dtype) for s in [(5, 4, 6, 6), (8, 4, 3, 3), (8,)]]
     g = rng.standard_normal((5, 8, 6, 6)).astype(dtype)
     results = []
-    monkeypatch.setattr(convolution, "get_num_threads", lambda: 1)
     for size in (1 << 40, 0):
         monkeypatch.setattr(convolution, "_BIG_COLUMNS", size)
         x, w, b = (ag.tensor(a, requires_grad=True) for a in arrays)
@@ -80,11 +89,10 @@ def test_blocked_equals_whole_batch(monkeypatch, dtype):
 
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
-def test_blocked_with_a_shorter_last_block(monkeypatch, dtype):
+def test_blocked_with_a_shorter_last_block(monkeypatch, one_thread, dtype):
     """Blocks of two images over a batch of three (the last block shorter), groups and bias."""
     monkeypatch.setattr(convolution, "_BIG_COLUMNS", 0)
     monkeypatch.setattr(convolution, "_CACHE_BYTES", 2 * 36 * 25 * np.dtype(dtype).itemsize)
-    monkeypatch.setattr(convolution, "get_num_threads", lambda: 1)
     x, w = ag.zeros((3, 4, 5, 5), dtype=dtype), ag.zeros((4, 2, 3, 3), dtype=dtype)
     assert F.conv2d(x, w.requires_grad_(), padding=1, groups=2).grad_fn.block == 2
     check(_fn("conv2d", padding=1, groups=2), (3, 4, 5, 5), (4, 2, 3, 3), (4,), dtype=dtype)
@@ -107,6 +115,24 @@ def test_input_gradient_as_flipped_convolution(blocked, kw, adjoint):
     )
     assert convolution._adjoint_pad((3, 3), st, pad, dil) == adjoint
     check(_fn("conv2d", groups=2, **kw), (3, 4, 7, 7), (6, 2, 3, 3), (6,))
+
+
+@pytest.mark.filterwarnings("ignore:Using padding='same'")
+@pytest.mark.parametrize("x, w, kw", CONV2D[:4], ids=[str(c[2]) for c in CONV2D[:4]])
+def test_blocked_in_column_chunks_matches_torch(blocked, monkeypatch, x, w, kw):
+    """Products over chunks of a few output rows (small weights on numpy) give torch's values
+    and gradients: forward, weight gradient and the flipped-kernel input gradient."""
+    monkeypatch.setattr(convolution, "_CHUNK_COLUMNS", 4)
+    check(_fn("conv2d", **kw), x, w, (w[0],))
+
+
+def test_chunk_rows_rule():
+    w3 = np.zeros((1, 32, 288), np.float32)  # the ResNet step's 32->32 3x3 conv
+    assert convolution._chunk_rows(np, w3, 16, 16) == 4  # 64 columns per product
+    assert convolution._chunk_rows(np, w3, 15, 16) == 3  # rows dividing Ho: 48 columns
+    assert convolution._chunk_rows(np, w3, 8, 8) == 8  # one image is 64 columns: whole
+    assert convolution._chunk_rows(np, w3, 16, 65) == 16  # a row wider than a chunk
+    assert convolution._chunk_rows(np, np.zeros((1, 64, 576)), 16, 16) == 16  # big weights
 
 
 def test_blocked_grad_of_grad(blocked):
@@ -135,11 +161,14 @@ def test_image_block_whole_batch_on_several_threads():
 def test_big_columns_never_kept_for_backward(monkeypatch, threads):
     """On any thread count a convolution keeps no big whole-batch columns for backward (they
     were 110 MiB of the ResNet step on 2 threads); columns up to the limit are kept."""
+    from threadpoolctl import threadpool_limits
+
     monkeypatch.setattr(convolution, "get_num_threads", lambda: threads)
     w = ag.zeros((32, 32, 3, 3), requires_grad=True)
-    big = F.conv2d(ag.zeros((64, 32, 16, 16)), w, padding=1).grad_fn  # 18 MiB of columns
-    limit = F.conv2d(ag.zeros((36, 32, 16, 16)), w, padding=1).grad_fn  # 10.1 MiB: over
-    small = F.conv2d(ag.zeros((35, 32, 16, 16)), w, padding=1).grad_fn  # 9.8 MiB: under
+    with threadpool_limits(limits=threads, user_api="blas"):
+        big = F.conv2d(ag.zeros((64, 32, 16, 16)), w, padding=1).grad_fn  # 18 MiB of columns
+        limit = F.conv2d(ag.zeros((36, 32, 16, 16)), w, padding=1).grad_fn  # 10.1 MiB: over
+        small = F.conv2d(ag.zeros((35, 32, 16, 16)), w, padding=1).grad_fn  # 9.8 MiB: under
     assert big.cols is None and limit.cols is None
     assert small.cols.shape == (288, 35 * 256)
     assert big.block == (64 if threads > 1 else 8)

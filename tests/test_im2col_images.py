@@ -68,3 +68,22 @@ def test_images_float32_stays_float32():
     # each pixel is reached by as many kernel offsets as stay inside the image
     np.testing.assert_array_equal(out[0, 0, 0], [4, 6, 6, 4])
     np.testing.assert_array_equal(out[0, 0, 1], [6, 9, 9, 6])
+
+
+@pytest.mark.parametrize("shape, kernel, stride, pad, dil", GEOMETRIES)
+def test_im2col_images_in_row_chunks(shape, kernel, stride, pad, dil):
+    """Chunks of ``rows`` output rows: (N, Ho/rows, K, rows*Wo), the same columns regrouped."""
+    x = np.random.default_rng(2).standard_normal(shape)
+    whole = im2col_images(x, kernel, stride, pad, dil)
+    n, k, _ = whole.shape
+    ho = _out_rows(shape, kernel, stride, pad, dil)
+    wo = whole.shape[2] // ho
+    for rows in [r for r in (1, 2, 3) if ho % r == 0]:
+        got = im2col_images(x, kernel, stride, pad, dil, rows=rows)
+        assert got.shape == (n, ho // rows, k, rows * wo)
+        want = whole.reshape(n, k, ho // rows, rows * wo).transpose(0, 2, 1, 3)
+        np.testing.assert_array_equal(got, want)
+
+
+def _out_rows(shape, kernel, stride, pad, dil):
+    return (shape[2] + pad[0] + pad[1] - dil[0] * (kernel[0] - 1) - 1) // stride[0] + 1

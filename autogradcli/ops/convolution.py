@@ -17,6 +17,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from ..autograd.function import Function
 from ..autograd.grad_mode import STATE
 from ..backend.threads import get_num_threads
@@ -110,22 +112,52 @@ def _forward_product(xp: Any, w: Any, cols: Any, groups: int) -> Any:
     return out.reshape(o, -1)
 
 
+_CHUNK_COLUMNS = 64  # columns per product for small weights (below)
+_SMALL_PRODUCT = 10**6  # M*N*K up to which OpenBLAS (SkylakeX) runs its small-matrix kernels
+
+
+def _chunk_rows(xp: Any, w3: Any, ho: int, wo: int) -> int:
+    """Output rows per product: the whole image, or for small weights w3 (g, O/g, K) on numpy
+    the most rows dividing Ho within _CHUNK_COLUMNS columns, so that each product is small
+    enough for BLAS's unpacked kernels (32x288 weights: 1.6x faster on 64 columns than 256)."""
+    og, k = w3.shape[1:]
+    if xp is not np or wo > _CHUNK_COLUMNS or ho * wo <= _CHUNK_COLUMNS:
+        return ho
+    if og * k * _CHUNK_COLUMNS > _SMALL_PRODUCT:
+        return ho
+    return max(d for d in range(1, ho + 1) if ho % d == 0 and d * wo <= _CHUNK_COLUMNS)
+
+
+def _columns(xp: Any, nb: int, k: int, ho: int, wo: int, rows: int, dtype: Any) -> Any:
+    """A block's column buffer: (nb, Ho/rows, K, rows*Wo), reused by every block."""
+    return xp.empty((nb, ho // rows, k, rows * wo), dtype=dtype)
+
+
+def _images_conv(xp: Any, src: Any, w3: Any, conv: tuple, cols: Any, out: Any) -> Any:
+    """``out`` (m, O, Ho, Wo) = the convolution ``conv`` (kernel, stride, pad, dilation) of the
+    m images ``src`` with w3 (g, O/g, K): their columns in ``cols`` (chunked as it is shaped),
+    then one product per chunk and group written straight into ``out``; returns that view."""
+    m, (groups, og, k) = src.shape[0], w3.shape
+    _, q, _, lc = cols.shape
+    im2col_images(src, *conv, cols[:m], lc // out.shape[3])
+    res = out.reshape(m, groups, og, q, lc).transpose(0, 3, 1, 2, 4)
+    xp.matmul(w3, cols[:m].reshape(m, q, groups, k, lc), out=res)
+    return res
+
+
 def _blocked_forward(xp: Any, arr: Any, w: Any, bias: Any, geometry: tuple, nb: int) -> Any:
     """The convolution ``nb`` images at a time into contiguous (N, O, Ho, Wo): each block's
-    image-major columns, then one product per image and group written straight into the output."""
-    kernel, stride, pad, dilation, groups, ho, wo = geometry
+    image-major columns, then one product per image (or chunk) and group written straight into
+    the output."""
+    groups, ho, wo = geometry[4:]
     n, o, k = arr.shape[0], w.shape[0], w[0].size
-    og, size = o // groups, ho * wo
     out = xp.empty((n, o, ho, wo), dtype=xp.result_type(arr, w))
-    w3 = w.reshape(groups, og, k)
-    cols = xp.empty((nb, groups * k, size), dtype=arr.dtype)  # reused by every block
+    w3 = w.reshape(groups, o // groups, k)
+    cols = _columns(xp, nb, groups * k, ho, wo, _chunk_rows(xp, w3, ho, wo), arr.dtype)
     for s in range(0, n, nb):
-        m = min(nb, n - s)
-        im2col_images(arr[s : s + m], kernel, stride, pad, dilation, cols[:m])
-        res = out[s : s + m].reshape(m, groups, og, size)
-        xp.matmul(w3, cols[:m].reshape(m, groups, k, size), out=res)
+        res = _images_conv(xp, arr[s : s + nb], w3, geometry[:4], cols, out[s : s + nb])
         if bias is not None:
-            res += bias.reshape(groups, og, 1)
+            res += bias.reshape(groups, o // groups, 1)
     return out
 
 
@@ -150,40 +182,43 @@ def _flipped(w: Any, groups: int) -> Any:
 def _blocked_backward(
     xp: Any, arr: Any, w: Any, g: Any, geometry: tuple, nb: int, nx: bool, nw: bool
 ) -> tuple[Any, Any]:
-    """Input and weight gradients ``nb`` images at a time, per image and group: the block's
-    columns recomputed (cheaper from cache than kept for the whole batch) for the weight
+    """Input and weight gradients ``nb`` images at a time, per image (or chunk) and group: the
+    block's columns recomputed (cheaper from cache than kept for the whole batch) for the weight
     gradient, summed; the input gradient for stride 1 as the convolution of the block's g with
     the flipped kernel (columns of g, one product per image into gx: no scatter), else as the
     products' columns summed back into the images (col2im)."""
     kernel, stride, pad, dilation, groups, ho, wo = geometry
-    n, c = arr.shape[:2]
+    n, c, h, wd = arr.shape
     o, k = w.shape[0], w[0].size
-    og, size = o // groups, ho * wo
+    og = o // groups
     gx = xp.empty(arr.shape, dtype=arr.dtype) if nx else None
     gw = xp.zeros((groups, k, og), dtype=w.dtype) if nw else None
+    w3 = w.reshape(groups, og, k)
+    rows = _chunk_rows(xp, w3, ho, wo)
+    cols = _columns(xp, nb, groups * k, ho, wo, rows, arr.dtype) if nw else None
     adjoint = _adjoint_pad(kernel, stride, pad, dilation) if nx else None
-    cols = xp.empty((nb, groups * k, size), dtype=arr.dtype)  # reused by every block
     if adjoint is not None:
-        wf, gk = _flipped(w, groups), og * kernel[0] * kernel[1]
-        gcols = xp.empty((nb, o * kernel[0] * kernel[1], arr[0, 0].size), dtype=g.dtype)
-    else:
-        wt = w.reshape(groups, og, k).transpose(0, 2, 1)
+        wf = _flipped(w, groups)
+        gcols = _columns(
+            xp, nb, o * kernel[0] * kernel[1], h, wd, _chunk_rows(xp, wf, h, wd), g.dtype
+        )
+    elif nx:
+        gcols = xp.empty((nb, groups * k, ho * wo), dtype=arr.dtype)
     for s in range(0, n, nb):
         m = min(nb, n - s)
-        g4 = g[s : s + m].reshape(m, groups, og, size)
-        c4 = cols[:m].reshape(m, groups, k, size)
         if nw:
-            im2col_images(arr[s : s + m], kernel, stride, pad, dilation, cols[:m])
-            gw += xp.matmul(c4, g4.transpose(0, 1, 3, 2)).sum(0)
+            im2col_images(arr[s : s + m], kernel, stride, pad, dilation, cols[:m], rows)
+            q, lc = cols.shape[1], cols.shape[3]
+            g5 = g[s : s + m].reshape(m, groups, og, q, lc).transpose(0, 3, 1, 4, 2)
+            gw += xp.matmul(cols[:m].reshape(m, q, groups, k, lc), g5).sum((0, 1))
         if adjoint is not None:
-            im2col_images(g[s : s + m], kernel, stride, adjoint, dilation, gcols[:m])
-            res = gx[s : s + m].reshape(m, groups, c // groups, -1)
-            xp.matmul(wf, gcols[:m].reshape(m, groups, gk, -1), out=res)
+            conv = (kernel, stride, adjoint, dilation)
+            _images_conv(xp, g[s : s + m], wf, conv, gcols, gx[s : s + m])
         elif nx:
-            xp.matmul(wt, g4, out=c4)
-            col2im_images(
-                cols[:m], (m, *arr.shape[1:]), kernel, stride, pad, dilation, gx[s : s + m]
-            )
+            g4 = g[s : s + m].reshape(m, groups, og, ho * wo)
+            c4 = gcols[:m].reshape(m, groups, k, ho * wo)
+            xp.matmul(w3.transpose(0, 2, 1), g4, out=c4)
+            col2im_images(gcols[:m], (m, c, h, wd), kernel, stride, pad, dilation, gx[s : s + m])
     return gx, None if gw is None else gw.transpose(0, 2, 1).reshape(w.shape)
 
 

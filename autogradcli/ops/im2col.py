@@ -199,16 +199,17 @@ def col2im(
     return channel_major(buf[:, :, pt : pt + h, pl : pl + w])
 
 
-def _images_shifted(xp: Any, src: Any, out5: Any, pad: Pad, dilation: Pair) -> None:
-    """Stride-1 image-major columns when Wo == W: the planes padded once (zero rows above and
-    below, a margin at either end of the buffer), then every kernel offset in one copy of a
-    sliding-window view; the columns a flat shift fills from the next row are zeroed."""
+def _images_shifted(xp: Any, src: Any, dst: Any, pad: Pad, dilation: Pair) -> None:
+    """Stride-1 image-major columns when Wo == W, into ``dst`` (N, Q, C, kh, kw, R, W): the
+    planes padded once (zero rows above and below, a margin at either end of the buffer), then
+    every kernel offset in one copy of a sliding-window view; the columns a flat shift fills
+    from the next row are zeroed."""
     n, c, h, w = src.shape
-    nc, kh, kw, size = n * c, *out5.shape[2:]
+    _, q, _, kh, kw, r, _ = dst.shape
     pt, pb, pl, pr = pad
     hp = h + pt + pb
-    body = nc * hp * w
-    buf = xp.empty(pl + body + pr, dtype=out5.dtype)  # pl + pr = dilation * (kw - 1): Wo == W
+    body = n * c * hp * w
+    buf = xp.empty(pl + body + pr, dtype=dst.dtype)  # pl + pr = dilation * (kw - 1): Wo == W
     buf[:pl] = 0
     buf[pl + body :] = 0
     planes = buf[pl : pl + body].reshape(n, c, hp, w)
@@ -216,50 +217,61 @@ def _images_shifted(xp: Any, src: Any, out5: Any, pad: Pad, dilation: Pair) -> N
     planes[:, :, pt + h :] = 0
     planes[:, :, pt : pt + h] = src
     it = buf.itemsize
-    window = as_strided(
-        xp, buf, (nc, kh, kw, size), (hp * w * it, dilation[0] * w * it, dilation[1] * it, it)
-    )
-    out5.reshape(nc, kh, kw, size)[...] = window
-    _zero_wrapped(out5.reshape(nc, kh, kw, size), w, [j * dilation[1] - pl for j in range(kw)])
+    plane, line = hp * w * it, w * it
+    strides = (c * plane, plane, dilation[0] * line, dilation[1] * it, r * line, it)
+    window = as_strided(xp, buf, (n, c, kh, kw, q, r * w), strides)
+    dst.reshape(n, q, c, kh, kw, r * w)[...] = window.transpose(0, 4, 1, 2, 3, 5)
+    _zero_wrapped(dst, [j * dilation[1] - pl for j in range(kw)])
 
 
-def _zero_wrapped(c4: Any, w: int, shifts: list[int]) -> None:
-    """Zero, in (NC, kh, kw, Ho*W) columns, the output columns that kernel column j's flat shift
-    ``shifts[j]`` fills from the neighbouring row (the last ``dj`` columns, or the first ``-dj``)."""
-    grid = c4.reshape(*c4.shape[:3], -1, w)
+def _zero_wrapped(grid: Any, shifts: list[int]) -> None:
+    """Zero, in columns viewed (..., kw, rows, W), the output columns that kernel column j's
+    flat shift ``shifts[j]`` fills from the neighbouring row (the last ``dj``, or the first
+    ``-dj``)."""
+    w = grid.shape[-1]
     for j, dj in enumerate(shifts):
         if abs(dj) >= w:
-            grid[:, :, j] = 0
+            grid[..., j, :, :] = 0
         elif dj > 0:
-            grid[:, :, j, :, w - dj :] = 0
+            grid[..., j, :, w - dj :] = 0
         elif dj < 0:
-            grid[:, :, j, :, :-dj] = 0
+            grid[..., j, :, :-dj] = 0
 
 
 def im2col_images(
-    arr: Any, kernel: Pair, stride: Pair, pad: Pad, dilation: Pair, out: Any = None
+    arr: Any,
+    kernel: Pair,
+    stride: Pair,
+    pad: Pad,
+    dilation: Pair,
+    out: Any = None,
+    rows: int = 0,
 ) -> Any:
     """Image-major columns (N, C*kh*kw, Ho*Wo) of (N, C, H, W) ``arr``, rows ordered (c, i, j),
-    written into ``out`` (a C-contiguous array of that shape) when given."""
+    written into ``out`` (a C-contiguous array) when given. With ``rows`` (dividing Ho) each
+    image's columns are in chunks of that many output rows: (N, Ho/rows, C*kh*kw, rows*Wo)."""
     xp = array_module(arr)
     n, c, h, w = arr.shape
     (kh, kw), (sh, sw), (dh, dw) = kernel, stride, dilation
     pt, pb, pl, pr = pad
     ho = _out_size(h, kh, sh, pt, pb, dh)
     wo = _out_size(w, kw, sw, pl, pr, dw)
+    r = rows or ho
     if out is None:
-        out = xp.empty((n, c * kh * kw, ho * wo), dtype=arr.dtype)
-    out6 = out.reshape(n, c, kh, kw, ho, wo)
+        shape = (n, ho // r, c * kh * kw, r * wo) if rows else (n, c * kh * kw, ho * wo)
+        out = xp.empty(shape, dtype=arr.dtype)
+    dst = out.reshape(n, ho // r, c, kh, kw, r, wo)
     if _shifts_apply(w, wo, stride):
-        _images_shifted(xp, arr, out6.reshape(n, c, kh, kw, ho * wo), pad, dilation)
+        _images_shifted(xp, arr, dst, pad, dilation)
         return out
     src = arr
     if pt or pb or pl or pr:
         src = xp.zeros((n, c, h + pt + pb, w + pl + pr), dtype=arr.dtype)
         src[:, :, pt : pt + h, pl : pl + w] = arr
     s_n, s_c, s_h, s_w = src.strides
-    strides = (s_n, s_c, s_h * dh, s_w * dw, s_h * sh, s_w * sw)
-    out6[...] = as_strided(xp, src, (n, c, kh, kw, ho, wo), strides)
+    strides = (s_n, s_c, s_h * dh, s_w * dw, s_h * sh * r, s_h * sh, s_w * sw)
+    window = as_strided(xp, src, (n, c, kh, kw, ho // r, r, wo), strides)
+    dst[...] = window.transpose(0, 4, 1, 2, 3, 5, 6)
     return out
 
 
@@ -314,7 +326,7 @@ def _images_unshifted(c5: Any, out: Any, pad: Pad, dilation: Pair) -> None:
     h, w = out.shape[2:]
     ho = size // w
     c4 = c5.reshape(n * c, kh, kw, size)
-    _zero_wrapped(c4, w, [j * dilation[1] - pad[2] for j in range(kw)])
+    _zero_wrapped(c4.reshape(n * c, kh, kw, ho, w), [j * dilation[1] - pad[2] for j in range(kw)])
     flat = out.reshape(n * c, h * w)
     center = _center_tap(kh, kw, pad, dilation) if ho == h else None
     if center is None:
