@@ -182,11 +182,12 @@ def _flipped(w: Any, groups: int) -> Any:
 def _blocked_backward(
     xp: Any, arr: Any, w: Any, g: Any, geometry: tuple, nb: int, nx: bool, nw: bool
 ) -> tuple[Any, Any]:
-    """Input and weight gradients ``nb`` images at a time, per image (or chunk) and group: the
-    block's columns recomputed (cheaper from cache than kept for the whole batch) for the weight
-    gradient, summed; the input gradient for stride 1 as the convolution of the block's g with
-    the flipped kernel (columns of g, one product per image into gx: no scatter), else as the
-    products' columns summed back into the images (col2im)."""
+    """Input and weight gradients ``nb`` images at a time, per group: the block's columns
+    recomputed (cheaper from cache than kept for the whole batch), whole images (the weight
+    gradient's products run ~5% faster on them than on chunks), one product per image, summed;
+    the input gradient for stride 1 as the convolution of the block's g with the flipped kernel
+    (columns of g, one product per image or chunk into gx: no scatter), else as the products'
+    columns summed back into the images (col2im)."""
     kernel, stride, pad, dilation, groups, ho, wo = geometry
     n, c, h, wd = arr.shape
     o, k = w.shape[0], w[0].size
@@ -194,8 +195,7 @@ def _blocked_backward(
     gx = xp.empty(arr.shape, dtype=arr.dtype) if nx else None
     gw = xp.zeros((groups, k, og), dtype=w.dtype) if nw else None
     w3 = w.reshape(groups, og, k)
-    rows = _chunk_rows(xp, w3, ho, wo)
-    cols = _columns(xp, nb, groups * k, ho, wo, rows, arr.dtype) if nw else None
+    cols = xp.empty((nb, groups * k, ho * wo), dtype=arr.dtype) if nw else None
     adjoint = _adjoint_pad(kernel, stride, pad, dilation) if nx else None
     if adjoint is not None:
         wf = _flipped(w, groups)
@@ -207,10 +207,10 @@ def _blocked_backward(
     for s in range(0, n, nb):
         m = min(nb, n - s)
         if nw:
-            im2col_images(arr[s : s + m], kernel, stride, pad, dilation, cols[:m], rows)
-            q, lc = cols.shape[1], cols.shape[3]
-            g5 = g[s : s + m].reshape(m, groups, og, q, lc).transpose(0, 3, 1, 4, 2)
-            gw += xp.matmul(cols[:m].reshape(m, q, groups, k, lc), g5).sum((0, 1))
+            im2col_images(arr[s : s + m], kernel, stride, pad, dilation, cols[:m])
+            g4 = g[s : s + m].reshape(m, groups, og, ho * wo)
+            c4 = cols[:m].reshape(m, groups, k, ho * wo)
+            gw += xp.matmul(c4, g4.transpose(0, 1, 3, 2)).sum(0)
         if adjoint is not None:
             conv = (kernel, stride, adjoint, dilation)
             _images_conv(xp, g[s : s + m], wf, conv, gcols, gx[s : s + m])
