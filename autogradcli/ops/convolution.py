@@ -182,44 +182,66 @@ def _flipped(w: Any, groups: int) -> Any:
 def _blocked_backward(
     xp: Any, arr: Any, w: Any, g: Any, geometry: tuple, nb: int, nx: bool, nw: bool
 ) -> tuple[Any, Any]:
-    """Input and weight gradients ``nb`` images at a time, per group: the block's columns
-    recomputed (cheaper from cache than kept for the whole batch), whole images (the weight
-    gradient's products run ~5% faster on them than on chunks), one product per image, summed;
-    the input gradient for stride 1 as the convolution of the block's g with the flipped kernel
-    (columns of g, one product per image or chunk into gx: no scatter), else as the products'
-    columns summed back into the images (col2im)."""
+    """Input and weight gradients ``nb`` images at a time, per group. Stride 1: the columns of
+    the block's g (flipped-kernel padding) serve both: the input gradient is their product with
+    the flipped kernel (the convolution of g, per image or chunk, into gx: no scatter), the
+    weight gradient their product with the images (flipped back at the end). Otherwise the
+    block's columns are recomputed (cheaper from cache than kept for the whole batch) for the
+    weight gradient, and the input gradient's columns summed back into the images (col2im)."""
+    adjoint = _adjoint_pad(*geometry[:4])
+    if adjoint is not None:
+        return _adjoint_backward(xp, arr, w, g, geometry, adjoint, nb, nx, nw)
     kernel, stride, pad, dilation, groups, ho, wo = geometry
     n, c, h, wd = arr.shape
     o, k = w.shape[0], w[0].size
     og = o // groups
     gx = xp.empty(arr.shape, dtype=arr.dtype) if nx else None
     gw = xp.zeros((groups, k, og), dtype=w.dtype) if nw else None
-    w3 = w.reshape(groups, og, k)
-    cols = xp.empty((nb, groups * k, ho * wo), dtype=arr.dtype) if nw else None
-    adjoint = _adjoint_pad(kernel, stride, pad, dilation) if nx else None
-    if adjoint is not None:
-        wf = _flipped(w, groups)
-        gcols = _columns(
-            xp, nb, o * kernel[0] * kernel[1], h, wd, _chunk_rows(xp, wf, h, wd), g.dtype
-        )
-    elif nx:
-        gcols = xp.empty((nb, groups * k, ho * wo), dtype=arr.dtype)
+    cols = xp.empty((nb, groups * k, ho * wo), dtype=arr.dtype)
     for s in range(0, n, nb):
         m = min(nb, n - s)
+        g4 = g[s : s + m].reshape(m, groups, og, ho * wo)
+        c4 = cols[:m].reshape(m, groups, k, ho * wo)
         if nw:
             im2col_images(arr[s : s + m], kernel, stride, pad, dilation, cols[:m])
-            g4 = g[s : s + m].reshape(m, groups, og, ho * wo)
-            c4 = cols[:m].reshape(m, groups, k, ho * wo)
             gw += xp.matmul(c4, g4.transpose(0, 1, 3, 2)).sum(0)
-        if adjoint is not None:
-            conv = (kernel, stride, adjoint, dilation)
-            _images_conv(xp, g[s : s + m], wf, conv, gcols, gx[s : s + m])
-        elif nx:
-            g4 = g[s : s + m].reshape(m, groups, og, ho * wo)
-            c4 = gcols[:m].reshape(m, groups, k, ho * wo)
-            xp.matmul(w3.transpose(0, 2, 1), g4, out=c4)
-            col2im_images(gcols[:m], (m, c, h, wd), kernel, stride, pad, dilation, gx[s : s + m])
+        if nx:
+            xp.matmul(w.reshape(groups, og, k).transpose(0, 2, 1), g4, out=c4)
+            col2im_images(cols[:m], (m, c, h, wd), kernel, stride, pad, dilation, gx[s : s + m])
     return gx, None if gw is None else gw.transpose(0, 2, 1).reshape(w.shape)
+
+
+def _adjoint_backward(
+    xp: Any, arr: Any, w: Any, g: Any, geometry: tuple, adjoint: Pad, nb: int, nx: bool, nw: bool
+) -> tuple[Any, Any]:
+    """_blocked_backward for stride 1 from the columns of g alone: gx per block as the
+    convolution of g with the flipped kernel; sum over images of gcols @ x^T is the weight
+    gradient with its kernel turned by 180 degrees and its channel axes swapped."""
+    kernel, _, _, dilation, groups = geometry[:5]
+    n, _, h, wd = arr.shape
+    o, cg, kh, kw = w.shape
+    og = o // groups
+    wf = _flipped(w, groups)
+    gx = xp.empty(arr.shape, dtype=arr.dtype) if nx else None
+    gwf = xp.zeros((groups, og * kh * kw, cg), dtype=w.dtype) if nw else None
+    gcols = _columns(xp, nb, o * kh * kw, h, wd, _chunk_rows(xp, wf, h, wd), g.dtype)
+    _, q, _, lc = gcols.shape
+    conv = (kernel, (1, 1), adjoint, dilation)
+    for s in range(0, n, nb):
+        m = min(nb, n - s)
+        if nx:
+            _images_conv(xp, g[s : s + m], wf, conv, gcols, gx[s : s + m])
+        else:
+            im2col_images(g[s : s + m], *conv, gcols[:m], lc // wd)
+        if nw:
+            x5 = arr[s : s + m].reshape(m, groups, cg, q, lc).transpose(0, 3, 1, 2, 4)
+            x5 = xp.ascontiguousarray(x5).transpose(0, 1, 2, 4, 3)
+            gc5 = gcols[:m].reshape(m, q, groups, og * kh * kw, lc)
+            gwf += xp.matmul(gc5, x5).sum((0, 1))
+    if gwf is None:
+        return gx, None
+    gw = gwf.reshape(groups, og, kh, kw, cg)[:, :, ::-1, ::-1].transpose(0, 1, 4, 2, 3)
+    return gx, xp.ascontiguousarray(gw.reshape(w.shape))
 
 
 _BLOCK = 8192  # columns per block when the inner dimension is small
