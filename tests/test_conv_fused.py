@@ -126,6 +126,20 @@ def test_blocked_in_column_chunks_matches_torch(blocked, monkeypatch, x, w, kw):
     check(_fn("conv2d", **kw), x, w, (w[0],))
 
 
+def test_weight_gradient_alone_uses_the_columns_of_x(blocked, monkeypatch):
+    """Without an input gradient the weight gradient comes from x's columns (C*kh*kw rows: 27
+    for an RGB stem) rather than g's (O*kh*kw: 288); with it, from g's, built for gx anyway."""
+    calls = []
+    real = convolution._adjoint_backward
+    monkeypatch.setattr(convolution, "_adjoint_backward", lambda *a: calls.append(1) or real(*a))
+    for needs_x in (False, True):
+        x = ag.ones((2, 3, 5, 5), requires_grad=needs_x)
+        w = ag.ones((32, 3, 3, 3), requires_grad=True)
+        F.conv2d(x, w, padding=1).sum().backward()
+        assert len(calls) == needs_x
+        np.testing.assert_allclose(w.grad.numpy()[0, 0], [[32, 40, 32], [40, 50, 40], [32, 40, 32]])
+
+
 def test_chunk_rows_rule():
     w3 = np.zeros((1, 32, 288), np.float32)  # the ResNet step's 32->32 3x3 conv
     assert convolution._chunk_rows(np, w3, 16, 16) == 4  # 64 columns per product

@@ -187,10 +187,11 @@ def _blocked_backward(
     the flipped kernel (the convolution of g, per image or chunk, into gx: no scatter), the
     weight gradient their product with the images (flipped back at the end). Otherwise the
     block's columns are recomputed (cheaper from cache than kept for the whole batch) for the
-    weight gradient, and the input gradient's columns summed back into the images (col2im)."""
-    adjoint = _adjoint_pad(*geometry[:4])
+    weight gradient (also when only it is wanted: x's columns have C*kh*kw rows, g's O*kh*kw),
+    and the input gradient's columns summed back into the images (col2im)."""
+    adjoint = _adjoint_pad(*geometry[:4]) if nx else None  # weights alone: x's columns
     if adjoint is not None:
-        return _adjoint_backward(xp, arr, w, g, geometry, adjoint, nb, nx, nw)
+        return _adjoint_backward(xp, arr, w, g, geometry, adjoint, nb, nw)
     kernel, stride, pad, dilation, groups, ho, wo = geometry
     n, c, h, wd = arr.shape
     o, k = w.shape[0], w[0].size
@@ -212,9 +213,9 @@ def _blocked_backward(
 
 
 def _adjoint_backward(
-    xp: Any, arr: Any, w: Any, g: Any, geometry: tuple, adjoint: Pad, nb: int, nx: bool, nw: bool
+    xp: Any, arr: Any, w: Any, g: Any, geometry: tuple, adjoint: Pad, nb: int, nw: bool
 ) -> tuple[Any, Any]:
-    """_blocked_backward for stride 1 from the columns of g alone: gx per block as the
+    """_blocked_backward for stride 1 (with gx) from the columns of g alone: gx per block as the
     convolution of g with the flipped kernel; sum over images of gcols @ x^T is the weight
     gradient with its kernel turned by 180 degrees and its channel axes swapped."""
     kernel, _, _, dilation, groups = geometry[:5]
@@ -222,17 +223,14 @@ def _adjoint_backward(
     o, cg, kh, kw = w.shape
     og = o // groups
     wf = _flipped(w, groups)
-    gx = xp.empty(arr.shape, dtype=arr.dtype) if nx else None
+    gx = xp.empty(arr.shape, dtype=arr.dtype)
     gwf = xp.zeros((groups, og * kh * kw, cg), dtype=w.dtype) if nw else None
     gcols = _columns(xp, nb, o * kh * kw, h, wd, _chunk_rows(xp, wf, h, wd), g.dtype)
     _, q, _, lc = gcols.shape
     conv = (kernel, (1, 1), adjoint, dilation)
     for s in range(0, n, nb):
         m = min(nb, n - s)
-        if nx:
-            _images_conv(xp, g[s : s + m], wf, conv, gcols, gx[s : s + m])
-        else:
-            im2col_images(g[s : s + m], *conv, gcols[:m], lc // wd)
+        _images_conv(xp, g[s : s + m], wf, conv, gcols, gx[s : s + m])
         if nw:
             x5 = arr[s : s + m].reshape(m, groups, cg, q, lc).transpose(0, 3, 1, 2, 4)
             x5 = xp.ascontiguousarray(x5).transpose(0, 1, 2, 4, 3)
