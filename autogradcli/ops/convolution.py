@@ -232,8 +232,9 @@ def _adjoint_backward(
         m = min(nb, n - s)
         _images_conv(xp, g[s : s + m], wf, conv, gcols, gx[s : s + m])
         if nw:
-            x5 = arr[s : s + m].reshape(m, groups, cg, q, lc).transpose(0, 3, 1, 2, 4)
-            x5 = xp.ascontiguousarray(x5).transpose(0, 1, 2, 4, 3)
+            # x's chunks pixel-major: a plain (no transpose) product, which BLAS runs faster
+            x5 = arr[s : s + m].reshape(m, groups, cg, q, lc).transpose(0, 3, 1, 4, 2)
+            x5 = xp.ascontiguousarray(x5)
             gc5 = gcols[:m].reshape(m, q, groups, og * kh * kw, lc)
             gwf += xp.matmul(gc5, x5).sum((0, 1))
     if gwf is None:
