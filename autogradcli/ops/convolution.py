@@ -6,11 +6,14 @@ The product's (O, N*Ho*Wo) result is a view of (N, O, Ho, Wo) in channel-major m
 copied to contiguous NCHW as PyTorch returns it, since programs ``view`` conv outputs.
 
 When the batch's columns are big (``image_block``) and the products run on one thread, the
-convolution runs a few images at a time: each block's columns are still in cache when its
-products read them, and backward recomputes them per block instead of keeping the batch's. On
-several threads it runs the whole batch (a product per block is a thread hand-off, which a busy
-machine makes slow) and keeps big columns no more than one thread does: backward recomputes
-them (``_keeps_columns``; bench/README.md, "Realistic steps: ResNet", has the measurements).
+convolution runs a few images at a time in image-major columns (``im2col_images``): each
+block's columns are still in cache when its products read them, one product per image (or per
+chunk of rows, ``_chunk_rows``) writes straight into the NCHW output, and backward builds the
+columns of g once per block for both gradients (stride 1: the input gradient is the convolution
+of g with the flipped kernel, the weight gradient their product with x). On several threads it
+runs the whole batch (a product per block is a thread hand-off, which a busy machine makes slow)
+and keeps big columns no more than one thread does: backward recomputes them
+(``_keeps_columns``; bench/README.md, "Realistic steps: ResNet", has the measurements).
 """
 
 from __future__ import annotations

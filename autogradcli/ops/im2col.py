@@ -4,6 +4,9 @@ multiplies, and back, channel-major (C, N, H, W) throughout.
 ``Im2Col`` turns the input into columns through strided views and copies; ``Col2Im`` is its
 adjoint (a loop over the kh*kw kernel offsets, each a strided slab add, never over batch or
 pixels). Each is the other's backward, so a convolution built from them has grad-of-grad.
+
+``im2col_images``/``col2im_images`` are the image-major (N, C*kh*kw, Ho*Wo) arrays the
+convolution's image blocks use (optionally in chunks of output rows), on arrays, no graph.
 """
 
 from __future__ import annotations
