@@ -36,6 +36,12 @@ def _out_size(size: int, k: int, s: int, lo: int, hi: int, d: int) -> int:
     return (size + lo + hi - d * (k - 1) - 1) // s + 1
 
 
+def _out_hw(h: int, w: int, kernel: Pair, stride: Pair, pad: Pad, dilation: Pair) -> Pair:
+    """The output's (Ho, Wo) for an (H, W) input."""
+    ho = _out_size(h, kernel[0], stride[0], pad[0], pad[1], dilation[0])
+    return ho, _out_size(w, kernel[1], stride[1], pad[2], pad[3], dilation[1])
+
+
 def channel_major(arr: Any) -> Any:
     """``arr`` (N, C, ...) viewed as (C, N, ...), the layout the kernels work in (no copy)."""
     return arr.swapaxes(0, 1)
@@ -154,8 +160,7 @@ def im2col(arr: Any, kernel: Pair, stride: Pair, pad: Pad, dilation: Pair) -> An
     n, c, h, w = arr.shape
     (kh, kw), (sh, sw), (dh, dw) = kernel, stride, dilation
     pt, pb, pl, pr = pad
-    ho = _out_size(h, kh, sh, pt, pb, dh)
-    wo = _out_size(w, kw, sw, pl, pr, dw)
+    ho, wo = _out_hw(h, w, kernel, stride, pad, dilation)
     src = channel_major(arr)
     if _shifts_apply(w, wo, stride):
         return _im2col_shifted(xp, src, kernel, pad, dilation, ho)
@@ -177,29 +182,32 @@ def col2im(
     (an (N, C, H, W) view of it is returned)."""
     xp = array_module(arr)
     n, c, h, w = shape
-    (kh, kw), (sh, sw), (dh, dw) = kernel, stride, dilation
-    pt, pb, pl, pr = pad
-    ho = _out_size(h, kh, sh, pt, pb, dh)
-    wo = _out_size(w, kw, sw, pl, pr, dw)
+    ho, wo = _out_hw(h, w, kernel, stride, pad, dilation)
     if _shifts_apply(w, wo, stride):
         return channel_major(_col2im_shifted(xp, arr, shape, kernel, pad, dilation, ho))
-    c6 = arr.reshape(c, kh, kw, n, ho, wo)
-    # disjoint windows along both dims: every target slab is written once, no accumulation
-    disjoint = sh >= dh * (kh - 1) + 1 and sw >= dw * (kw - 1) + 1
+    pt, pb, pl, pr = pad
+    c6 = arr.reshape(c, *kernel, n, ho, wo)
     buf = xp.zeros((c, n, h + pt + pb, w + pl + pr), dtype=arr.dtype)
+    _scatter_taps(buf, lambda i, j: c6[:, i, j], kernel, stride, dilation, (ho, wo))
+    return channel_major(buf[:, :, pt : pt + h, pl : pl + w])
+
+
+def _scatter_taps(
+    buf: Any, tap: Any, kernel: Pair, stride: Pair, dilation: Pair, out_hw: Pair
+) -> None:
+    """Add each kernel offset's columns ``tap(i, j)`` (.., .., Ho, Wo) into its strided slab of
+    the padded (.., .., Hp, Wp) ``buf``; written, not added, when the windows are disjoint along
+    both dims (every slab is then reached once)."""
+    (kh, kw), (sh, sw), (dh, dw), (ho, wo) = kernel, stride, dilation, out_hw
+    disjoint = sh >= dh * (kh - 1) + 1 and sw >= dw * (kw - 1) + 1
     for i in range(kh):
         for j in range(kw):
-            target = buf[
-                :,
-                :,
-                i * dh : i * dh + sh * (ho - 1) + 1 : sh,
-                j * dw : j * dw + sw * (wo - 1) + 1 : sw,
-            ]
+            rows = slice(i * dh, i * dh + sh * (ho - 1) + 1, sh)
+            target = buf[:, :, rows, j * dw : j * dw + sw * (wo - 1) + 1 : sw]
             if disjoint:
-                target[...] = c6[:, i, j]
+                target[...] = tap(i, j)
             else:
-                target += c6[:, i, j]
-    return channel_major(buf[:, :, pt : pt + h, pl : pl + w])
+                target += tap(i, j)
 
 
 def _images_shifted(xp: Any, src: Any, dst: Any, pad: Pad, dilation: Pair) -> None:
@@ -257,8 +265,7 @@ def im2col_images(
     n, c, h, w = arr.shape
     (kh, kw), (sh, sw), (dh, dw) = kernel, stride, dilation
     pt, pb, pl, pr = pad
-    ho = _out_size(h, kh, sh, pt, pb, dh)
-    wo = _out_size(w, kw, sw, pl, pr, dw)
+    ho, wo = _out_hw(h, w, kernel, stride, pad, dilation)
     r = rows or ho
     if out is None:
         shape = (n, ho // r, c * kh * kw, r * wo) if rows else (n, c * kh * kw, ho * wo)
@@ -289,26 +296,15 @@ def col2im_images(
 ) -> Any:
     """The adjoint of im2col_images: image-major columns (N, C*kh*kw, Ho*Wo) summed into ``out``,
     a C-contiguous (N, C, H, W) array. ``cols`` is used as scratch (its contents are lost)."""
-    xp = array_module(cols)
     n, c, h, w = shape
-    (kh, kw), (sh, sw), (dh, dw) = kernel, stride, dilation
-    pt, pb, pl, pr = pad
-    ho = _out_size(h, kh, sh, pt, pb, dh)
-    wo = _out_size(w, kw, sw, pl, pr, dw)
+    ho, wo = _out_hw(h, w, kernel, stride, pad, dilation)
     if _shifts_apply(w, wo, stride):
-        _images_unshifted(cols.reshape(n, c, kh, kw, ho * wo), out, pad, dilation)
+        _images_unshifted(cols.reshape(n, c, *kernel, ho * wo), out, pad, dilation)
         return out
-    c6 = cols.reshape(n, c, kh, kw, ho, wo)
-    disjoint = sh >= dh * (kh - 1) + 1 and sw >= dw * (kw - 1) + 1
-    buf = xp.zeros((n, c, h + pt + pb, w + pl + pr), dtype=cols.dtype)
-    for i in range(kh):
-        for j in range(kw):
-            rows = slice(i * dh, i * dh + sh * (ho - 1) + 1, sh)
-            target = buf[:, :, rows, j * dw : j * dw + sw * (wo - 1) + 1 : sw]
-            if disjoint:
-                target[...] = c6[:, :, i, j]
-            else:
-                target += c6[:, :, i, j]
+    pt, pb, pl, pr = pad
+    c6 = cols.reshape(n, c, *kernel, ho, wo)
+    buf = array_module(cols).zeros((n, c, h + pt + pb, w + pl + pr), dtype=cols.dtype)
+    _scatter_taps(buf, lambda i, j: c6[:, :, i, j], kernel, stride, dilation, (ho, wo))
     out[...] = buf[:, :, pt : pt + h, pl : pl + w]
     return out
 
