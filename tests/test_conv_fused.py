@@ -28,8 +28,8 @@ def one_thread(monkeypatch):
 
 @pytest.fixture
 def blocked(monkeypatch, one_thread):
-    """Every batch of more than one image takes the blocked path (one image per block)."""
-    monkeypatch.setattr(convolution, "_BIG_COLUMNS", 0)
+    """The image-blocked path with one image per block, whatever the sizes."""
+    monkeypatch.setattr(convolution, "_IMAGE_WORK", 0)
     monkeypatch.setattr(convolution, "_CACHE_BYTES", 1)
 
 
@@ -70,13 +70,15 @@ def test_blocked_non_contiguous_input_and_some_grads(blocked):
 
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_blocked_equals_whole_batch(monkeypatch, one_thread, dtype):
-    """The blocked and whole-batch paths agree (float32 to rounding, float64 closely)."""
+    """The blocked (one thread) and whole-batch (several) paths agree (float32 to rounding,
+    float64 closely)."""
+    monkeypatch.setattr(convolution, "_IMAGE_WORK", 0)
     rng = np.random.default_rng(1)
     arrays = [rng.standard_normal(s).astype(dtype) for s in [(5, 4, 6, 6), (8, 4, 3, 3), (8,)]]
     g = rng.standard_normal((5, 8, 6, 6)).astype(dtype)
     results = []
-    for size in (1 << 40, 0):
-        monkeypatch.setattr(convolution, "_BIG_COLUMNS", size)
+    for threads in (2, 1):
+        monkeypatch.setattr(convolution, "get_num_threads", lambda t=threads: t)
         x, w, b = (ag.tensor(a, requires_grad=True) for a in arrays)
         out = F.conv2d(x, w, b, padding=1)
         assert out.dtype == x.dtype and out.is_contiguous()
@@ -91,7 +93,7 @@ def test_blocked_equals_whole_batch(monkeypatch, one_thread, dtype):
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 def test_blocked_with_a_shorter_last_block(monkeypatch, one_thread, dtype):
     """Blocks of two images over a batch of three (the last block shorter), groups and bias."""
-    monkeypatch.setattr(convolution, "_BIG_COLUMNS", 0)
+    monkeypatch.setattr(convolution, "_IMAGE_WORK", 0)
     monkeypatch.setattr(convolution, "_CACHE_BYTES", 2 * 36 * 25 * np.dtype(dtype).itemsize)
     x, w = ag.zeros((3, 4, 5, 5), dtype=dtype), ag.zeros((4, 2, 3, 3), dtype=dtype)
     assert F.conv2d(x, w.requires_grad_(), padding=1, groups=2).grad_fn.block == 2
@@ -149,22 +151,29 @@ def test_blocked_grad_of_grad(blocked):
 def test_image_block_rule():
     # the ResNet step's 3x3 conv over 32 channels of 16x16, batch 64: 8 images a block
     assert convolution.image_block(64, 288, 256, 4) == 8
-    # small columns (the CNN bench's convs): the whole batch at once
-    assert convolution.image_block(64, 72, 196, 4) == 64
-    assert convolution.image_block(64, 9, 784, 4) == 64
+    # batch 16: small columns (4.5 MiB), but each image's products are big enough (2.4M)
+    assert convolution.image_block(16, 288, 256, 4, work=32 * 288 * 256) == 8
+    # the CNN bench's convs and the ResNet's RGB stem: small columns, small products: whole batch
+    assert convolution.image_block(64, 72, 196, 4, work=16 * 72 * 196) == 0
+    assert convolution.image_block(64, 27, 256, 4, work=32 * 27 * 256) == 0
+    # the limit: just below and at _IMAGE_WORK multiply-adds an image
+    limit = convolution._IMAGE_WORK
+    assert convolution.image_block(4, 64, 64, 4, work=limit - 1) == 0
+    assert convolution.image_block(4, 64, 64, 4, work=limit) == 4
     # one huge image: blocks of one
     assert convolution.image_block(4, 4608, 4096, 4) == 1
     assert convolution.image_block(0, 288, 256, 4) == 0
 
 
-def test_image_block_whole_batch_on_several_threads():
-    assert convolution.image_block(64, 288, 256, 4, threads=2) == 64
+def test_image_block_none_on_several_threads():
+    assert convolution.image_block(64, 288, 256, 4, threads=2) == 0
 
 
 @pytest.mark.parametrize("threads", [1, 2])
 def test_big_columns_never_kept_for_backward(monkeypatch, threads):
     """On any thread count a convolution keeps no big whole-batch columns for backward (they
-    were 110 MiB of the ResNet step on 2 threads); columns up to the limit are kept."""
+    were 110 MiB of the ResNet step on 2 threads); on several, columns up to the limit are
+    kept; on one (image blocks) none are."""
     from threadpoolctl import threadpool_limits
 
     monkeypatch.setattr(convolution, "get_num_threads", lambda: threads)
@@ -174,8 +183,10 @@ def test_big_columns_never_kept_for_backward(monkeypatch, threads):
         limit = F.conv2d(ag.zeros((36, 32, 16, 16)), w, padding=1).grad_fn  # 10.1 MiB: over
         small = F.conv2d(ag.zeros((35, 32, 16, 16)), w, padding=1).grad_fn  # 9.8 MiB: under
     assert big.cols is None and limit.cols is None
-    assert small.cols.shape == (288, 35 * 256)
-    assert big.block == (64 if threads > 1 else 8)
+    if threads > 1:  # the whole-batch path keeps small columns
+        assert small.cols.shape == (288, 35 * 256) and big.block == 0
+    else:  # image blocks keep none
+        assert small.cols is None and big.block == 8
 
 
 def test_recomputed_columns_match_torch_on_two_threads(monkeypatch):

@@ -1,18 +1,17 @@
-"""Convolution as im2col (``ops/im2col.py``) + one matrix product, channel-major (C, N, H, W)
-throughout. conv2d is one node (``Convolution``) whose backward is made of Functions (matmul,
-Col2Im, Im2Col), so it has grad-of-grad for free.
+"""Convolution as im2col (``ops/im2col.py``) + matrix products. conv2d is one node
+(``Convolution``); its backward without a graph runs on arrays, and with ``create_graph`` is
+made of Functions (matmul, Col2Im, Im2Col), so it has grad-of-grad.
 
-The product's (O, N*Ho*Wo) result is a view of (N, O, Ho, Wo) in channel-major memory; it is
-copied to contiguous NCHW as PyTorch returns it, since programs ``view`` conv outputs.
+When the products run on one thread (``image_block``), the convolution runs a few images at a
+time in image-major columns (``im2col_images``): each block's columns are still in cache when
+its products read them, one product per image (or per chunk of rows, ``_chunk_rows``) writes
+straight into the NCHW output, and backward builds the columns of g once per block for both
+gradients (stride 1: the input gradient is the convolution of g with the flipped kernel, the
+weight gradient their product with x); no columns are kept from forward to backward.
 
-When the batch's columns are big (``image_block``) and the products run on one thread, the
-convolution runs a few images at a time in image-major columns (``im2col_images``): each
-block's columns are still in cache when its products read them, one product per image (or per
-chunk of rows, ``_chunk_rows``) writes straight into the NCHW output, and backward builds the
-columns of g once per block for both gradients (stride 1: the input gradient is the convolution
-of g with the flipped kernel, the weight gradient their product with x). On several threads it
-runs the whole batch (a product per block is a thread hand-off, which a busy machine makes slow)
-and keeps big columns no more than one thread does: backward recomputes them
+On several threads it runs the whole batch channel-major (C, N, H, W) (a product per block is a
+thread hand-off, which a busy machine makes slow): the product's (O, N*Ho*Wo) result is copied
+to contiguous NCHW as PyTorch returns it, and only small columns are kept for backward
 (``_keeps_columns``; bench/README.md, "Realistic steps: ResNet", has the measurements).
 """
 
@@ -80,7 +79,7 @@ def _check_groups(input: Tensor, weight: Tensor, groups: int) -> None:
         )
 
 
-_BIG_COLUMNS = 5 << 21  # a batch's columns above 10 MiB run in image blocks (one thread)
+_BIG_COLUMNS = 5 << 21  # whole-batch columns above 10 MiB are not kept for backward
 _CACHE_BYTES = 5 << 19  # 2.5 MiB of columns per image block (8 images in the ResNet step)
 
 
@@ -89,14 +88,21 @@ def _small_columns(n: int, k: int, per_image: int, itemsize: int) -> bool:
     return k * per_image * itemsize * n <= _BIG_COLUMNS
 
 
-def image_block(n: int, k: int, per_image: int, itemsize: int, threads: int = 1) -> int:
-    """Images per block: the whole batch when its columns are small or the products run on
-    several threads (a product per block is a thread hand-off each: 2x slower on a busy 2-core
-    machine), else about _CACHE_BYTES of columns, which stay in cache from im2col to the
-    products reading them."""
-    if threads > 1 or _small_columns(n, k, per_image, itemsize):
-        return n
-    return max(1, _CACHE_BYTES // (k * per_image * itemsize))
+_IMAGE_WORK = 1 << 20  # multiply-adds of one image's products from which image blocks pay
+
+
+def image_block(
+    n: int, k: int, per_image: int, itemsize: int, threads: int = 1, work: int = 0
+) -> int:
+    """Images per block of the image-major path, which runs when the products run on one
+    thread: about _CACHE_BYTES of columns (still in cache when the products read them), at
+    most the batch. 0 (the whole-batch path) on several threads (a product per block or chunk
+    would be a BLAS thread hand-off each: 2x slower on a busy 2-core machine), or when both the
+    batch's columns and each image's products (``work`` multiply-adds) are small: there the
+    calls per block cost more than they save (the MNIST CNN's convs: 10% slower)."""
+    if threads > 1 or (work < _IMAGE_WORK and _small_columns(n, k, per_image, itemsize)):
+        return 0
+    return min(n, max(1, _CACHE_BYTES // max(1, k * per_image * itemsize)))
 
 
 def _keeps_columns(n: int, k: int, per_image: int, itemsize: int) -> bool:
@@ -283,7 +289,7 @@ class Convolution(Function):
     Im2Col, sum), so grad-of-grad works; the forward's columns are reused for the weight
     gradient unless a graph of the backward is being built (then Im2Col recomputes them from the
     input so the weight gradient stays differentiable in x) or they are big (then recomputed).
-    In image blocks (big columns, one thread) backward without a graph runs on the arrays per
+    In image blocks (one thread) backward without a graph runs on the arrays per
     block.
     """
 
@@ -309,9 +315,10 @@ class Convolution(Function):
         ctx.save_for_backward(x, weight)
         ctx.geometry = ((kh, kw), stride, pad, dilation, groups)
         k = cg * kh * kw
-        nb = image_block(n, k * groups, ho * wo, arr.itemsize, get_num_threads())
+        work = o * k * ho * wo  # one image's multiply-adds (all groups)
+        nb = image_block(n, k * groups, ho * wo, arr.itemsize, get_num_threads(), work)
         ctx.block = nb
-        if nb < n:  # big columns: block by block, none kept (backward recomputes them)
+        if nb:  # one thread: image blocks, no columns kept (backward recomputes them)
             ctx.cols = None
             geometry = ((kh, kw), stride, pad, dilation, groups, ho, wo)
             b = None if bias is None else bias._data
@@ -331,7 +338,7 @@ class Convolution(Function):
         x, weight = ctx.saved_tensors
         kernel, stride, pad, dilation, groups = ctx.geometry
         nx, nw, nb = ctx.needs_input_grad[:3]
-        if ctx.block < x.shape[0] and not STATE.enabled:  # blocked, no graph: on the arrays
+        if ctx.block and not STATE.enabled:  # image blocks, no graph: on the arrays
             xp = array_module(x._data)
             geometry = (*ctx.geometry, g.shape[2], g.shape[3])
             gxa, gwa = _blocked_backward(
