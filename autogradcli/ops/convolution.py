@@ -36,6 +36,7 @@ from .im2col import (
     col2im_images,
     im2col,
     im2col_images,
+    images_scratch,
 )
 from .linalg import matmul
 
@@ -142,13 +143,13 @@ def _columns(xp: Any, nb: int, k: int, ho: int, wo: int, rows: int, dtype: Any) 
     return xp.empty((nb, ho // rows, k, rows * wo), dtype=dtype)
 
 
-def _images_conv(xp: Any, src: Any, w3: Any, conv: tuple, cols: Any, out: Any) -> Any:
+def _images_conv(xp: Any, src: Any, w3: Any, conv: tuple, cols: Any, out: Any, scratch: Any) -> Any:
     """``out`` (m, O, Ho, Wo) = the convolution ``conv`` (kernel, stride, pad, dilation) of the
     m images ``src`` with w3 (g, O/g, K): their columns in ``cols`` (chunked as it is shaped),
     then one product per chunk and group written straight into ``out``; returns that view."""
     m, (groups, og, k) = src.shape[0], w3.shape
     _, q, _, lc = cols.shape
-    im2col_images(src, *conv, cols[:m], lc // out.shape[3])
+    im2col_images(src, *conv, cols[:m], lc // out.shape[3], scratch)
     res = out.reshape(m, groups, og, q, lc).transpose(0, 3, 1, 2, 4)
     xp.matmul(w3, cols[:m].reshape(m, q, groups, k, lc), out=res)
     return res
@@ -163,8 +164,10 @@ def _blocked_forward(xp: Any, arr: Any, w: Any, bias: Any, geometry: tuple, nb: 
     out = xp.empty((n, o, ho, wo), dtype=xp.result_type(arr, w))
     w3 = w.reshape(groups, o // groups, k)
     cols = _columns(xp, nb, groups * k, ho, wo, _chunk_rows(xp, w3, ho, wo), arr.dtype)
+    scratch = images_scratch(xp, (nb, *arr.shape[1:]), *geometry[:4], arr.dtype)
     for s in range(0, n, nb):
-        res = _images_conv(xp, arr[s : s + nb], w3, geometry[:4], cols, out[s : s + nb])
+        block = arr[s : s + nb]
+        res = _images_conv(xp, block, w3, geometry[:4], cols, out[s : s + nb], scratch)
         if bias is not None:
             res += bias.reshape(groups, o // groups, 1)
     return out
@@ -208,12 +211,13 @@ def _blocked_backward(
     gx = xp.empty(arr.shape, dtype=arr.dtype) if nx else None
     gw = xp.zeros((groups, k, og), dtype=w.dtype) if nw else None
     cols = xp.empty((nb, groups * k, ho * wo), dtype=arr.dtype)
+    scratch = images_scratch(xp, (nb, c, h, wd), *geometry[:4], arr.dtype) if nw else None
     for s in range(0, n, nb):
         m = min(nb, n - s)
         g4 = g[s : s + m].reshape(m, groups, og, ho * wo)
         c4 = cols[:m].reshape(m, groups, k, ho * wo)
         if nw:
-            im2col_images(arr[s : s + m], kernel, stride, pad, dilation, cols[:m])
+            im2col_images(arr[s : s + m], *geometry[:4], cols[:m], 0, scratch)
             gw += xp.matmul(c4, g4.transpose(0, 1, 3, 2)).sum(0)
         if nx:
             xp.matmul(w.reshape(groups, og, k).transpose(0, 2, 1), g4, out=c4)
@@ -237,9 +241,10 @@ def _adjoint_backward(
     gcols = _columns(xp, nb, o * kh * kw, h, wd, _chunk_rows(xp, wf, h, wd), g.dtype)
     _, q, _, lc = gcols.shape
     conv = (kernel, (1, 1), adjoint, dilation)
+    scratch = images_scratch(xp, (nb, *g.shape[1:]), *conv, g.dtype)
     for s in range(0, n, nb):
         m = min(nb, n - s)
-        _images_conv(xp, g[s : s + m], wf, conv, gcols, gx[s : s + m])
+        _images_conv(xp, g[s : s + m], wf, conv, gcols, gx[s : s + m], scratch)
         if nw:
             # x's chunks pixel-major: a plain (no transpose) product, which BLAS runs faster
             x5 = arr[s : s + m].reshape(m, groups, cg, q, lc).transpose(0, 3, 1, 4, 2)

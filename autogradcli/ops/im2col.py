@@ -29,6 +29,7 @@ __all__ = [
     "col2im_images",
     "im2col",
     "im2col_images",
+    "images_scratch",
 ]
 
 
@@ -210,22 +211,21 @@ def _scatter_taps(
                 target += tap(i, j)
 
 
-def _images_shifted(xp: Any, src: Any, dst: Any, pad: Pad, dilation: Pair) -> None:
+def _images_shifted(
+    xp: Any, src: Any, dst: Any, pad: Pad, dilation: Pair, scratch: Any = None
+) -> None:
     """Stride-1 image-major columns when Wo == W, into ``dst`` (N, Q, C, kh, kw, R, W): the
-    planes padded once (zero rows above and below, a margin at either end of the buffer), then
-    every kernel offset in one copy of a sliding-window view; the columns a flat shift fills
-    from the next row are zeroed."""
+    images copied between zero pad rows (into ``scratch``, see images_scratch), then every
+    kernel offset in one copy of a sliding-window view; the columns a flat shift fills from the
+    next row (or a margin) are zeroed."""
     n, c, h, w = src.shape
     _, q, _, kh, kw, r, _ = dst.shape
-    pt, pb, pl, pr = pad
+    pt, pb, pl, _ = pad
     hp = h + pt + pb
-    body = n * c * hp * w
-    buf = xp.empty(pl + body + pr, dtype=dst.dtype)  # pl + pr = dilation * (kw - 1): Wo == W
-    buf[:pl] = 0
-    buf[pl + body :] = 0
-    planes = buf[pl : pl + body].reshape(n, c, hp, w)
-    planes[:, :, :pt] = 0
-    planes[:, :, pt + h :] = 0
+    buf = scratch
+    if buf is None:
+        buf = xp.zeros(pl + n * c * hp * w + pad[3], dtype=dst.dtype)
+    planes = buf[pl : pl + n * c * hp * w].reshape(n, c, hp, w)
     planes[:, :, pt : pt + h] = src
     it = buf.itemsize
     plane, line = hp * w * it, w * it
@@ -233,6 +233,26 @@ def _images_shifted(xp: Any, src: Any, dst: Any, pad: Pad, dilation: Pair) -> No
     window = as_strided(xp, buf, (n, c, kh, kw, q, r * w), strides)
     dst.reshape(n, q, c, kh, kw, r * w)[...] = window.transpose(0, 4, 1, 2, 3, 5)
     _zero_wrapped(dst, [j * dilation[1] - pl for j in range(kw)])
+
+
+def images_scratch(
+    xp: Any,
+    shape: tuple[int, ...],
+    kernel: Pair,
+    stride: Pair,
+    pad: Pad,
+    dilation: Pair,
+    dtype: Any,
+) -> Any:
+    """A zeroed buffer for the padded planes of up to ``shape`` (N, C, H, W) images that
+    im2col_images reuses block after block (it writes only the image rows: the pad rows stay
+    zero; what it reads past a short block's end lands on wrapped columns, which it zeroes), or
+    None where it takes the strided path (no planes)."""
+    n, c, h, w = shape
+    if not _shifts_apply(w, _out_hw(h, w, kernel, stride, pad, dilation)[1], stride):
+        return None
+    pt, pb, pl, pr = pad
+    return xp.zeros(pl + n * c * (h + pt + pb) * w + pr, dtype=dtype)
 
 
 def _zero_wrapped(grid: Any, shifts: list[int]) -> None:
@@ -257,10 +277,12 @@ def im2col_images(
     dilation: Pair,
     out: Any = None,
     rows: int = 0,
+    scratch: Any = None,
 ) -> Any:
     """Image-major columns (N, C*kh*kw, Ho*Wo) of (N, C, H, W) ``arr``, rows ordered (c, i, j),
     written into ``out`` (a C-contiguous array) when given. With ``rows`` (dividing Ho) each
-    image's columns are in chunks of that many output rows: (N, Ho/rows, C*kh*kw, rows*Wo)."""
+    image's columns are in chunks of that many output rows: (N, Ho/rows, C*kh*kw, rows*Wo).
+    ``scratch`` (from images_scratch, for at least N images) saves re-padding per call."""
     xp = array_module(arr)
     n, c, h, w = arr.shape
     (kh, kw), (sh, sw), (dh, dw) = kernel, stride, dilation
@@ -272,7 +294,7 @@ def im2col_images(
         out = xp.empty(shape, dtype=arr.dtype)
     dst = out.reshape(n, ho // r, c, kh, kw, r, wo)
     if _shifts_apply(w, wo, stride):
-        _images_shifted(xp, arr, dst, pad, dilation)
+        _images_shifted(xp, arr, dst, pad, dilation, scratch)
         return out
     src = arr
     if pt or pb or pl or pr:
