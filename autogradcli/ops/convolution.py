@@ -150,7 +150,10 @@ def _images_conv(xp: Any, src: Any, w3: Any, conv: tuple, cols: Any, out: Any, s
     m, (groups, og, k) = src.shape[0], w3.shape
     _, q, _, lc = cols.shape
     im2col_images(src, *conv, cols[:m], lc // out.shape[3], scratch)
-    res = out.reshape(m, groups, og, q, lc).transpose(0, 3, 1, 2, 4)
+    if q == 1:  # whole images: a contiguous view (the only kind cupy's matmul may write)
+        res = out.reshape(m, 1, groups, og, lc)
+    else:
+        res = out.reshape(m, groups, og, q, lc).transpose(0, 3, 1, 2, 4)
     xp.matmul(w3, cols[:m].reshape(m, q, groups, k, lc), out=res)
     return res
 
