@@ -223,6 +223,27 @@ def test_small_weights_on_two_threads_hold_blas_to_one(monkeypatch):
     check(_fn("conv2d", padding=1), (3, 4, 5, 5), (4, 4, 3, 3), (4,))
 
 
+def test_blas_hold_nests_and_restores_once():
+    """Overlapping holds (as from two Python threads) keep BLAS at one thread until the last
+    one ends, which restores the original count."""
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    def blas():
+        return {i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"}
+
+    with threadpool_limits(limits=2, user_api="blas"):
+        outer = conv_images._blas_held(True)
+        inner = conv_images._blas_held(True)
+        outer.__enter__()
+        inner.__enter__()
+        outer.__exit__(None, None, None)  # the first in ends first: still held
+        assert blas() == {1}
+        inner.__exit__(None, None, None)
+        assert blas() == {2}
+        with conv_images._blas_held(False):
+            assert blas() == {2}
+
+
 def test_recomputed_columns_match_torch_on_two_threads(monkeypatch):
     """The whole-batch path with its columns recomputed in backward: values and gradients."""
     monkeypatch.setattr(conv_images, "_BIG_COLUMNS", 0)
