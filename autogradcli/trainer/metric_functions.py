@@ -23,6 +23,7 @@ __all__ = [
     "count_correct",
     "f1_value",
     "mae_value",
+    "perplexity_from_loss",
     "perplexity_value",
     "r2_value",
     "rmse_value",
@@ -217,6 +218,37 @@ def add_perplexity(sums: dict[str, Any], out: Any, y: Any, loss_fn: Any) -> None
     log_z = top[..., 0] + xp.log(scores.sum(-1))
     sums["nll_sum"] = sums.get("nll_sum", 0.0) + float(xp.where(keep, log_z - picked, 0.0).sum())
     sums["nll_n"] = sums.get("nll_n", 0) + int(keep.sum())
+
+
+def perplexity_from_loss(
+    sums: dict[str, Any], value: float, out: Any, y: Any, loss_fn: Any
+) -> bool:
+    """``add_perplexity`` from the batch's loss ``value`` = ``loss_fn(out, y)`` when that loss
+    is already the mean cross-entropy of the counted targets (a plain ``CrossEntropyLoss``: mean
+    reduction, no class weights, no smoothing): ``value`` times the targets the loss kept, with
+    no second log-softmax. False (nothing added) for any other loss or a non-finite value."""
+    import math
+
+    from ..nn.loss import CrossEntropyLoss
+
+    if (
+        type(loss_fn) is not CrossEntropyLoss
+        or loss_fn.reduction != "mean"
+        or loss_fn.weight is not None
+        or loss_fn.label_smoothing != 0.0
+        or not math.isfinite(value)
+        or not isinstance(out, Tensor)
+        or not isinstance(y, Tensor)
+    ):
+        return False
+    t = y._data
+    if t.dtype.kind not in "iu" or out.dim() != t.ndim + 1 or t.ndim < 1:
+        return False
+    # the loss ran, so every target it did not ignore is a class of ``out``
+    n = int((t != loss_fn.ignore_index).sum())
+    sums["nll_sum"] = sums.get("nll_sum", 0.0) + (value * n if n else 0.0)
+    sums["nll_n"] = sums.get("nll_n", 0) + n
+    return True
 
 
 def perplexity_value(sums: dict[str, Any]) -> float | None:

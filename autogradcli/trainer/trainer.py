@@ -381,7 +381,7 @@ class Trainer:
             else:
                 self.scheduler.step()
         self._in_optimizer_step = False
-        sums.add(value, out, x, y)
+        sums.add(value, out, x, y, value_is_loss=True)
         return value
 
     def forward_backward(self, x: Any, y: Any) -> tuple[Any, float]:
