@@ -84,3 +84,42 @@ def test_best_checkpoint_linked_to_last_keeps_its_state_when_last_moves_on(tmp_p
     assert not atomic_link(last, best)
     assert Path(best).read_bytes() == b"epoch 3"
     assert sorted(os.listdir(tmp_path)) == ["best", "last"]
+
+
+def test_one_file_and_one_folder_fsync_per_checkpoint(tmp_path, monkeypatch):
+    """Each epoch's checkpoint: ``last`` fsynced once as a file, then one fsync of
+    ``checkpoints/`` after every rename there (``best``'s link included), never before."""
+    if not os.path.isdir("/proc/self/fd"):
+        pytest.skip("names fsynced files through /proc/self/fd")
+    events: list[tuple[str, str]] = []
+    replace = os.replace
+
+    def fsync(fd: int) -> None:
+        path = os.readlink(f"/proc/self/fd/{fd}")
+        if os.path.basename(path) == "checkpoints":
+            events.append(("sync", "folder"))
+        elif os.path.basename(os.path.dirname(path)) == "checkpoints":
+            events.append(("sync", re.sub(r"^\.(.+)\.[^.]+\.tmp$", r"\1", os.path.basename(path))))
+        _FSYNC(fd)
+
+    def rename(src, dst) -> None:
+        if os.path.basename(os.path.dirname(os.fspath(dst))) == "checkpoints":
+            events.append(("rename", os.path.basename(os.fspath(dst))))
+        replace(src, dst)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    monkeypatch.setattr(os, "replace", rename)
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(CONFIG.replace("EPOCHS", "4"))
+    result = train_from_config(str(cfg), progress="none", runs_dir=str(tmp_path / "runs"))
+    assert result.status == "completed", result.message
+    best_epochs = {1}  # the epochs that improved val_loss (the trainer's monitor)
+    losses = [row["val_loss"] for row in result.history]
+    best_epochs |= {i + 1 for i in range(1, 4) if losses[i] < min(losses[:i])}
+    want = []
+    for epoch in range(1, 5):
+        want += [("sync", "last"), ("rename", "last")]
+        want += [("rename", "best")] if epoch in best_epochs else []
+        want += [("sync", "folder")]
+    assert events == want
+    assert ag.load(os.path.join(result.run_dir, "checkpoints", "best"))["epoch"] == max(best_epochs)

@@ -8,9 +8,11 @@ run ends with the same weights, bit for bit on the CPU, as one that never stoppe
 from __future__ import annotations
 
 import datetime as _dt
+import os
 import time
 from typing import TYPE_CHECKING, Any
 
+from .._utils.atomic import atomic_open, fsync_directory
 from ..data.generator import Generator
 from ..serialization import load, save
 from ..serialization.format import SerializationError
@@ -174,11 +176,18 @@ class TrainingState:
             **t.clock.state_dict(),
         }
 
-    def save(self, path: str) -> None:
-        """Write the checkpoint atomically: on failure (disk full) the previous one is kept and
-        a ``RunFolderError`` names the file."""
+    def save(self, path: str, sync_folder: bool = True) -> None:
+        """Write the checkpoint atomically and durably (the file fsynced, then renamed over
+        ``path``, then its folder fsynced unless ``sync_folder`` is False: the caller's next
+        rename there fsyncs it, as ``Checkpoint`` linking ``best`` does). On failure (disk full)
+        the previous one is kept and a ``RunFolderError`` names the file."""
         try:
-            save(self.state_dict(), path)
+            with atomic_open(path, "wb", durable=False) as out:  # the two fsyncs are ours
+                save(self.state_dict(), out)
+                out.flush()
+                os.fsync(out.fileno())
+            if sync_folder:
+                fsync_directory(os.path.dirname(os.path.abspath(path)))
         except OSError as err:
             raise write_error(path, err) from None
 
