@@ -56,6 +56,7 @@ def test_per_epoch_files_fsynced_once_at_the_end_checkpoints_every_epoch(tmp_pat
     for name in ("summary.json", "metrics.csv", "loss.svg", "metrics.jsonl", "config.yaml"):
         assert four[name] == one[name] >= 1, name  # not one more per epoch
     assert four["last"] == one["last"] + 3  # the checkpoint: every epoch
+    assert four["metrics.csv"] == four["loss.svg"] == 2  # the new folder's and the end's
     with open(os.path.join(run_dir, "metrics.jsonl"), encoding="utf-8") as f:
         assert [json.loads(line)["epoch"] for line in f] == [1, 2, 3, 4]
     with open(os.path.join(run_dir, "summary.json"), encoding="utf-8") as f:
@@ -123,3 +124,54 @@ def test_one_file_and_one_folder_fsync_per_checkpoint(tmp_path, monkeypatch):
         want += [("sync", "folder")]
     assert events == want
     assert ag.load(os.path.join(result.run_dir, "checkpoints", "best"))["epoch"] == max(best_epochs)
+
+
+def test_tables_and_plots_redrawn_at_most_every_tables_every_seconds(tmp_path, monkeypatch):
+    """metrics.csv and the plots are rewritten after an epoch once ``tables_every`` seconds
+    have passed (a fake clock, 0.5 s an epoch: due at exactly 1.0 s, not at 0.5 s) and at the
+    end; metrics.jsonl and summary.json after every epoch."""
+    import types
+
+    from autogradcli import nn
+    from autogradcli.data import DataLoader, TensorDataset
+    from autogradcli.trainer import Callback, RunLogger, Trainer, run_logger
+    from autogradcli.trainer.run_dir import RunDir
+
+    clock = [0.0]
+    monkeypatch.setattr(run_logger, "time", types.SimpleNamespace(monotonic=lambda: clock[0]))
+    drawn, seen = [], []
+
+    class Tick(Callback):
+        order = 0  # before RunLogger
+
+        def on_epoch_end(self, trainer):
+            clock[0] += 0.5
+
+    class Look(Callback):
+        order = 300  # after RunLogger
+
+        def on_epoch_end(self, trainer):
+            summary = json.loads(Path(trainer.run.file("summary.json")).read_text())
+            seen.append((len(trainer.run.read_metrics()), summary["epochs_completed"]))
+
+    ag.manual_seed(0)
+    model = nn.Linear(2, 2)
+    data = TensorDataset(ag.randn(8, 2), ag.tensor([0, 1] * 4))
+    trainer = Trainer(
+        model, nn.CrossEntropyLoss(), ag.optim.SGD(model.parameters(), lr=0.1),
+        DataLoader(data, batch_size=4), epochs=5, callbacks=[Tick(), Look()],
+        run=RunDir.create(str(tmp_path), "t"),
+    )  # fmt: skip
+    (logger,) = [c for c in trainer.callbacks if isinstance(c, RunLogger)]
+    write_csv = trainer.run.write_metrics_csv
+    monkeypatch.setattr(
+        trainer.run,
+        "write_metrics_csv",
+        lambda history, durable=True: (drawn.append(len(history)), write_csv(history, durable)),
+    )
+    assert logger.tables_every == 1.0
+    assert trainer.fit().status == "completed"
+    assert drawn == [0, 2, 4, 5]  # fit start, 1.0 s, 2.0 s, the end
+    assert seen == [(e, e) for e in range(1, 6)]
+    csv_rows = Path(trainer.run.file("metrics.csv")).read_text().splitlines()
+    assert [row.split(",")[0] for row in csv_rows[1:]] == ["1", "2", "3", "4", "5"]
