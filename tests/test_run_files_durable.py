@@ -175,3 +175,12 @@ def test_tables_and_plots_redrawn_at_most_every_tables_every_seconds(tmp_path, m
     assert seen == [(e, e) for e in range(1, 6)]
     csv_rows = Path(trainer.run.file("metrics.csv")).read_text().splitlines()
     assert [row.split(",")[0] for row in csv_rows[1:]] == ["1", "2", "3", "4", "5"]
+
+
+def test_plot_escape_is_saxutils_escape():
+    from xml.sax.saxutils import escape as sax_escape
+
+    from autogradcli.trainer.plot import escape
+
+    for text in ("a & b < c > d", "&amp; already", "<script>'\"", "plain", ""):
+        assert escape(text) == sax_escape(text)
