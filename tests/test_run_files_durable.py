@@ -184,3 +184,35 @@ def test_plot_escape_is_saxutils_escape():
 
     for text in ("a & b < c > d", "&amp; already", "<script>'\"", "plain", ""):
         assert escape(text) == sax_escape(text)
+
+
+def test_a_new_run_folder_is_fsynced_once_before_it_is_published(tmp_path, monkeypatch):
+    """The staged folder's first files (configs, data state, model.txt, tables, summary) are
+    each fsynced as files, and the folder once, just before its rename into place."""
+    if not os.path.isdir("/proc/self/fd"):
+        pytest.skip("names fsynced files through /proc/self/fd")
+    events: list[str] = []
+    rename = os.rename
+
+    def fsync(fd: int) -> None:
+        path = os.readlink(f"/proc/self/fd/{fd}")
+        if os.path.isdir(path) and path.endswith(".partial"):
+            events.append("folder")
+        elif os.path.basename(os.path.dirname(path)).endswith(".partial"):
+            events.append("file")
+        _FSYNC(fd)
+
+    def publish(src, dst) -> None:
+        if os.fspath(src).endswith(".partial"):
+            events.append("publish")
+        rename(src, dst)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    monkeypatch.setattr(os, "rename", publish)
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(CONFIG.replace("EPOCHS", "1"))
+    result = train_from_config(str(cfg), progress="none", runs_dir=str(tmp_path / "runs"))
+    assert result.status == "completed", result.message
+    # config.yaml, config.resolved.yaml, data_state.json, model.txt, metrics.csv, loss.svg,
+    # summary.json; then the folder, then the rename
+    assert events == ["file"] * 7 + ["folder", "publish"]

@@ -99,10 +99,10 @@ def write_error(path: str, err: OSError) -> RunFolderError:
     return RunFolderError(f"cannot write {path}: {os_reason(err)}")
 
 
-def atomic_write_text(path: str, text: str, durable: bool = True) -> None:
+def atomic_write_text(path: str, text: str, durable: bool = True, sync_folder: bool = True) -> None:
     """Write ``text`` to ``path`` through a temporary file (+ fsync when ``durable``) + rename
-    (mode 0644)."""
-    _atomic_write_text(path, text, permissions=0o644, durable=durable)
+    (mode 0644), then fsync the folder (``durable`` and ``sync_folder``)."""
+    _atomic_write_text(path, text, permissions=0o644, durable=durable, sync_folder=sync_folder)
 
 
 def jsonable(value: Any) -> Any:
@@ -225,6 +225,7 @@ class RunDir:
             return
         if os.path.lexists(self.final_path):
             raise FileExistsError(f"run folder {self.final_path} already exists")
+        fsync_directory(self.path)  # its files' names, written without a folder fsync each
         os.rename(self.path, self.final_path)
         fsync_directory(os.path.dirname(self.final_path))
         self.path, self.published = self.final_path, True
@@ -287,10 +288,10 @@ class RunDir:
 
     # ------------------------------------------------------------------ writers
     def write_text(self, name: str, text: str, durable: bool = True) -> None:
-        """Write the folder's file ``name`` atomically (fsynced when ``durable``); an
-        ``OSError`` names that file."""
+        """Write the folder's file ``name`` atomically (fsynced when ``durable``; a staged
+        folder is fsynced once, by ``publish``); an ``OSError`` names that file."""
         try:
-            atomic_write_text(self.file(name), text, durable)
+            atomic_write_text(self.file(name), text, durable, self.published)
         except OSError as err:
             err.filename = self.file(name)  # not the temporary file's name
             raise

@@ -8,11 +8,10 @@ run ends with the same weights, bit for bit on the CPU, as one that never stoppe
 from __future__ import annotations
 
 import datetime as _dt
-import os
 import time
 from typing import TYPE_CHECKING, Any
 
-from .._utils.atomic import atomic_open, fsync_directory
+from .._utils.atomic import atomic_open
 from ..data.generator import Generator
 from ..serialization import load, save
 from ..serialization.format import SerializationError
@@ -182,12 +181,8 @@ class TrainingState:
         rename there fsyncs it, as ``Checkpoint`` linking ``best`` does). On failure (disk full)
         the previous one is kept and a ``RunFolderError`` names the file."""
         try:
-            with atomic_open(path, "wb", durable=False) as out:  # the two fsyncs are ours
+            with atomic_open(path, "wb", sync_folder=sync_folder) as out:
                 save(self.state_dict(), out)
-                out.flush()
-                os.fsync(out.fileno())
-            if sync_folder:
-                fsync_directory(os.path.dirname(os.path.abspath(path)))
         except OSError as err:
             raise write_error(path, err) from None
 
