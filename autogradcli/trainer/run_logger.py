@@ -5,9 +5,10 @@ epoch; ``metrics.csv``, ``loss.svg`` (and ``acc.svg`` when accuracy is logged) a
 when ``tables_every`` seconds have passed since they were last written (epochs of a few
 milliseconds would spend most of their time redrawing them); all of them at the end, however
 the run ends; ``traceback.txt`` after an unexpected error. Every write is atomic; the per-epoch
-ones are not fsynced (a resume rebuilds them from the durable checkpoint: an fsync an epoch cost
-tiny runs most of their time), the files of the run's start and end are. The folder itself
-(paths, atomic writes, the lock) is ``RunDir``.
+ones and a new folder's first tables and summary are not fsynced (a resume rebuilds them from
+the durable checkpoint: an fsync an epoch cost tiny runs most of their time); ``model.txt``,
+the summary at the start of ``fit`` and everything at its end are. The folder itself (paths,
+atomic writes, the lock) is ``RunDir``.
 """
 
 from __future__ import annotations
@@ -138,8 +139,10 @@ class RunLogger(Callback):
         ``summary.json``, so that the folder is published whole (``RunDir.stage``)."""
         self.name = self.name or type(trainer.model).__name__
         self.run.write_text(MODEL_TXT, model_text(trainer.model, trainer.sample_batch()))
-        self._write_tables(trainer)
-        self._write_summary(trainer)
+        # not fsynced: ``on_fit_start`` writes the summary again, durably, and the tables are
+        # fsynced at the end (a resume rewrites both), as the per-epoch writes
+        self._write_tables(trainer, durable=False)
+        self._write_summary(trainer, durable=False)
         self._begun = True
 
     def on_fit_start(self, trainer: Trainer) -> None:
