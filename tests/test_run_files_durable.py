@@ -89,33 +89,48 @@ def test_best_checkpoint_linked_to_last_keeps_its_state_when_last_moves_on(tmp_p
     assert sorted(os.listdir(tmp_path)) == ["best", "last"]
 
 
+def _traced_run(tmp_path, monkeypatch, epochs: int, on_fsync, rename: str, on_rename):
+    """A run of ``epochs`` with ``os.fsync`` and ``os.<rename>`` traced: ``on_fsync(path)`` and
+    ``on_rename(src, dst)`` give an event or None; (the events in order, the result)."""
+    if not os.path.isdir("/proc/self/fd"):
+        pytest.skip("names fsynced files through /proc/self/fd")
+    events: list = []
+    real_rename = getattr(os, rename)
+
+    def fsync(fd: int) -> None:
+        events.append(on_fsync(os.readlink(f"/proc/self/fd/{fd}")))
+        _FSYNC(fd)
+
+    def traced(src, dst) -> None:
+        events.append(on_rename(os.fspath(src), os.fspath(dst)))
+        real_rename(src, dst)
+
+    monkeypatch.setattr(os, "fsync", fsync)
+    monkeypatch.setattr(os, rename, traced)
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(CONFIG.replace("EPOCHS", str(epochs)))
+    result = train_from_config(str(cfg), progress="none", runs_dir=str(tmp_path / "runs"))
+    assert result.status == "completed", result.message
+    return [e for e in events if e is not None], result
+
+
 def test_one_file_and_one_folder_fsync_per_checkpoint(tmp_path, monkeypatch):
     """Each epoch's checkpoint: ``last`` fsynced once as a file, then one fsync of
     ``checkpoints/`` after every rename there (``best``'s link included), never before."""
-    if not os.path.isdir("/proc/self/fd"):
-        pytest.skip("names fsynced files through /proc/self/fd")
-    events: list[tuple[str, str]] = []
-    replace = os.replace
 
-    def fsync(fd: int) -> None:
-        path = os.readlink(f"/proc/self/fd/{fd}")
+    def on_fsync(path: str):
         if os.path.basename(path) == "checkpoints":
-            events.append(("sync", "folder"))
-        elif os.path.basename(os.path.dirname(path)) == "checkpoints":
-            events.append(("sync", re.sub(r"^\.(.+)\.[^.]+\.tmp$", r"\1", os.path.basename(path))))
-        _FSYNC(fd)
+            return ("sync", "folder")
+        if os.path.basename(os.path.dirname(path)) == "checkpoints":
+            return ("sync", re.sub(r"^\.(.+)\.[^.]+\.tmp$", r"\1", os.path.basename(path)))
+        return None
 
-    def rename(src, dst) -> None:
-        if os.path.basename(os.path.dirname(os.fspath(dst))) == "checkpoints":
-            events.append(("rename", os.path.basename(os.fspath(dst))))
-        replace(src, dst)
+    def on_rename(src: str, dst: str):
+        if os.path.basename(os.path.dirname(dst)) == "checkpoints":
+            return ("rename", os.path.basename(dst))
+        return None
 
-    monkeypatch.setattr(os, "fsync", fsync)
-    monkeypatch.setattr(os, "replace", rename)
-    cfg = tmp_path / "c.yaml"
-    cfg.write_text(CONFIG.replace("EPOCHS", "4"))
-    result = train_from_config(str(cfg), progress="none", runs_dir=str(tmp_path / "runs"))
-    assert result.status == "completed", result.message
+    events, result = _traced_run(tmp_path, monkeypatch, 4, on_fsync, "replace", on_rename)
     best_epochs = {1}  # the epochs that improved val_loss (the trainer's monitor)
     losses = [row["val_loss"] for row in result.history]
     best_epochs |= {i + 1 for i in range(1, 4) if losses[i] < min(losses[:i])}
@@ -191,30 +206,16 @@ def test_plot_escape_is_saxutils_escape():
 def test_a_new_run_folder_is_fsynced_once_before_it_is_published(tmp_path, monkeypatch):
     """The staged folder's first files (configs, data state, model.txt) are each fsynced as
     files, and the folder once, just before its rename into place."""
-    if not os.path.isdir("/proc/self/fd"):
-        pytest.skip("names fsynced files through /proc/self/fd")
-    events: list[str] = []
-    rename = os.rename
 
-    def fsync(fd: int) -> None:
-        path = os.readlink(f"/proc/self/fd/{fd}")
+    def on_fsync(path: str):
         if os.path.isdir(path) and path.endswith(".partial"):
-            events.append("folder")
-        elif os.path.basename(os.path.dirname(path)).endswith(".partial"):
-            events.append("file")
-        _FSYNC(fd)
+            return "folder"
+        return "file" if os.path.dirname(path).endswith(".partial") else None
 
-    def publish(src, dst) -> None:
-        if os.fspath(src).endswith(".partial"):
-            events.append("publish")
-        rename(src, dst)
+    def on_rename(src: str, dst: str):
+        return "publish" if src.endswith(".partial") else None
 
-    monkeypatch.setattr(os, "fsync", fsync)
-    monkeypatch.setattr(os, "rename", publish)
-    cfg = tmp_path / "c.yaml"
-    cfg.write_text(CONFIG.replace("EPOCHS", "1"))
-    result = train_from_config(str(cfg), progress="none", runs_dir=str(tmp_path / "runs"))
-    assert result.status == "completed", result.message
+    events, _ = _traced_run(tmp_path, monkeypatch, 1, on_fsync, "rename", on_rename)
     # config.yaml, config.resolved.yaml, data_state.json, model.txt (the tables and summary
     # are written again, durably, by fit); then the folder, then the rename
     assert events == ["file"] * 4 + ["folder", "publish"]
