@@ -219,3 +219,22 @@ def test_a_new_run_folder_is_fsynced_once_before_it_is_published(tmp_path, monke
     # config.yaml, config.resolved.yaml, data_state.json, model.txt (the tables and summary
     # are written again, durably, by fit); then the folder, then the rename
     assert events == ["file"] * 4 + ["folder", "publish"]
+
+
+def test_the_end_of_a_run_fsyncs_its_folder_once_after_its_last_rename(tmp_path, monkeypatch):
+    """fit's end writes the tables, plots and summary durably: each file fsynced, the run
+    folder once, after the last of their renames (fit's start: once, for its summary)."""
+    runs = str(tmp_path / "runs")
+
+    def on_fsync(path: str):
+        if os.path.dirname(path) == runs and not path.endswith(".partial"):
+            return "folder"
+        return "file" if os.path.dirname(os.path.dirname(path)) == runs else None
+
+    def on_rename(src: str, dst: str):
+        parent = os.path.dirname(dst)
+        return "rename" if os.path.dirname(parent) == runs and parent != src else None
+
+    events, _ = _traced_run(tmp_path, monkeypatch, 2, on_fsync, "replace", on_rename)
+    assert events.count("folder") == 2  # fit's start (summary) and end
+    assert events[-1] == "folder" and events[-2] == "rename"  # the end: after summary.json

@@ -37,7 +37,7 @@ import re
 import secrets
 import shutil
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from .._utils.atomic import atomic_write_text as _atomic_write_text
@@ -174,6 +174,7 @@ class RunDir:
             raise FileNotFoundError(f"run folder {path!r} does not exist")
         self.final_path = self.path  # where the folder is seen (see ``stage``)
         self.published = True
+        self._folder_sync_deferred = False  # inside ``folder_synced_once``
 
     # ------------------------------------------------------------------ creation
     @classmethod
@@ -287,11 +288,24 @@ class RunDir:
         return self.path
 
     # ------------------------------------------------------------------ writers
+    @contextlib.contextmanager
+    def folder_synced_once(self) -> Iterator[None]:
+        """Durable writes in the block fsync their files, and the folder once at its end
+        (instead of after each rename)."""
+        self._folder_sync_deferred = True
+        try:
+            yield
+        finally:
+            self._folder_sync_deferred = False
+            fsync_directory(self.path)
+
     def write_text(self, name: str, text: str, durable: bool = True) -> None:
         """Write the folder's file ``name`` atomically (fsynced when ``durable``; a staged
-        folder is fsynced once, by ``publish``); an ``OSError`` names that file."""
+        folder is fsynced once, by ``publish``, and one in ``folder_synced_once`` at its end);
+        an ``OSError`` names that file."""
+        sync_folder = self.published and not self._folder_sync_deferred
         try:
-            atomic_write_text(self.file(name), text, durable, self.published)
+            atomic_write_text(self.file(name), text, durable, sync_folder)
         except OSError as err:
             err.filename = self.file(name)  # not the temporary file's name
             raise

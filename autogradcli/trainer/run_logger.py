@@ -166,12 +166,13 @@ class RunLogger(Callback):
         self._write_summary(trainer, durable=False)
 
     def on_fit_end(self, trainer: Trainer) -> None:
-        with contextlib.suppress(Exception):
-            self._sync(trainer, durable=True)
-        if trainer.traceback_text:
+        with self.run.folder_synced_once():  # one folder fsync for the end's renames
             with contextlib.suppress(Exception):
-                self.run.write_text("traceback.txt", trainer.traceback_text)
-        self._write_summary(trainer)
+                self._sync(trainer, durable=True)
+            if trainer.traceback_text:
+                with contextlib.suppress(Exception):
+                    self.run.write_text("traceback.txt", trainer.traceback_text)
+            self._write_summary(trainer)
 
     def _sync(self, trainer: Trainer, durable: bool) -> None:
         for row in trainer.history[self._written :]:
