@@ -132,3 +132,28 @@ def test_on_the_device_stand_in(strict_cuda):
     assert perplexity_from_loss(sums, value, out, y, loss_fn) is True
     total, count = hand_nll(scores, targets, targets != -100)
     assert sums["nll_n"] == count and math.isclose(sums["nll_sum"], total, rel_tol=1e-6)
+
+
+def test_device_counts_are_read_back_once_per_epoch(strict_cuda):
+    """On a device the batch counts stay device arrays (no step waits for the device) until
+    the epoch's ``metrics``/``state_dict`` read them back as plain numbers, the CPU's."""
+    data = list(batches([(3, 4), (2, 4)]))
+    values, states = {}, {}
+    for device in ("cpu", "cuda"):
+        for shortcut in (True, False):
+            sums = EpochSums("classification", nn.CrossEntropyLoss(), ["accuracy", "perplexity"])
+            for scores, targets in data:
+                out, y = ag.tensor(scores, device=device), ag.tensor(targets, device=device)
+                value = float(compute_loss(sums.loss_fn, out, y).item())
+                sums.add(value, out, out, y, value_is_loss=shortcut)
+            kinds = {k: type(v).__name__ for k, v in sums.sums.items()}
+            if device == "cuda":
+                on_device = {k for k, v in kinds.items() if v == "StrictArray"}
+                assert on_device == {"correct", "n_acc", "nll_sum", "nll_n"}
+            states[device, shortcut] = sums.state_dict()["sums"]
+            values[device, shortcut] = sums.metrics("v")
+            assert all(isinstance(v, (int, float)) for v in sums.sums.values())
+    for shortcut in (True, False):
+        assert states["cuda", shortcut] == pytest.approx(states["cpu", shortcut], rel=1e-6)
+        assert values["cuda", shortcut] == pytest.approx(values["cpu", shortcut], rel=1e-6)
+        assert isinstance(states["cuda", shortcut]["correct"], int)

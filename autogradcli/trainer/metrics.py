@@ -240,8 +240,16 @@ class EpochSums:
                 continue
             accumulate(self.sums, out, y, self.loss_fn)
 
+    def settle(self) -> None:
+        """Make the sums plain numbers: counts kept on the device during the epoch (0-d device
+        arrays, so no step waits for the device) are read back here, once."""
+        for key, value in self.sums.items():
+            if not isinstance(value, (int, float, list)):
+                self.sums[key] = value.item()
+
     def metrics(self, prefix: str) -> dict[str, Any]:
         """``{prefix_loss, prefix_<key>...}`` for the metrics that could be computed."""
+        self.settle()
         out: dict[str, Any] = {f"{prefix}_loss": self.loss_sum / self.n if self.n else None}
         for name in self.names:
             value = METRICS[name].value(self.sums)
@@ -250,6 +258,7 @@ class EpochSums:
         return out
 
     def state_dict(self) -> dict[str, Any]:
+        self.settle()
         return {
             "loss_sum": self.loss_sum,
             "n": self.n,
