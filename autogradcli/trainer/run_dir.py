@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import contextlib
 import csv
-import errno
 import io
 import json
 import math
@@ -43,6 +42,7 @@ from typing import Any
 from .._utils.atomic import atomic_write_text as _atomic_write_text
 from .._utils.atomic import fsync_directory
 from .data_state import sample_problem
+from .run_errors import RunFolderError, RunFolderNotMade, os_reason, write_error
 
 __all__ = [
     "CHECKPOINTS",
@@ -72,31 +72,6 @@ BASE_COLUMNS = ("epoch", "step", "train_loss", "train_acc", "val_loss", "val_acc
 LAST_COLUMNS = ("time",)
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._+-]+")
-
-
-class RunFolderError(RuntimeError):
-    """A run folder's file could not be written (disk full, quota, permissions) or read (not a
-    run folder's file): the message names the file and what is wrong."""
-
-
-class RunFolderNotMade(RunFolderError):
-    """A new run folder could not be made (disk full...): nothing was left behind and no run
-    started, so it is a usage error (exit 2), not a failed run."""
-
-
-def os_reason(err: OSError) -> str:
-    """What ``err`` means for a person: ``the disk is full (No space left on device)``..."""
-    reason = err.strerror or str(err)
-    if err.errno in (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)):
-        reason = f"the disk is full ({reason})"
-    elif err.errno == errno.EFBIG:
-        reason = f"the file size limit was reached ({reason})"
-    return reason
-
-
-def write_error(path: str, err: OSError) -> RunFolderError:
-    """A ``RunFolderError`` for ``err`` (raised writing ``path``) that says what happened."""
-    return RunFolderError(f"cannot write {path}: {os_reason(err)}")
 
 
 def atomic_write_text(path: str, text: str, durable: bool = True, sync_folder: bool = True) -> None:
