@@ -10,15 +10,52 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 class _GradState:
-    __slots__ = ("anomaly", "bfloat16", "check_nan", "enabled", "trace")
+    """The switches every op reads. ``enabled`` and ``special`` are read on every call, so they
+    are plain slots; ``special`` is True while any of the rarer modes (anomaly, bfloat16, an
+    export's trace) is on, kept so by their setters: an op with none of them on tests one flag."""
+
+    __slots__ = ("_anomaly", "_bfloat16", "_trace", "check_nan", "enabled", "special")
 
     def __init__(self) -> None:
         self.enabled = True
-        # an export's tracer (onnx/trace.py), called for each op run while recording is off
-        self.trace: Any = None
-        self.anomaly = False  # anomaly mode (anomaly_mode.py): forward traces kept on nodes
-        self.check_nan = True  # ... and, with it, backward results checked for nan
-        self.bfloat16 = False  # a bfloat16 tensor exists: op results are kept bfloat16
+        self.special = False
+        self._trace: Any = None
+        self._anomaly = False
+        self._bfloat16 = False
+        self.check_nan = True  # with anomaly mode, backward results are checked for nan
+
+    def _update(self) -> None:
+        self.special = self._anomaly or self._bfloat16 or self._trace is not None
+
+    @property
+    def trace(self) -> Any:
+        """An export's tracer (onnx/trace.py), called for each op run while recording is off."""
+        return self._trace
+
+    @trace.setter
+    def trace(self, tracer: Any) -> None:
+        self._trace = tracer
+        self._update()
+
+    @property
+    def anomaly(self) -> bool:
+        """Anomaly mode (anomaly_mode.py): forward stacks kept on the nodes recorded."""
+        return self._anomaly
+
+    @anomaly.setter
+    def anomaly(self, on: bool) -> None:
+        self._anomaly = on
+        self._update()
+
+    @property
+    def bfloat16(self) -> bool:
+        """A bfloat16 tensor exists: op results are kept bfloat16 (low_precision.py)."""
+        return self._bfloat16
+
+    @bfloat16.setter
+    def bfloat16(self, on: bool) -> None:
+        self._bfloat16 = on
+        self._update()
 
 
 # One process-wide flag (not thread-local): read on every op, so it must be cheap.

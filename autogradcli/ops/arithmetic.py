@@ -37,7 +37,7 @@ class Add(Function):
                     if True in ctx.needs_input_grad:
                         ctx.shapes = (x.shape, y.shape)
                     return x + y
-            elif tb is float and x.dtype.kind in "fV":
+            elif tb is float and ((k := x.dtype.kind) == "f" or k == "V"):
                 if True in ctx.needs_input_grad:
                     ctx.shapes = (x.shape, ())
                 return x + b
@@ -72,7 +72,7 @@ class Sub(Function):
                     if True in ctx.needs_input_grad:
                         ctx.shapes = (x.shape, y.shape)
                     return x - y
-            elif tb is float and x.dtype.kind in "fV":
+            elif tb is float and ((k := x.dtype.kind) == "f" or k == "V"):
                 if True in ctx.needs_input_grad:
                     ctx.shapes = (x.shape, ())
                 return x - b
@@ -110,7 +110,7 @@ class Mul(Function):
                         ctx.save_for_backward(a if nb else None, b if na else None)
                         ctx.shapes = (x.shape, y.shape)
                     return x * y
-            elif tb is float and x.dtype.kind in "fV":
+            elif tb is float and ((k := x.dtype.kind) == "f" or k == "V"):
                 if True in ctx.needs_input_grad:
                     ctx.const = (1, b)
                 return x * b
@@ -138,7 +138,7 @@ class Mul(Function):
             pos, c = const
             if type(c) is complex:  # a complex factor's gradient is conjugated
                 c = c.conjugate()
-            if plain and type(c) is float and g._data.dtype.kind in "fV":
+            if plain and type(c) is float and ((k := g._data.dtype.kind) == "f" or k == "V"):
                 gc = wrap(g._data * c)
             else:
                 gc = _mul(g, c)
@@ -213,7 +213,8 @@ class Pow(Function):
         tb = type(b)
         if type(a) is Tensor and (tb is int or tb is float) and b in _BY_PRODUCT:
             x = a._data
-            if x.dtype.kind in "fV":  # a float tensor to a small power: the by-product path
+            # a float tensor to a small power: the by-product path
+            if (k := x.dtype.kind) == "f" or k == "V":
                 if True in ctx.needs_input_grad:  # save_mixed(ctx, a, b), inlined
                     ctx.save_for_backward(a, None)
                     ctx.constants = (None, b)
