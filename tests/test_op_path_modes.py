@@ -71,8 +71,8 @@ x = ag.tensor([0.5, -1.0], requires_grad=True)
 ag.exp(x).sum().backward()  # real programs run the real formula as it is
 real_untouched = unary.Exp.backward is plain
 z = ag.tensor(np.array([0.3 + 0.4j, -0.2 + 1.0j]), requires_grad=True)
-w = ag.exp(z)  # the first complex result: the complex rules switch on before its backward
-ag.view_as_real(w).sum().backward()
+w = ag.exp(z) * ag.tensor(np.array([1.0 - 2.0j, 0.5j]))  # the first complex results
+ag.view_as_real(w).sum().backward()  # exp's and mul's gradients conjugated, as torch's
 print(json.dumps({"real_untouched": real_untouched, "wrapped": unary.Exp.backward is not plain,
     "grad": [p for v in z.grad.numpy().tolist() for p in (v.real, v.imag)],
     "real_grad": x.grad.tolist()}))
@@ -89,7 +89,8 @@ def test_complex_rules_switch_on_with_the_first_complex_result():
     got = json.loads(out.stdout.strip().splitlines()[-1])
     assert got["real_untouched"] is True and got["wrapped"] is True
     z = torch.tensor([0.3 + 0.4j, -0.2 + 1.0j], dtype=torch.complex128, requires_grad=True)
-    torch.view_as_real(torch.exp(z)).sum().backward()
+    c = torch.tensor([1.0 - 2.0j, 0.5j], dtype=torch.complex128)
+    torch.view_as_real(torch.exp(z) * c).sum().backward()
     expected = [p for v in z.grad.tolist() for p in (v.real, v.imag)]
     assert got["grad"] == pytest.approx(expected, rel=1e-12)
     assert got["real_grad"] == pytest.approx(torch.tensor([0.5, -1.0]).exp().tolist(), rel=1e-6)

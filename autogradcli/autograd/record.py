@@ -75,12 +75,14 @@ def run_function(ctx: FunctionCtx, forward: Callable, args: tuple[Any, ...]) -> 
 # Complex results: the first one recorded turns on the complex gradient rules registered here
 # (ops/complex_numbers.py: conjugated backward formulas), which real programs never pay for.
 _complex_rules: list[Callable[[], None]] = []
-_complex_seen = [False]
+# [True] from the first complex result recorded on: a complex gradient needs one, so backward
+# formulas test this before looking at a gradient's dtype
+COMPLEX_SEEN = [False]
 
 
 def on_first_complex(enable: Callable[[], None]) -> None:
     """Call ``enable()`` when the first complex result is recorded (now if one has been)."""
-    if _complex_seen[0]:
+    if COMPLEX_SEEN[0]:
         enable()
     else:
         _complex_rules.append(enable)
@@ -90,8 +92,8 @@ def rare_float_kind(kind: str) -> bool:
     """Whether a result of dtype kind ``kind`` other than "f" gets a gradient: complex ("c")
     and bfloat16 ("V") do. The common float case is the caller's ``kind == "f"``."""
     if kind == "c":
-        if not _complex_seen[0]:
-            _complex_seen[0] = True
+        if not COMPLEX_SEEN[0]:
+            COMPLEX_SEEN[0] = True
             for enable in _complex_rules:
                 enable()
             _complex_rules.clear()

@@ -8,6 +8,7 @@ from ..autograd.fixed_arity import binary_apply
 from ..autograd.function import Function
 from ..autograd.grad_mode import STATE
 from ..autograd.gradient_ops import sum_to
+from ..autograd.record import COMPLEX_SEEN
 from ..tensor.tensor import Tensor, wrap
 from ._util import OPERANDS, array_module, binary_operands, load_mixed, save_mixed
 from .complex_numbers import conj_grad, refuse_complex
@@ -136,7 +137,7 @@ class Mul(Function):
         const = ctx.const
         if const is not None:
             pos, c = const
-            if type(c) is complex:  # a complex factor's gradient is conjugated
+            if COMPLEX_SEEN[0] and type(c) is complex:  # a complex factor's gradient: conjugated
                 c = c.conjugate()
             if plain and type(c) is float and ((k := g._data.dtype.kind) == "f" or k == "V"):
                 gc = wrap(g._data * c)
@@ -144,7 +145,7 @@ class Mul(Function):
                 gc = _mul(g, c)
             return (gc, None) if pos == 1 else (None, gc)
         a, b = ctx.saved_tensors
-        if g._data.dtype.kind == "c":
+        if COMPLEX_SEEN[0] and g._data.dtype.kind == "c":
             a, b = conj_grad(a), conj_grad(b)
         na, nb = ctx.needs_input_grad
         sa, sb = ctx.shapes
@@ -196,7 +197,7 @@ class Div(Function):
         if divisor is not None:
             return g / conj_grad(divisor), None
         a, b = load_mixed(ctx)
-        if g._data.dtype.kind == "c":
+        if COMPLEX_SEEN[0] and g._data.dtype.kind == "c":
             a, b = conj_grad(a), conj_grad(b)
         na, nb = ctx.needs_input_grad
         sa, sb = ctx.shapes
@@ -236,7 +237,7 @@ class Pow(Function):
     @staticmethod
     def backward(ctx: Any, g: Tensor) -> tuple[Any, Any]:
         a, b = load_mixed(ctx)
-        if g._data.dtype.kind == "c":
+        if COMPLEX_SEEN[0] and g._data.dtype.kind == "c":
             a, b = conj_grad(a), conj_grad(b)
         na, nb = ctx.needs_input_grad
         sa, sb = ctx.shapes
