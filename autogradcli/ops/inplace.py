@@ -95,11 +95,12 @@ def _write(self: Tensor, arr: Any, name: str) -> None:
     self._data[...] = arr
 
 
+# the order of dtype kinds an in-place result may be cast along; bfloat16 ("V") ranks with floats
+_KIND_RANK = {"b": 0, "i": 1, "u": 2, "f": 3, "c": 4}
+
+
 def _can_cast(src: Any, dst: Any) -> bool:
-    order = "biufc"  # bfloat16 ("V") ranks with the floats
-    return order.index(src.kind if src.kind in order else "f") <= order.index(
-        dst.kind if dst.kind in order else "f"
-    )
+    return _KIND_RANK.get(src.kind, 3) <= _KIND_RANK.get(dst.kind, 3)
 
 
 def broadcast_message(dst: tuple[int, ...], src: tuple[int, ...]) -> str | None:
