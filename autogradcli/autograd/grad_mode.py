@@ -9,12 +9,30 @@ from typing import Any, TypeVar
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+def _mode(name: str, doc: str) -> property:
+    """A switch of _GradState stored in slot ``_<name>``; setting it updates ``special``."""
+    slot = "_" + name
+
+    def get(self: _GradState) -> Any:
+        return getattr(self, slot)
+
+    def set_(self: _GradState, value: Any) -> None:
+        setattr(self, slot, value)
+        self.special = self._anomaly or self._bfloat16 or self._trace is not None
+
+    return property(get, set_, doc=doc)
+
+
 class _GradState:
     """The switches every op reads. ``enabled`` and ``special`` are read on every call, so they
     are plain slots; ``special`` is True while any of the rarer modes (anomaly, bfloat16, an
     export's trace) is on, kept so by their setters: an op with none of them on tests one flag."""
 
     __slots__ = ("_anomaly", "_bfloat16", "_trace", "check_nan", "enabled", "special")
+
+    trace = _mode("trace", "An export's tracer (onnx/trace.py), called for each op run unrecorded.")
+    anomaly = _mode("anomaly", "Anomaly mode (anomaly_mode.py): forward stacks kept on nodes.")
+    bfloat16 = _mode("bfloat16", "A bfloat16 tensor exists: op results are kept bfloat16.")
 
     def __init__(self) -> None:
         self.enabled = True
@@ -23,39 +41,6 @@ class _GradState:
         self._anomaly = False
         self._bfloat16 = False
         self.check_nan = True  # with anomaly mode, backward results are checked for nan
-
-    def _update(self) -> None:
-        self.special = self._anomaly or self._bfloat16 or self._trace is not None
-
-    @property
-    def trace(self) -> Any:
-        """An export's tracer (onnx/trace.py), called for each op run while recording is off."""
-        return self._trace
-
-    @trace.setter
-    def trace(self, tracer: Any) -> None:
-        self._trace = tracer
-        self._update()
-
-    @property
-    def anomaly(self) -> bool:
-        """Anomaly mode (anomaly_mode.py): forward stacks kept on the nodes recorded."""
-        return self._anomaly
-
-    @anomaly.setter
-    def anomaly(self, on: bool) -> None:
-        self._anomaly = on
-        self._update()
-
-    @property
-    def bfloat16(self) -> bool:
-        """A bfloat16 tensor exists: op results are kept bfloat16 (low_precision.py)."""
-        return self._bfloat16
-
-    @bfloat16.setter
-    def bfloat16(self, on: bool) -> None:
-        self._bfloat16 = on
-        self._update()
 
 
 # One process-wide flag (not thread-local): read on every op, so it must be cheap.
