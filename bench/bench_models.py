@@ -5,6 +5,7 @@
     python bench/bench_models.py resnet --threads 2  # torch, numpy's BLAS and ours on 2 threads
     python bench/bench_models.py lstm_lm --profile   # cProfile of our step, top functions
     python bench/bench_models.py --before /tmp/old   # also an older tree's package, paired
+    python bench/bench_models.py --device cuda       # on the GPU beside torch CUDA (no floors)
 
 Each workload is a function ``(lib) -> step`` in ``WORKLOADS``: it builds its model through the
 PyTorch API of ``lib`` (``torch`` or ``autogradcli``) and returns a zero-argument training step.
@@ -31,11 +32,17 @@ sys.path.insert(0, str(HERE.parent))
 sys.path.insert(0, str(HERE))
 
 Step = Callable[[], float]
+DEVICE = "cpu"  # where the workloads' models and data live (--device)
 
 
-def _tensor(lib: Any, arr: np.ndarray) -> Any:
-    """A copy of ``arr`` as a tensor of ``lib``."""
-    return lib.tensor(np.ascontiguousarray(arr))
+def _tensor(lib: Any, arr: np.ndarray, device: str = "cpu") -> Any:
+    """A copy of ``arr`` as a tensor of ``lib`` on ``device``."""
+    return lib.tensor(np.ascontiguousarray(arr), device=device)
+
+
+def _data(lib: Any, arr: np.ndarray) -> Any:
+    """A workload's input or target: ``arr`` on the benchmark's device."""
+    return _tensor(lib, arr, DEVICE)
 
 
 def _load_weights(lib: Any, model: Any, seed: int, scale: float = 0.02) -> None:
@@ -52,6 +59,7 @@ def _load_weights(lib: Any, model: Any, seed: int, scale: float = 0.02) -> None:
             else:
                 arr = (rng.standard_normal(shape) * scale).astype(np.float32)
             p.copy_(_tensor(lib, arr))
+    model.to(DEVICE)
 
 
 # --------------------------------------------------------------------------- GPT-mini
@@ -118,7 +126,7 @@ def gpt_model(lib: Any, vocab: int, block: int, width: int, heads: int, layers: 
 
         def forward(self, idx: Any, targets: Any) -> Any:
             T = idx.size(1)
-            pos = lib.arange(0, T, dtype=lib.long)
+            pos = lib.arange(0, T, dtype=lib.long, device=idx.device)
             x = self.wte(idx) + self.wpe(pos)
             for blk in self.h:
                 x = blk(x)
@@ -134,8 +142,8 @@ def gpt_mini(lib: Any) -> Step:
     model = gpt_model(lib, c["vocab"], c["block"], c["width"], c["heads"], c["layers"])
     _load_weights(lib, model, seed=0)
     rng = np.random.default_rng(1)
-    idx = _tensor(lib, rng.integers(0, c["vocab"], (c["batch"], c["block"])).astype(np.int64))
-    tgt = _tensor(lib, rng.integers(0, c["vocab"], (c["batch"], c["block"])).astype(np.int64))
+    idx = _data(lib, rng.integers(0, c["vocab"], (c["batch"], c["block"])).astype(np.int64))
+    tgt = _data(lib, rng.integers(0, c["vocab"], (c["batch"], c["block"])).astype(np.int64))
     opt = lib.optim.AdamW(model.parameters(), lr=1e-3, weight_decay=0.1)
 
     def step() -> float:
@@ -180,7 +188,7 @@ def lstm_lm(lib: Any) -> Step:
     _load_weights(lib, model, seed=0, scale=0.1)
     rng = np.random.default_rng(1)
     tokens = rng.integers(0, c["vocab"], (c["seq"] + 1, c["batch"])).astype(np.int64)
-    x, y = _tensor(lib, tokens[:-1]), _tensor(lib, tokens[1:].reshape(-1))
+    x, y = _data(lib, tokens[:-1]), _data(lib, tokens[1:].reshape(-1))
     opt = lib.optim.SGD(model.parameters(), lr=0.1)
     F = lib.nn.functional
 
@@ -268,7 +276,7 @@ def resnet(lib: Any) -> Step:
     _load_weights(lib, model, seed=0)
     rng = np.random.default_rng(1)
     xs = rng.standard_normal((c["batch"], 3, c["size"], c["size"])).astype(np.float32)
-    x, y = _tensor(lib, xs), _tensor(lib, rng.integers(0, c["classes"], c["batch"]))
+    x, y = _data(lib, xs), _data(lib, rng.integers(0, c["classes"], c["batch"]))
     opt = lib.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
     ce = lib.nn.functional.cross_entropy
 
@@ -369,7 +377,7 @@ def _time(name: str, libs: dict[str, Any], rounds: int) -> dict[str, list[float]
     timed in one rotation: seconds per round by name."""
     check(name, libs)
     cands: dict[str, Callable[[], Any]] = {k: WORKLOADS[name](lib) for k, lib in libs.items()}
-    if name in FLOORS:
+    if name in FLOORS and DEVICE == "cpu":  # numpy floors: for the CPU only
         cands["floor"] = FLOORS[name]()
     from bench_floors import rotate
 
@@ -433,6 +441,7 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--profile", action="store_true", help="cProfile our step instead")
     ap.add_argument("--before", help="an older tree (git archive): its package timed too")
+    ap.add_argument("--device", default="cpu", help="cpu or cuda (torch CUDA with TF32 off)")
     args = ap.parse_args()
     unknown = [n for n in args.names if n not in WORKLOADS]
     if unknown:
@@ -444,6 +453,11 @@ def main() -> None:
     import autogradcli
 
     tune_malloc()  # freed big blocks stay in the heap, as bench_nn's steps run
+    global DEVICE
+    DEVICE = args.device
+    if DEVICE != "cpu":  # both engines in full float32: cupy's products don't use TF32
+        torch.backends.cuda.matmul.allow_tf32 = False
+        torch.backends.cudnn.allow_tf32 = False
     libs = {"autogradcli": autogradcli, "torch": torch}
     if args.before:
         libs["before"] = _before_package(args.before)

@@ -150,7 +150,10 @@ def _install() -> None:
         finally:
             dt = now() - t0
             T.in_train_step = False
-            T.add("step", dt - (T.t.get("_inside", 0.0) - inside))
+            step = dt - (T.t.get("_inside", 0.0) - inside)
+            T.add("step", step)
+            if "step1" not in T.t:  # the first step (warm-up: first calls, allocations)
+                T.add("step1", step)
 
     Trainer.train_step = train_step
 
@@ -250,6 +253,75 @@ def run_once(name: str, progress: str, tmp: str, profile: bool = False) -> dict:
     return out
 
 
+def cold_child(name: str, tmp: str) -> None:
+    """``--cold``'s child process: the stages of one ``agrad train`` from a fresh interpreter
+    (imports as the CLI's, then the run with the timers of ``_install``), as JSON."""
+    import json
+
+    t0 = now()
+    from autogradcli.cli.train_cmd import set_threads
+    from autogradcli.trainer import api
+
+    imported = now() - t0
+    set_threads(None)
+    _install()
+    stages: dict[str, float] = defaultdict(float)
+
+    def timed(module, name, key):
+        orig = getattr(module, name)
+
+        def wrapper(*args, **kwargs):
+            t = now()
+            try:
+                return orig(*args, **kwargs)
+            finally:
+                stages[key] += now() - t
+
+        setattr(module, name, wrapper)
+
+    timed(api, "build_experiment", "data+model")
+    timed(api, "_new_run", "run folder")
+    r = run_once(name, "none", tmp)
+    r.update(stages, imported=imported, **{"in-process": now() - t0})
+    print(json.dumps({k: v for k, v in r.items() if isinstance(v, (int, float))}))
+
+
+COLD_ITEMS = ("import", "config", "data+model", "run folder", "first step", "steps")
+COLD_ITEMS += ("validation", "checkpoint", "run files", "rest")
+
+
+def cold_breakdown(name: str, tmp: str) -> dict[str, float]:
+    """Seconds per stage of ``agrad train NAME --progress none`` in a fresh process (the
+    bench's own child, which imports what the CLI imports): ``process`` is the wall time seen
+    from outside, ``interpreter`` what the child did not see (start-up and exit)."""
+    import json
+
+    cmd = [sys.executable, os.path.abspath(__file__), "--cold-child", name, "--tmp", tmp]
+    t0 = now()
+    out = subprocess.run(
+        cmd, check=True, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": ROOT}
+    ).stdout
+    wall = now() - t0
+    r = json.loads(out.strip().splitlines()[-1])
+    fit_items = r["step"] + r.get("validation", 0.0)
+    fit_items += r.get("cb:Checkpoint", 0.0) + r.get("cb:RunLogger", 0.0)
+    b = {
+        "process": wall,
+        "interpreter": wall - r["in-process"],
+        "import": r["imported"],
+        "config": r["setup"] - r["data+model"] - r["run folder"],
+        "data+model": r["data+model"],
+        "run folder": r["run folder"],
+        "first step": r["step1"],
+        "steps": r["step"] - r["step1"],
+        "validation": r.get("validation", 0.0),
+        "checkpoint": r.get("cb:Checkpoint", 0.0),
+        "run files": r.get("cb:RunLogger", 0.0),
+    }
+    b["rest"] = r["in-process"] - r["imported"] - r["setup"] - fit_items
+    return b
+
+
 def summarize(r: dict) -> tuple[float, float, list[tuple[str, float]]]:
     run, step, val = r["run"], r.get("step", 0.0), r.get("validation", 0.0)
     items = {k: v for k, v in r.items() if k in ("setup", "data", "unpack", "metrics")}
@@ -279,6 +351,20 @@ def cli_time(name: str, tmp: str) -> float:
     return now() - t0
 
 
+def cold_table(names: list[str], repeats: int) -> None:
+    """Print ``--cold``'s table: each stage's share of the whole process."""
+    cols = ("interpreter", *COLD_ITEMS)
+    print(f"fresh process per run; medians of {repeats}; % of the process's wall time")
+    print("| config | process s | " + " | ".join(cols) + " |")
+    print("|---" * (len(cols) + 2) + "|")
+    with tempfile.TemporaryDirectory() as tmp:
+        for name in names:
+            runs = [cold_breakdown(name, tmp) for _ in range(repeats)]
+            med = {k: statistics.median(r[k] for r in runs) for k in runs[0]}
+            cells = " | ".join(f"{100 * med[k] / med['process']:.0f}" for k in cols)
+            print(f"| {name} | {med['process']:.3f} | {cells} |", flush=True)
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--only", default=",".join(CONFIGS[:5]), help="configs (names under configs/)")
@@ -294,10 +380,24 @@ def main() -> None:
         action="store_true",
         help="what-if: os.fsync a no-op in this process (the run folder's durability off)",
     )
+    p.add_argument(
+        "--cold",
+        default="",
+        help="configs: each agrad train's stages from a fresh process (interpreter, import, "
+        "config, data+model, run folder, first step, ...), medians of --repeats",
+    )
+    p.add_argument("--cold-child", default="", help=argparse.SUPPRESS)
+    p.add_argument("--tmp", default="", help=argparse.SUPPRESS)
     args = p.parse_args()
     EXTRA_SETS.extend(args.set)
     if args.no_fsync:
         os.fsync = lambda fd: None
+    if args.cold_child:
+        cold_child(args.cold_child, args.tmp)
+        return
+    if args.cold:
+        cold_table(args.cold.split(","), args.repeats)
+        return
 
     from autogradcli.cli.train_cmd import set_threads
 

@@ -9,7 +9,8 @@ lambda serves both. Inputs are shapes (random data) or arrays.
 With ``device="cpu"`` (the default) the same comparison also runs on ``device="cuda"`` backed by
 the strict cupy stand-in (``strict_xp.py``): an op that calls numpy on a device array fails
 there. ``m`` is then a view of autogradcli whose creation functions default to that device.
-Set ``AGRAD_NO_STRICT=1`` to skip the second pass; it is skipped when real cupy is active.
+Set ``AGRAD_NO_STRICT=1`` to skip the second pass. With ``AGRAD_REAL_CUDA=1`` on a machine with
+cupy and a GPU, the second pass runs on the real device instead (``strict_xp.device_pass``).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from typing import Any
 
 import numpy as np
 from lazy_torch import torch
-from strict_xp import strict_cuda
+from strict_xp import device_pass, real_cuda_requested
 
 import autogradcli as ag
 from autogradcli.backend import registry
@@ -89,9 +90,9 @@ def _real_cupy_active() -> bool:
 
 def strict_enabled() -> bool:
     """Whether ``check`` adds the strict stand-in pass."""
-    return os.environ.get("AGRAD_NO_STRICT", "") not in ("1", "true", "yes") and not (
-        _real_cupy_active()
-    )
+    if os.environ.get("AGRAD_NO_STRICT", "") in ("1", "true", "yes"):
+        return False
+    return real_cuda_requested() or not _real_cupy_active()
 
 
 def on_device(device: str) -> Any:
@@ -142,14 +143,14 @@ def check(
     _compare(fn, ag, arrays, diff, grad, gradgrad, dtype, device, tol, ref)
     if device != "cpu" or not strict_enabled():
         return
-    with strict_cuda():
+    with device_pass() as xp:
         try:
             _compare(fn, on_device("cuda"), arrays, diff, grad, gradgrad, dtype, "cuda", tol, ref)
         except Exception as err:
             err.add_note(
-                "(this failed on device='cuda' backed by the strict cupy stand-in, "
-                "tests/strict_xp.py, after passing on the CPU: look for numpy called on a device "
-                "array, or host and device arrays mixed; AGRAD_NO_STRICT=1 skips this pass)"
+                f"(this failed on device='cuda' backed by {xp.__name__} after passing on the CPU: "
+                "look for numpy called on a device array, or host and device arrays mixed; "
+                "AGRAD_NO_STRICT=1 skips this pass)"
             )
             raise
 

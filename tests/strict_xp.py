@@ -142,6 +142,21 @@ class _CudaDevice:
 _DEVICE_COUNT = 1
 
 
+class _Flags:
+    """``cupy.ndarray.flags``: contiguity and ownership only (no ``writeable``, as in cupy)."""
+
+    __slots__ = ("c_contiguous", "f_contiguous", "owndata")
+
+    def __init__(self, flags: Any) -> None:
+        self.c_contiguous = flags.c_contiguous
+        self.f_contiguous = flags.f_contiguous
+        self.owndata = flags.owndata
+
+    def __getitem__(self, key: str) -> bool:
+        names = {"C_CONTIGUOUS": "c_contiguous", "F_CONTIGUOUS": "f_contiguous"}
+        return getattr(self, names.get(key, key.lower()))
+
+
 class StrictArray:
     """A device array stand-in: a numpy array that refuses to be treated as one."""
 
@@ -174,7 +189,7 @@ class StrictArray:
     strides = property(lambda self: self._a.strides)
     itemsize = property(lambda self: self._a.itemsize)
     nbytes = property(lambda self: self._a.nbytes)
-    flags = property(lambda self: self._a.flags)
+    flags = property(lambda self: _Flags(self._a.flags))
     T = property(lambda self: StrictArray(self._a.T))
     mT = property(lambda self: StrictArray(self._a.mT))
     real = property(lambda self: StrictArray(self._a.real))
@@ -412,6 +427,8 @@ class _DeviceUfunc:
         return _device_function(self._uf.reduce, "reduce")(*args, **kwargs)
 
     def accumulate(self, *args: Any, **kwargs: Any) -> Any:
+        if self._uf.__name__ not in ("add", "multiply"):  # cupy 14 accumulates these two only
+            raise NotImplementedError(f"`cupy_{self._uf.__name__}.accumulate` is not supported yet")
         return _device_function(self._uf.accumulate, "accumulate")(*args, **kwargs)
 
     def outer(self, *args: Any, **kwargs: Any) -> Any:
@@ -597,6 +614,66 @@ strict_cupy.fft = _StrictNamespace("strict_cupy.fft", np.fft)  # type: ignore[at
 strict_cupy.lib = _StrictNamespace("strict_cupy.lib", np.lib)  # type: ignore[attr-defined]
 # cupyx.scipy.special's stand-in, found by backend.special.special_module
 strict_cupy._scipy_special = _StrictNamespace("cupyx.scipy.special", scipy.special)  # type: ignore[attr-defined]
+
+
+class _FakeCudnn:
+    """``cupyx.cudnn``'s three convolution calls, computed by autogradcli's CPU convolution (the
+    reference path) on the wrapped arrays and written into the output array, as cuDNN writes.
+    ``calls`` counts them, so tests can tell the device path took cuDNN."""
+
+    def __init__(self) -> None:
+        self.calls: list[str] = []
+
+    @staticmethod
+    def _conv(x: np.ndarray, w: np.ndarray, pad: Any, stride: Any, dil: Any, groups: int) -> Any:
+        import autogradcli as ag
+
+        with ag.enable_grad():  # called from inside a backward pass, where grad mode is off
+            xt = ag.tensor(x, requires_grad=True)
+            wt = ag.tensor(w, requires_grad=True)
+            out = ag.nn.functional.conv2d(xt, wt, None, stride, pad, dil, groups)
+        return xt, wt, out
+
+    def _grads(self, x: Any, w: np.ndarray, gy: Any, args: tuple) -> tuple[np.ndarray, ...]:
+        xt, wt, out = self._conv(x, w, *args)
+        import autogradcli as ag
+
+        gx, gw = ag.autograd.grad(out, [xt, wt], ag.tensor(_unwrap(gy)))
+        return gx.numpy(), gw.numpy()
+
+    def convolution_forward(self, x, w, b, y, pad, stride, dil, groups, **kw):
+        self.calls.append("forward")
+        out = self._conv(_unwrap(x), _unwrap(w), pad, stride, dil, groups)[2].detach().numpy()
+        if b is not None:
+            out = out + _unwrap(b).reshape(1, -1, 1, 1)
+        y._a[...] = out
+
+    def convolution_backward_data(self, w, gy, b, gx, pad, stride, dil, groups, **kw):
+        self.calls.append("backward_data")
+        x = np.zeros(gx.shape, gx.dtype)
+        gx._a[...] = self._grads(x, _unwrap(w), gy, (pad, stride, dil, groups))[0]
+
+    def convolution_backward_filter(self, x, gy, gw, pad, stride, dil, groups, **kw):
+        self.calls.append("backward_filter")
+        w = np.zeros(gw.shape, gw.dtype)
+        gw._a[...] = self._grads(_unwrap(x), w, gy, (pad, stride, dil, groups))[1]
+
+
+strict_cupy._cudnn = None  # type: ignore[attr-defined]  # no cuDNN unless fake_cudnn() is on
+
+
+@contextlib.contextmanager
+def fake_cudnn() -> Iterator[_FakeCudnn]:
+    """The stand-in with cuDNN (``_FakeCudnn``) for the block; without it the device path is
+    the im2col one, which the other tests keep covering."""
+    fake = _FakeCudnn()
+    strict_cupy._cudnn = fake  # type: ignore[attr-defined]
+    try:
+        yield fake
+    finally:
+        strict_cupy._cudnn = None  # type: ignore[attr-defined]
+
+
 strict_cupy.lib.stride_tricks = _StrictNamespace(  # type: ignore[attr-defined]
     "strict_cupy.lib.stride_tricks", np.lib.stride_tricks
 )
@@ -621,4 +698,41 @@ def strict_cuda() -> Iterator[Any]:
         registry.use_cuda_module(prev, prev_types[0] if prev_types else None)
 
 
-__all__ = ["IMPLICIT_MSG", "StrictArray", "strict_cuda", "strict_cupy"]
+def real_cuda_requested() -> bool:
+    """Whether ``AGRAD_REAL_CUDA=1`` asks the oracles' device pass to run on a real GPU (cupy
+    installed and a device present); otherwise it runs on the stand-in."""
+    import os
+
+    if os.environ.get("AGRAD_REAL_CUDA", "") not in ("1", "true", "yes"):
+        return False
+    from autogradcli.backend import registry
+
+    try:
+        xp = registry.cuda_module()  # imports real cupy when it is there and a GPU answers
+    except RuntimeError:
+        return False
+    return getattr(xp, "__name__", "") == "cupy"
+
+
+@contextlib.contextmanager
+def device_pass() -> Iterator[Any]:
+    """The oracles' ``device='cuda'`` pass: the real GPU when ``real_cuda_requested()``, else the
+    strict stand-in."""
+    if real_cuda_requested():
+        from autogradcli.backend import registry
+
+        yield registry._cuda
+        return
+    with strict_cuda() as xp:
+        yield xp
+
+
+__all__ = [
+    "IMPLICIT_MSG",
+    "StrictArray",
+    "device_pass",
+    "fake_cudnn",
+    "real_cuda_requested",
+    "strict_cuda",
+    "strict_cupy",
+]

@@ -209,3 +209,18 @@ def test_eval_uses_fused_function_and_keeps_float32():
     out = F.batch_norm(x, ag.zeros(3), ag.ones(3), ag.ones(3), ag.zeros(3), False)
     assert type(out.grad_fn).__name__ == "NativeBatchNormBackward0"
     assert out.dtype == x.dtype == ag.float32
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16", "int64"])
+def test_channel_sums_as_numpy(dtype):
+    """Per-channel sums (a product with ones for float32/64, numpy's sum otherwise) keep the
+    dtype and agree with a float64 sum; non-contiguous input too."""
+    from autogradcli.nn.functional.batch_norm_fused import channel_sums
+
+    a = (np.random.default_rng(3).standard_normal((5, 3, 40)) * 4).astype(dtype)
+    for arr in (a, a[:, :, ::2]):
+        got = channel_sums(np, arr)
+        assert got.dtype == arr.dtype and got.shape == (3,)
+        want = arr.astype(np.float64).sum(axis=(0, 2))
+        tol = {"float16": 2e-2, "float32": 1e-5}.get(dtype, 1e-12)
+        np.testing.assert_allclose(got.astype(np.float64), want, rtol=tol, atol=tol * 10)

@@ -33,6 +33,7 @@ def test_bench_overhead_itemises_a_run(tmp_path):
             setattr(cls, name, fn)
     assert (r["epochs"], r["steps"]) == (1, 23)
     assert 0 < r["step"] < r["fit"] < r["run"]
+    assert 0 < r["step1"] < r["step"]  # the first step, reported apart by --cold
     outside, val, top = bench.summarize(r)
     items = dict(top)
     assert {"setup", "data", "metrics", "Checkpoint", "RunLogger", "loop"} <= set(items)

@@ -74,7 +74,8 @@ def test_cuda_seeds_cudnn_flags_safe_globals_and_device_queries():
     import autogradcli.backends.cudnn as cudnn
 
     cudnn.benchmark = True
-    assert ag.backends.cudnn.benchmark is True and cudnn.is_available() is False
+    assert ag.backends.cudnn.benchmark is True
+    assert cudnn.is_available() is (cudnn.version() is not None)
     cudnn.benchmark = False
     with ag.serialization.safe_globals([nn.Linear]):
         assert nn.Linear in ag.serialization.get_safe_globals()

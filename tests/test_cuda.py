@@ -169,3 +169,39 @@ def test_fused_activation_kernels_match_the_cpu(name):
     out = getattr(kernels, name)(*[xp.asarray(a) for a in args])
     assert isinstance(out, xp.ndarray) and out.dtype == np.float32
     np.testing.assert_allclose(xp.asnumpy(out), getattr(kernels, name)(*args), rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize(
+    "make, shape",
+    [
+        (lambda nn: nn.LSTM(3, 8, 2, bidirectional=True), (5, 4, 3)),  # fused step kernels
+        (lambda nn: nn.LSTM(3, 8, proj_size=4), (5, 4, 3)),
+        (lambda nn: nn.GRU(3, 8), (5, 4, 3)),
+        (lambda nn: nn.LayerNorm(8), (4, 6, 8)),
+        (lambda nn: nn.BatchNorm2d(32), (64, 32, 16, 16)),
+        (lambda nn: nn.GroupNorm(4, 8), (2, 8, 5, 5)),
+        (lambda nn: nn.Conv2d(32, 32, 3, padding=1), (64, 32, 16, 16)),  # the whole batch
+    ],
+)
+def test_layers_match_the_cpu_values_and_gradients(make, shape):
+    """The layers whose device path differs from the CPU's (fused kernels, sums of products,
+    unblocked convolution) give the CPU's values and gradients, in float32."""
+    cpu = make(ag.nn)
+    dev = make(ag.nn)
+    dev.load_state_dict(cpu.state_dict())
+    dev.to("cuda")
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal(shape).astype(np.float32)
+    results, up = [], None
+    for model, device in ((cpu, "cpu"), (dev, "cuda")):
+        xt = ag.tensor(x, device=device, requires_grad=True)
+        out = model(xt)
+        out = out[0] if isinstance(out, tuple) else out
+        # a random cotangent: with (out * out).sum() BatchNorm's bias gradient is a sum of 16384
+        # terms cancelling to ~1e-4, float32 rounding noise that no two summation orders share
+        up = rng.standard_normal(tuple(out.shape)).astype(np.float32) if up is None else up
+        out.backward(ag.tensor(up, device=device))
+        grads = [xt.grad] + [p.grad for p in model.parameters()]
+        results.append([t.detach().cpu().numpy() for t in [out, *grads]])
+    for a, b in zip(*results):
+        np.testing.assert_allclose(b, a, rtol=2e-4, atol=2e-4)

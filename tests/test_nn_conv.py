@@ -248,3 +248,27 @@ def test_max_pool_module_return_indices():
     _, idx = nn.MaxPool2d(2, return_indices=True)(ag.tensor(x))
     _, tidx = tnn.MaxPool2d(2, return_indices=True)(torch.tensor(x))
     np.testing.assert_array_equal(idx.numpy(), tidx.numpy())
+
+
+@pytest.mark.parametrize(
+    "make, shape",
+    [
+        (lambda m: m.Conv2d(2, 3, 3, padding=1, padding_mode="reflect"), (2, 2, 5, 6)),
+        (lambda m: m.Conv2d(2, 3, (3, 4), padding=(1, 2), padding_mode="replicate"), (1, 2, 5, 6)),
+        (
+            lambda m: m.Conv2d(2, 3, 3, padding="same", padding_mode="circular", dilation=2),
+            (1, 2, 6, 7),
+        ),
+        (lambda m: m.Conv2d(2, 3, 3, padding="valid", padding_mode="reflect"), (1, 2, 5, 5)),
+        (lambda m: m.Conv1d(2, 3, 5, stride=2, padding=2, padding_mode="reflect"), (2, 2, 9)),
+        (lambda m: m.Conv3d(1, 2, 3, padding=1, padding_mode="replicate"), (1, 1, 3, 4, 4)),
+        (lambda m: m.Conv2d(2, 3, 3, padding=1, padding_mode="circular"), (2, 5, 6)),  # unbatched
+    ],
+)
+def test_padding_modes_match_torch(make, shape):
+    """reflect / replicate / circular pad with F.pad's mode, then convolve unpadded (as torch):
+    values, input and parameter gradients, and the padding amounts torch keeps."""
+    from module_oracle import compare_module
+
+    ours, _ = compare_module(make, shape)
+    assert ours._reversed_padding_repeated_twice == make(tnn)._reversed_padding_repeated_twice

@@ -245,3 +245,27 @@ def test_dtype_mismatches_refused_as_torch():
     with pytest.raises(RuntimeError) as ours:
         gru(ag.randn(5, 2, 3), ag.randn(1, 2, 4).double())
     assert str(ours.value) == str(theirs.value)
+
+
+def test_a_device_runs_each_lstm_step_as_one_fused_kernel(monkeypatch, strict_cuda):
+    """On a device the LSTM's per-step elementwise work is one kernel each way
+    (ops/recurrent_device.py); the CPU loop stays the reference (test_strict_cuda_matches_cpu
+    compares the two)."""
+    from autogradcli.backend.kernels import Kernel
+    from autogradcli.ops import recurrent_cells, recurrent_device
+
+    calls = []
+    for name in ("LSTM_STEP", "LSTM_STEP_BACKWARD"):
+        body = getattr(recurrent_device, name).body
+
+        def counted(*args, _body=body, _name=name):
+            calls.append(_name)
+            return _body(*args)
+
+        monkeypatch.setattr(recurrent_cells, name, Kernel(name.lower(), counted))
+    lstm = nn.LSTM(3, 4, 2).to("cuda")
+    lstm(ag.randn(5, 2, 3, device="cuda"))[0].sum().backward()
+    assert calls.count("LSTM_STEP") == calls.count("LSTM_STEP_BACKWARD") == 10  # 5 steps x 2
+    calls.clear()
+    nn.LSTM(3, 4)(ag.randn(5, 2, 3))[0].sum().backward()
+    assert calls == []  # numpy arrays keep the reference loop

@@ -165,6 +165,46 @@ def test_progress_bar_shows_the_epoch_in_progress():
     assert any(re.fullmatch(r"\d+\.\d steps/s", r) for r in rates)  # the speed is shown
 
 
+def test_progress_bar_updated_at_most_every_bar_every_s(monkeypatch):
+    """The bar's steps and loss move at most every ``BAR_EVERY_S`` (a fake clock, 1/16 s a
+    step against 1/8 s: due at exactly 1/8 s, not at 1/16 s), and whole at the epoch's end."""
+    import types
+
+    from rich.console import Console
+
+    from autogradcli.trainer import progress
+    from autogradcli.trainer.progress import format_metric
+
+    clock = [0.0]
+    monkeypatch.setattr(progress, "time", types.SimpleNamespace(monotonic=lambda: clock[0]))
+    monkeypatch.setattr(progress, "BAR_EVERY_S", 0.125)
+    rep = make_reporter("bar", Console(file=io.StringIO(), force_terminal=True))
+    shown, ends = [], []
+
+    class Tick(Callback):
+        def on_batch_end(self, trainer):
+            clock[0] += 0.0625
+
+    class Look(Callback):
+        order = 2000  # after the reporter
+
+        def on_batch_end(self, trainer):
+            task = rep._progress.tasks[0]
+            shown.append((int(task.completed), task.fields["loss"]))
+            ends.append(format_metric("loss", trainer.batch_loss))
+
+        def on_epoch_end(self, trainer):
+            shown.append((int(rep._progress.tasks[0].completed), "end"))
+
+    model, loss, opt, tl, vl = parts()  # 6 steps an epoch
+    Trainer(model, loss, opt, tl, vl, epochs=2, callbacks=[Tick(), rep, Look()]).fit()
+    epoch = [1, 1, 3, 3, 5, 5]
+    assert [c for c, _ in shown] == epoch + [6] + epoch + [6]
+    steps = [(c, lo) for c, lo in shown if lo != "end"]
+    for i in (0, 2, 4, 6, 8, 10):  # an update shows that step's loss
+        assert steps[i][1] == ends[i]
+
+
 # ---------------------------------------------------------------------------- times, model.txt
 def test_epoch_times_add_up_to_at_most_the_wall_time(tmp_path):
     text = (

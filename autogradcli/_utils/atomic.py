@@ -56,11 +56,14 @@ def atomic_open(
     *,
     permissions: int | None = None,
     durable: bool = True,
+    sync_folder: bool = True,
     **open_kwargs: Any,
 ) -> Iterator[IO[Any]]:
     """Open a temporary file to write ``path``'s new content; on leaving the block without an
     error it is fsynced (``durable``), given ``permissions`` (default: :func:`default_file_mode`)
-    and moved over ``path``. ``open_kwargs`` (encoding, newline...) go to ``os.fdopen``."""
+    and moved over ``path``, then the folder is fsynced (``durable`` and ``sync_folder``; False
+    when the caller fsyncs the folder once after several renames). ``open_kwargs`` (encoding,
+    newline...) go to ``os.fdopen``."""
     path = os.fspath(path)
     directory = os.path.dirname(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{os.path.basename(path)}.", suffix=".tmp")
@@ -76,7 +79,7 @@ def atomic_open(
         with contextlib.suppress(OSError):
             os.unlink(tmp)
         raise
-    if durable:
+    if durable and sync_folder:
         fsync_directory(directory)
 
 
@@ -115,8 +118,10 @@ def atomic_write_text(
     permissions: int | None = None,
     encoding: str = "utf-8",
     durable: bool = True,
+    sync_folder: bool = True,
 ) -> None:
     """Replace ``path``'s content with ``text`` atomically (no newline translation)."""
     kwargs: dict[str, Any] = {"encoding": encoding, "newline": ""}
-    with atomic_open(path, "w", permissions=permissions, durable=durable, **kwargs) as out:
+    kwargs.update(permissions=permissions, durable=durable, sync_folder=sync_folder)
+    with atomic_open(path, "w", **kwargs) as out:
         out.write(text)

@@ -65,6 +65,9 @@ def default_collate(batch: list[Any]) -> Any:
         if not _numeric(elem):
             raise TypeError(_ERR.format(np.asarray(elem).dtype))
         if isinstance(elem, np.ndarray) and elem.shape != ():
+            if all(type(a) is np.ndarray and a.dtype == elem.dtype for a in batch):
+                _same_shape(batch)  # one stack, then one conversion: not one per sample
+                return _from_numpy(np.stack(batch))
             return _stack([_from_numpy(a)._data for a in batch])
         return _from_numpy(np.asarray(batch))
     if isinstance(elem, bool):
@@ -113,14 +116,21 @@ def _rebuild_sequence(elem: collections.abc.Sequence, values: list[Any]) -> Any:
         return values
 
 
-def _stack(arrays: list[Any]) -> Tensor:
-    first = arrays[0]
+def _same_shape(arrays: list[Any]) -> None:
+    """PyTorch's error for samples of different shapes."""
+    shape = arrays[0].shape
     for i, a in enumerate(arrays):
-        if a.shape != first.shape:
+        if a.shape != shape:
             raise RuntimeError(
-                f"stack expects each tensor to be equal size, but got {list(first.shape)} at "
+                f"stack expects each tensor to be equal size, but got {list(shape)} at "
                 f"entry 0 and {list(a.shape)} at entry {i}"
             )
+
+
+def _stack(arrays: list[Any]) -> Tensor:
+    first = arrays[0]
+    _same_shape(arrays)
+    for a in arrays:
         if backend.device_of(a) != backend.device_of(first):
             raise RuntimeError(
                 f"Expected all tensors to be on the same device, but found at least two "

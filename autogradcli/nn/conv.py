@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from ..ops.padding import pad
 from ..tensor.factory import empty
 from ..tensor.tensor import Tensor
 from . import init
@@ -88,12 +89,27 @@ class _ConvNd(Module):
         init.kaiming_uniform_(self.weight, a=math.sqrt(5))
         _init_bias(self.bias, self.weight)
 
-    def _check_padding_mode(self) -> None:
-        if self.padding_mode != "zeros":
-            raise NotImplementedError(
-                f"{type(self).__name__}: padding_mode='{self.padding_mode}' is not supported "
-                "yet; only 'zeros'"
-            )
+    @property
+    def _reversed_padding_repeated_twice(self) -> Any:
+        """F.pad's amounts for this padding (last dim first, each side), as PyTorch's attribute:
+        a tuple for numeric padding, a list for 'same' and 'valid'."""
+        if self.padding == "valid":
+            return [0, 0] * len(self.kernel_size)
+        out: list[int] = []
+        for i in reversed(range(len(self.kernel_size))):
+            if self.padding == "same":
+                total = self.dilation[i] * (self.kernel_size[i] - 1)
+                out += [total // 2, total - total // 2]
+            else:
+                out += [self.padding[i], self.padding[i]]
+        return out if self.padding == "same" else tuple(out)
+
+    def _padded(self, input: Tensor) -> tuple[Tensor, Any]:
+        """The input and the padding left to the convolution: a ``padding_mode`` other than
+        'zeros' pads here with F.pad's mode, and the convolution pads nothing (as PyTorch)."""
+        if self.padding_mode == "zeros":
+            return input, self.padding
+        return pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode), 0
 
     def extra_repr(self) -> str:
         s = (
@@ -121,10 +137,8 @@ class Conv1d(_ConvNd):
     _dims = 1
 
     def forward(self, input: Tensor) -> Tensor:
-        self._check_padding_mode()
-        return conv1d(
-            input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups
-        )
+        x, padding = self._padded(input)
+        return conv1d(x, self.weight, self.bias, self.stride, padding, self.dilation, self.groups)
 
 
 class Conv2d(_ConvNd):
@@ -133,10 +147,8 @@ class Conv2d(_ConvNd):
     _dims = 2
 
     def forward(self, input: Tensor) -> Tensor:
-        self._check_padding_mode()
-        return conv2d(
-            input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups
-        )
+        x, padding = self._padded(input)
+        return conv2d(x, self.weight, self.bias, self.stride, padding, self.dilation, self.groups)
 
 
 class Conv3d(_ConvNd):
@@ -145,7 +157,5 @@ class Conv3d(_ConvNd):
     _dims = 3
 
     def forward(self, input: Tensor) -> Tensor:
-        self._check_padding_mode()
-        return conv3d(
-            input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups
-        )
+        x, padding = self._padded(input)
+        return conv3d(x, self.weight, self.bias, self.stride, padding, self.dilation, self.groups)

@@ -1,16 +1,13 @@
-"""Convolution as im2col (``ops/im2col.py``) + one matrix product, channel-major (C, N, H, W)
-throughout. conv2d is one node (``Convolution``) whose backward is made of Functions (matmul,
-Col2Im, Im2Col), so it has grad-of-grad for free.
+"""Convolution as im2col (``ops/im2col.py``) + matrix products. conv2d is one node
+(``Convolution``); its backward without a graph runs on arrays, and with ``create_graph`` is
+made of Functions (matmul, Col2Im, Im2Col), so it has grad-of-grad.
 
-The product's (O, N*Ho*Wo) result is a view of (N, O, Ho, Wo) in channel-major memory; it is
-copied to contiguous NCHW as PyTorch returns it, since programs ``view`` conv outputs.
-
-When the batch's columns are big (``image_block``) and the products run on one thread, the
-convolution runs a few images at a time: each block's columns are still in cache when its
-products read them, and backward recomputes them per block instead of keeping the batch's. On
-several threads it runs the whole batch (a product per block is a thread hand-off, which a busy
-machine makes slow) and keeps big columns no more than one thread does: backward recomputes
-them (``_keeps_columns``; bench/README.md, "Realistic steps: ResNet", has the measurements).
+Two paths (``image_block`` chooses): on one thread, and on several for small weights (BLAS then
+held to one thread inside the call, ``_blas_held``), a few images at a time in image-major
+columns (``ops/conv_images.py``); otherwise the whole batch channel-major (C, N, H, W): the
+product's (O, N*Ho*Wo) result is copied to contiguous NCHW as PyTorch returns it, and only small
+columns are kept for backward (``_keeps_columns``; bench/README.md, "Realistic steps: ResNet",
+has the measurements).
 """
 
 from __future__ import annotations
@@ -19,10 +16,20 @@ from typing import Any
 
 from ..autograd.function import Function
 from ..autograd.grad_mode import STATE
+from ..backend.registry import is_cpu_array
 from ..backend.threads import get_num_threads
 from ..tensor.tensor import Tensor, wrap
+from . import convolution_cudnn
 from ._util import array_module
-from .im2col import Col2Im, Im2Col, Pad, Pair, _out_size, channel_major, col2im, im2col
+from .conv_images import (
+    _blas_held,
+    _blocked_backward,
+    _blocked_forward,
+    _small_columns,
+    _small_weights,
+    image_block,
+)
+from .im2col import Col2Im, Im2Col, Pad, Pair, _out_size, channel_major, im2col
 from .linalg import matmul
 
 TENSOR_METHODS: dict[str, Any] = {}
@@ -65,24 +72,6 @@ def _check_groups(input: Tensor, weight: Tensor, groups: int) -> None:
         )
 
 
-_CACHE_BYTES = 5 << 19  # 2.5 MiB of columns per image block
-
-
-def _small_columns(n: int, k: int, per_image: int, itemsize: int) -> bool:
-    """Whether the batch's columns (``k`` rows of ``n * per_image``) take <= 4 * _CACHE_BYTES."""
-    return k * per_image * itemsize * n <= 4 * _CACHE_BYTES
-
-
-def image_block(n: int, k: int, per_image: int, itemsize: int, threads: int = 1) -> int:
-    """Images per block: the whole batch when its columns are small or the products run on
-    several threads (a product per block is a thread hand-off each: 2x slower on a busy 2-core
-    machine), else about _CACHE_BYTES of columns, which stay in cache from im2col to the
-    products reading them."""
-    if threads > 1 or _small_columns(n, k, per_image, itemsize):
-        return n
-    return max(1, _CACHE_BYTES // (k * per_image * itemsize))
-
-
 def _keeps_columns(n: int, k: int, per_image: int, itemsize: int) -> bool:
     """Whether a whole-batch forward keeps its columns for the weight gradient: small ones only;
     big ones (several threads) are recomputed in backward, so memory does not grow with threads."""
@@ -97,44 +86,6 @@ def _forward_product(xp: Any, w: Any, cols: Any, groups: int) -> Any:
     k = cols.shape[0] // groups
     out = xp.matmul(w.reshape(groups, o // groups, k), cols.reshape(groups, k, -1))
     return out.reshape(o, -1)
-
-
-def _blocked_forward(xp: Any, arr: Any, w: Any, bias: Any, geometry: tuple, nb: int) -> Any:
-    """The convolution one block of ``nb`` images at a time, into contiguous (N, O, Ho, Wo)."""
-    kernel, stride, pad, dilation, groups, ho, wo = geometry
-    n, o = arr.shape[0], w.shape[0]
-    out = xp.empty((n, o, ho, wo), dtype=xp.result_type(arr, w))
-    for s in range(0, n, nb):
-        cols = im2col(arr[s : s + nb], kernel, stride, pad, dilation)
-        res = _forward_product(xp, w, cols, groups)
-        if bias is not None:
-            res += bias.reshape(o, 1)
-        out[s : s + nb] = channel_major(res.reshape(o, -1, ho, wo))
-    return out
-
-
-def _blocked_backward(
-    xp: Any, arr: Any, w: Any, g: Any, geometry: tuple, nb: int, nx: bool, nw: bool
-) -> tuple[Any, Any]:
-    """Input and weight gradients one block of images at a time: the block's columns are
-    recomputed (cheaper from cache than kept for the whole batch), the weight gradient summed."""
-    kernel, stride, pad, dilation, groups, _, _ = geometry
-    n, c, h, wd = arr.shape
-    o = w.shape[0]
-    og, k = o // groups, w[0].size
-    gx = xp.empty(arr.shape, dtype=arr.dtype) if nx else None
-    gw = xp.zeros((groups, og, k), dtype=w.dtype) if nw else None
-    w3 = w.reshape(groups, og, k)
-    for s in range(0, n, nb):
-        g2 = xp.ascontiguousarray(channel_major(g[s : s + nb])).reshape(groups, og, -1)
-        if nw:
-            cols = im2col(arr[s : s + nb], kernel, stride, pad, dilation)
-            gw += xp.matmul(g2, cols.reshape(groups, k, -1).transpose(0, 2, 1))
-        if nx:
-            gcols = xp.matmul(w3.transpose(0, 2, 1), g2).reshape(groups * k, -1)
-            shape = (g2.shape[2] // (g.shape[2] * g.shape[3]), c, h, wd)
-            gx[s : s + nb] = col2im(gcols, shape, kernel, stride, pad, dilation)
-    return gx, None if gw is None else gw.reshape(w.shape)
 
 
 _BLOCK = 8192  # columns per block when the inner dimension is small
@@ -167,6 +118,10 @@ def _product_t(xp: Any, cols: Any, g: Any) -> Any:
     return acc
 
 
+def _wrapped(arr: Any) -> Tensor | None:
+    return None if arr is None else wrap(arr)
+
+
 class Convolution(Function):
     """conv2d in one node: im2col, one product (per group), bias added in place.
 
@@ -174,7 +129,7 @@ class Convolution(Function):
     Im2Col, sum), so grad-of-grad works; the forward's columns are reused for the weight
     gradient unless a graph of the backward is being built (then Im2Col recomputes them from the
     input so the weight gradient stays differentiable in x) or they are big (then recomputed).
-    In image blocks (big columns, one thread) backward without a graph runs on the arrays per
+    In image blocks (one thread) backward without a graph runs on the arrays per
     block.
     """
 
@@ -200,13 +155,27 @@ class Convolution(Function):
         ctx.save_for_backward(x, weight)
         ctx.geometry = ((kh, kw), stride, pad, dilation, groups)
         k = cg * kh * kw
-        nb = image_block(n, k * groups, ho * wo, arr.itemsize, get_num_threads())
-        ctx.block = nb
-        if nb < n:  # big columns: block by block, none kept (backward recomputes them)
+        ctx.cudnn = None if is_cpu_array(arr) else convolution_cudnn.cudnn_for(arr, w, pad)
+        if ctx.cudnn is not None:  # a GPU with cuDNN: one library call each way
+            ctx.block, ctx.held, ctx.cols = 0, False, None
+            b = None if bias is None else bias._data
+            geometry = (stride, pad, dilation, groups)
+            return convolution_cudnn.forward(ctx.cudnn, arr, w, b, (ho, wo), geometry)
+        nb = held = 0  # a GPU runs the whole batch: image blocks are for the CPU's cache
+        if is_cpu_array(arr):
+            work = o * k * ho * wo  # one image's multiply-adds (all groups)
+            threads = get_num_threads()
+            # small weights on several threads: image blocks with BLAS held to one thread (their
+            # products run on one anyway; the whole-batch path's copies are what is saved)
+            held = threads > 1 and _small_weights(xp, o // groups, k)
+            nb = image_block(n, k * groups, ho * wo, arr.itemsize, 1 if held else threads, work)
+        ctx.block, ctx.held = nb, bool(held) and nb > 0
+        if nb:  # image blocks, no columns kept (backward recomputes them)
             ctx.cols = None
             geometry = ((kh, kw), stride, pad, dilation, groups, ho, wo)
             b = None if bias is None else bias._data
-            return _blocked_forward(xp, arr, w, b, geometry, nb)
+            with _blas_held(ctx.held):
+                return _blocked_forward(xp, arr, w, b, geometry, nb)
         cols = im2col(arr, (kh, kw), stride, pad, dilation)
         out = _forward_product(xp, w, cols, groups)
         if bias is not None:
@@ -222,16 +191,22 @@ class Convolution(Function):
         x, weight = ctx.saved_tensors
         kernel, stride, pad, dilation, groups = ctx.geometry
         nx, nw, nb = ctx.needs_input_grad[:3]
-        if ctx.block < x.shape[0] and not STATE.enabled:  # blocked, no graph: on the arrays
-            xp = array_module(x._data)
-            geometry = (*ctx.geometry, g.shape[2], g.shape[3])
-            gxa, gwa = _blocked_backward(
-                xp, x._data, weight._data, g._data, geometry, ctx.block, nx, nw
+        if ctx.cudnn is not None and not STATE.enabled:
+            geometry = (stride, pad, dilation, groups)
+            gxa, gwa = convolution_cudnn.backward(
+                ctx.cudnn, x._data, weight._data, g._data, geometry, nx, nw
             )
             gb = wrap(g._data.sum(axis=(0, 2, 3))) if nb else None
-            gx = None if gxa is None else wrap(gxa)
-            gw = None if gwa is None else wrap(gwa)
-            return gx, gw, gb, None, None, None, None
+            return _wrapped(gxa), _wrapped(gwa), gb, None, None, None, None
+        if ctx.block and not STATE.enabled:  # image blocks, no graph: on the arrays
+            xp = array_module(x._data)
+            geometry = (*ctx.geometry, g.shape[2], g.shape[3])
+            with _blas_held(ctx.held):
+                gxa, gwa = _blocked_backward(
+                    xp, x._data, weight._data, g._data, geometry, ctx.block, nx, nw
+                )
+            gb = wrap(g._data.sum(axis=(0, 2, 3))) if nb else None
+            return _wrapped(gxa), _wrapped(gwa), gb, None, None, None, None
         o, cg = weight.shape[0], weight.shape[1]
         k = cg * kernel[0] * kernel[1]
         g2 = g.transpose(0, 1).reshape(o, -1)  # (O, N*Ho*Wo), free for channel-major g

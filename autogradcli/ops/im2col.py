@@ -4,6 +4,9 @@ multiplies, and back, channel-major (C, N, H, W) throughout.
 ``Im2Col`` turns the input into columns through strided views and copies; ``Col2Im`` is its
 adjoint (a loop over the kh*kw kernel offsets, each a strided slab add, never over batch or
 pixels). Each is the other's backward, so a convolution built from them has grad-of-grad.
+
+``im2col_images``/``col2im_images`` are the image-major (N, C*kh*kw, Ho*Wo) arrays the
+convolution's image blocks use (optionally in chunks of output rows), on arrays, no graph.
 """
 
 from __future__ import annotations
@@ -18,11 +21,26 @@ from ._util import array_module
 Pair = tuple[int, int]
 Pad = tuple[int, int, int, int]  # top, bottom, left, right
 
-__all__ = ["Col2Im", "Im2Col", "channel_major", "col2im", "im2col"]
+__all__ = [
+    "Col2Im",
+    "Im2Col",
+    "channel_major",
+    "col2im",
+    "col2im_images",
+    "im2col",
+    "im2col_images",
+    "images_scratch",
+]
 
 
 def _out_size(size: int, k: int, s: int, lo: int, hi: int, d: int) -> int:
     return (size + lo + hi - d * (k - 1) - 1) // s + 1
+
+
+def _out_hw(h: int, w: int, kernel: Pair, stride: Pair, pad: Pad, dilation: Pair) -> Pair:
+    """The output's (Ho, Wo) for an (H, W) input."""
+    ho = _out_size(h, kernel[0], stride[0], pad[0], pad[1], dilation[0])
+    return ho, _out_size(w, kernel[1], stride[1], pad[2], pad[3], dilation[1])
 
 
 def channel_major(arr: Any) -> Any:
@@ -143,8 +161,7 @@ def im2col(arr: Any, kernel: Pair, stride: Pair, pad: Pad, dilation: Pair) -> An
     n, c, h, w = arr.shape
     (kh, kw), (sh, sw), (dh, dw) = kernel, stride, dilation
     pt, pb, pl, pr = pad
-    ho = _out_size(h, kh, sh, pt, pb, dh)
-    wo = _out_size(w, kw, sw, pl, pr, dw)
+    ho, wo = _out_hw(h, w, kernel, stride, pad, dilation)
     src = channel_major(arr)
     if _shifts_apply(w, wo, stride):
         return _im2col_shifted(xp, src, kernel, pad, dilation, ho)
@@ -166,29 +183,185 @@ def col2im(
     (an (N, C, H, W) view of it is returned)."""
     xp = array_module(arr)
     n, c, h, w = shape
-    (kh, kw), (sh, sw), (dh, dw) = kernel, stride, dilation
-    pt, pb, pl, pr = pad
-    ho = _out_size(h, kh, sh, pt, pb, dh)
-    wo = _out_size(w, kw, sw, pl, pr, dw)
+    ho, wo = _out_hw(h, w, kernel, stride, pad, dilation)
     if _shifts_apply(w, wo, stride):
         return channel_major(_col2im_shifted(xp, arr, shape, kernel, pad, dilation, ho))
-    c6 = arr.reshape(c, kh, kw, n, ho, wo)
-    # disjoint windows along both dims: every target slab is written once, no accumulation
-    disjoint = sh >= dh * (kh - 1) + 1 and sw >= dw * (kw - 1) + 1
+    pt, pb, pl, pr = pad
+    c6 = arr.reshape(c, *kernel, n, ho, wo)
     buf = xp.zeros((c, n, h + pt + pb, w + pl + pr), dtype=arr.dtype)
+    _scatter_taps(buf, lambda i, j: c6[:, i, j], kernel, stride, dilation, (ho, wo))
+    return channel_major(buf[:, :, pt : pt + h, pl : pl + w])
+
+
+def _scatter_taps(
+    buf: Any, tap: Any, kernel: Pair, stride: Pair, dilation: Pair, out_hw: Pair
+) -> None:
+    """Add each kernel offset's columns ``tap(i, j)`` (.., .., Ho, Wo) into its strided slab of
+    the padded (.., .., Hp, Wp) ``buf``; written, not added, when the windows are disjoint along
+    both dims (every slab is then reached once)."""
+    (kh, kw), (sh, sw), (dh, dw), (ho, wo) = kernel, stride, dilation, out_hw
+    disjoint = sh >= dh * (kh - 1) + 1 and sw >= dw * (kw - 1) + 1
     for i in range(kh):
         for j in range(kw):
-            target = buf[
-                :,
-                :,
-                i * dh : i * dh + sh * (ho - 1) + 1 : sh,
-                j * dw : j * dw + sw * (wo - 1) + 1 : sw,
-            ]
+            rows = slice(i * dh, i * dh + sh * (ho - 1) + 1, sh)
+            target = buf[:, :, rows, j * dw : j * dw + sw * (wo - 1) + 1 : sw]
             if disjoint:
-                target[...] = c6[:, i, j]
+                target[...] = tap(i, j)
             else:
-                target += c6[:, i, j]
-    return channel_major(buf[:, :, pt : pt + h, pl : pl + w])
+                target += tap(i, j)
+
+
+def _images_shifted(
+    xp: Any, src: Any, dst: Any, pad: Pad, dilation: Pair, scratch: Any = None
+) -> None:
+    """Stride-1 image-major columns when Wo == W, into ``dst`` (N, Q, C, kh, kw, R, W): the
+    images copied between zero pad rows (into ``scratch``, see images_scratch), then every
+    kernel offset in one copy of a sliding-window view; the columns a flat shift fills from the
+    next row (or a margin) are zeroed."""
+    n, c, h, w = src.shape
+    _, q, _, kh, kw, r, _ = dst.shape
+    pt, pb, pl, _ = pad
+    hp = h + pt + pb
+    buf = scratch
+    if buf is None:
+        buf = xp.zeros(pl + n * c * hp * w + pad[3], dtype=dst.dtype)
+    planes = buf[pl : pl + n * c * hp * w].reshape(n, c, hp, w)
+    planes[:, :, pt : pt + h] = src
+    it = buf.itemsize
+    plane, line = hp * w * it, w * it
+    strides = (c * plane, plane, dilation[0] * line, dilation[1] * it, r * line, it)
+    window = as_strided(xp, buf, (n, c, kh, kw, q, r * w), strides)
+    dst.reshape(n, q, c, kh, kw, r * w)[...] = window.transpose(0, 4, 1, 2, 3, 5)
+    _zero_wrapped(dst, [j * dilation[1] - pl for j in range(kw)])
+
+
+def images_scratch(
+    xp: Any,
+    shape: tuple[int, ...],
+    kernel: Pair,
+    stride: Pair,
+    pad: Pad,
+    dilation: Pair,
+    dtype: Any,
+) -> Any:
+    """A zeroed buffer for the padded planes of up to ``shape`` (N, C, H, W) images that
+    im2col_images reuses block after block (it writes only the image rows: the pad rows stay
+    zero; what it reads past a short block's end lands on wrapped columns, which it zeroes), or
+    None where it takes the strided path (no planes)."""
+    n, c, h, w = shape
+    if not _shifts_apply(w, _out_hw(h, w, kernel, stride, pad, dilation)[1], stride):
+        return None
+    pt, pb, pl, pr = pad
+    return xp.zeros(pl + n * c * (h + pt + pb) * w + pr, dtype=dtype)
+
+
+def _zero_wrapped(grid: Any, shifts: list[int]) -> None:
+    """Zero, in columns viewed (..., kw, rows, W), the output columns that kernel column j's
+    flat shift ``shifts[j]`` fills from the neighbouring row (the last ``dj``, or the first
+    ``-dj``)."""
+    w = grid.shape[-1]
+    for j, dj in enumerate(shifts):
+        if abs(dj) >= w:
+            grid[..., j, :, :] = 0
+        elif dj > 0:
+            grid[..., j, :, w - dj :] = 0
+        elif dj < 0:
+            grid[..., j, :, :-dj] = 0
+
+
+def im2col_images(
+    arr: Any,
+    kernel: Pair,
+    stride: Pair,
+    pad: Pad,
+    dilation: Pair,
+    out: Any = None,
+    rows: int = 0,
+    scratch: Any = None,
+) -> Any:
+    """Image-major columns (N, C*kh*kw, Ho*Wo) of (N, C, H, W) ``arr``, rows ordered (c, i, j),
+    written into ``out`` (a C-contiguous array) when given. With ``rows`` (dividing Ho) each
+    image's columns are in chunks of that many output rows: (N, Ho/rows, C*kh*kw, rows*Wo).
+    ``scratch`` (from images_scratch, for at least N images) saves re-padding per call."""
+    xp = array_module(arr)
+    n, c, h, w = arr.shape
+    (kh, kw), (sh, sw), (dh, dw) = kernel, stride, dilation
+    pt, pb, pl, pr = pad
+    ho, wo = _out_hw(h, w, kernel, stride, pad, dilation)
+    r = rows or ho
+    if out is None:
+        shape = (n, ho // r, c * kh * kw, r * wo) if rows else (n, c * kh * kw, ho * wo)
+        out = xp.empty(shape, dtype=arr.dtype)
+    dst = out.reshape(n, ho // r, c, kh, kw, r, wo)
+    if _shifts_apply(w, wo, stride):
+        _images_shifted(xp, arr, dst, pad, dilation, scratch)
+        return out
+    src = arr
+    if pt or pb or pl or pr:
+        src = xp.zeros((n, c, h + pt + pb, w + pl + pr), dtype=arr.dtype)
+        src[:, :, pt : pt + h, pl : pl + w] = arr
+    s_n, s_c, s_h, s_w = src.strides
+    strides = (s_n, s_c, s_h * dh, s_w * dw, s_h * sh * r, s_h * sh, s_w * sw)
+    window = as_strided(xp, src, (n, c, kh, kw, ho // r, r, wo), strides)
+    dst[...] = window.transpose(0, 4, 1, 2, 3, 5, 6)
+    return out
+
+
+def col2im_images(
+    cols: Any,
+    shape: tuple[int, ...],
+    kernel: Pair,
+    stride: Pair,
+    pad: Pad,
+    dilation: Pair,
+    out: Any,
+) -> Any:
+    """The adjoint of im2col_images: image-major columns (N, C*kh*kw, Ho*Wo) summed into ``out``,
+    a C-contiguous (N, C, H, W) array. ``cols`` is used as scratch (its contents are lost)."""
+    n, c, h, w = shape
+    ho, wo = _out_hw(h, w, kernel, stride, pad, dilation)
+    if _shifts_apply(w, wo, stride):
+        _images_unshifted(cols.reshape(n, c, *kernel, ho * wo), out, pad, dilation)
+        return out
+    pt, pb, pl, pr = pad
+    c6 = cols.reshape(n, c, *kernel, ho, wo)
+    buf = array_module(cols).zeros((n, c, h + pt + pb, w + pl + pr), dtype=cols.dtype)
+    _scatter_taps(buf, lambda i, j: c6[:, :, i, j], kernel, stride, dilation, (ho, wo))
+    out[...] = buf[:, :, pt : pt + h, pl : pl + w]
+    return out
+
+
+def _center_tap(kh: int, kw: int, pad: Pad, dilation: Pair) -> tuple[int, int] | None:
+    """The kernel offset (i, j) that reads each output's own pixel (no shift), if there is one."""
+    i, j = pad[0] // dilation[0], pad[2] // dilation[1]
+    if i < kh and j < kw and i * dilation[0] == pad[0] and j * dilation[1] == pad[2]:
+        return i, j
+    return None
+
+
+def _images_unshifted(c5: Any, out: Any, pad: Pad, dilation: Pair) -> None:
+    """The adjoint of _images_shifted: the columns' wrapped entries zeroed (in place), then per
+    kernel offset one shifted add of every plane into ``out``; the unshifted offset, when it
+    covers the whole output, is copied first instead of added to zeros."""
+    n, c, kh, kw, size = c5.shape
+    h, w = out.shape[2:]
+    ho = size // w
+    c4 = c5.reshape(n * c, kh, kw, size)
+    _zero_wrapped(c4.reshape(n * c, kh, kw, ho, w), [j * dilation[1] - pad[2] for j in range(kw)])
+    flat = out.reshape(n * c, h * w)
+    center = _center_tap(kh, kw, pad, dilation) if ho == h else None
+    if center is None:
+        flat[...] = 0
+    else:
+        flat[...] = c4[:, center[0], center[1]]
+    for i in range(kh):
+        di, y0, y1 = _row_span(i, dilation[0], pad[0], ho, h)
+        for j in range(kw):
+            dj = j * dilation[1] - pad[2]
+            if (i, j) == center or y1 <= y0 or abs(dj) >= w:
+                continue
+            shift, a, b = di * w + dj, y0 * w + max(0, -dj), y1 * w - max(0, dj)
+            flat[:, a + shift : b + shift] += c4[:, i, j, a:b]
 
 
 class Im2Col(Function):

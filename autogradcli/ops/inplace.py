@@ -144,7 +144,7 @@ def _ufunc_inplace(self: Tensor, ufunc_name: str, other: Any, name: str) -> Tens
     try:
         getattr(xp, ufunc_name)(arr, y, out=arr, casting="unsafe")
     except ValueError:  # a read-only array (looked at only now: the writes that work pay nothing)
-        if not getattr(getattr(arr, "flags", None), "writeable", True):
+        if not getattr(getattr(arr, "flags", None), "writeable", True):  # cupy's have none
             raise RuntimeError(
                 f"{name}: this tensor shares memory with a read-only array (from_numpy of a "
                 "memmap opened with mode='r', or of a non-writable array); clone() it before "

@@ -24,6 +24,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from .recurrent_device import LSTM_STEP, LSTM_STEP_BACKWARD
+
 __all__ = ["CELLS", "Cell"]
 
 
@@ -68,6 +70,17 @@ def _alloc(xp: Any, sizes: Any) -> Any:
     return xp.empty if sizes is None else xp.zeros
 
 
+def _device_step(xp: Any, kernel: Any) -> Any:
+    """``kernel``'s runner for a device's arrays (``ops/recurrent_device.py``); None on numpy,
+    whose loop below is the reference."""
+    return None if xp.__name__ == "numpy" else kernel.on[xp]
+
+
+def _rows(block: Any, h: int) -> list[Any]:
+    """The four gate rows (each ``h`` high) of a step's (4H, N) block."""
+    return [block[j * h : (j + 1) * h] for j in range(4)]
+
+
 def _dh_at(dh_carry: Any, dout: Any, s: int, nb: int, xp: Any, out: Any) -> Any:
     """The gradient reaching step ``s``'s hidden state for its ``nb`` running columns: carried
     plus the output's. Columns that do not run keep their carried gradient untouched."""
@@ -98,10 +111,19 @@ class LSTMCell(Cell):
         hs[0] = states[0]
         cs[0] = states[1]
         tmp = xp.empty((H, N), dt)
+        fused = _device_step(xp, LSTM_STEP)
         for s in range(L):
             nb = _running(sizes, s, N)
             gt = gates[s][:, :nb]
             xp.matmul(w_hh, hs[s][:, :nb], out=gt)
+            if fused is not None:  # a device: the elementwise rest as one kernel
+                xs, h = xw[s][:, :nb], (hs[s + 1] if hr is None else hr[s])[:, :nb]
+                c_prev, c = cs[s][:, :nb], cs[s + 1][:, :nb]
+                fused(None, *_rows(gt, H), *_rows(xs, H), c_prev, c, tcs[s][:, :nb], h)
+                if hr is not None:
+                    xp.matmul(w_hr, h, out=hs[s + 1][:, :nb])
+                _hold((hs, cs), s, nb)
+                continue
             gt += xw[s][:, :nb]
             xp.tanh(gt, out=gt)
             gt *= a
@@ -154,8 +176,15 @@ class LSTMCell(Cell):
         tmp = xp.empty((H, N), dt)
         w_hh_t = w_hh.T
         dproj = None if hr is None else alloc((L, w_hh.shape[1], N), dt)
+        fused = _device_step(xp, LSTM_STEP_BACKWARD) if hr is None else None
         for s in range(L - 1, -1, -1):
             nb = _running(sizes, s, N)
+            if fused is not None:  # a device: the elementwise part as one kernel
+                qs, ds = [qv[s, j, :, :nb] for j in range(4)], [dv[s, j, :, :nb] for j in range(4)]
+                dh, fs = dh_carry[:, :nb], f[s][:, :nb]
+                fused(None, dh, dout[s][:, :nb], k[s][:, :nb], fs, *qs, dc_all[:, :nb], *ds)
+                xp.matmul(w_hh_t, d[s][:, :nb], out=dh)
+                continue
             if dproj is None:
                 dh = _dh_at(dh_carry, dout, s, nb, xp, dh_buf)
             else:  # through the projection: dh_raw = W_hr^T dh

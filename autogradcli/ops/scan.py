@@ -126,6 +126,19 @@ def cumsum(x: Tensor, dim: int, dtype: Any = None) -> Tensor:
     return Cumsum.apply(x, 0 if x._data.ndim == 0 else wrap_dim(int(dim), x._data.ndim), False)
 
 
+def _accumulate(xp: Any, ufunc: Any, arr: Any, axis: int) -> Any:
+    """``ufunc.accumulate(arr, axis)``; cupy accumulates add and multiply only, so other array
+    modules get a log-step scan (each pass combines every element with the one ``shift`` back)."""
+    if xp.__name__ == "numpy":
+        return ufunc.accumulate(arr, axis=axis)
+    out = xp.moveaxis(arr, axis, 0).copy()
+    shift = 1
+    while shift < out.shape[0]:
+        out[shift:] = ufunc(out[shift:], out[:-shift])
+        shift *= 2
+    return xp.moveaxis(out, 0, axis)
+
+
 def _running_extreme(x: Tensor, dim: int, largest: bool) -> tuple[Tensor, Tensor]:
     """The running max (min) along ``dim`` and where it was last reached (ties: the later)."""
     arr = x._data
@@ -133,12 +146,12 @@ def _running_extreme(x: Tensor, dim: int, largest: bool) -> tuple[Tensor, Tensor
     if arr.ndim == 0:
         return x * 1, wrap(xp.asarray(0, dtype="int64"))
     d = wrap_dim(int(dim), arr.ndim)
-    running = (xp.maximum if largest else xp.minimum).accumulate(arr, axis=d)
+    running = _accumulate(xp, xp.maximum if largest else xp.minimum, arr, d)
     shape = [1] * arr.ndim
     shape[d] = arr.shape[d]
     position = xp.arange(arr.shape[d]).reshape(shape)
     hit = xp.where(arr == running, position, 0)
-    index = wrap(xp.maximum.accumulate(hit, axis=d).astype("int64"))
+    index = wrap(_accumulate(xp, xp.maximum, hit, d).astype("int64"))
     return x.gather(d, index), index
 
 

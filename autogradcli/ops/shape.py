@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from ..autograd.function import Function
 from ..autograd.gradient_ops import Expand
 from ..tensor.dtype import to_dtype
@@ -51,6 +53,24 @@ def _infer_shape(shape: tuple[int, ...], numel: int) -> tuple[int, ...]:
     return tuple(numel // known if s == -1 else s for s in shape)
 
 
+def _viewed(arr: Any, shape: tuple[int, ...]) -> Any:
+    """``arr`` as ``shape`` without a copy, or torch's error when its strides don't allow it
+    (numpy 2.5 deprecates setting ``.shape``: ``reshape(copy=False)`` says it instead)."""
+    if arr.flags.c_contiguous:
+        return arr.reshape(shape)  # always a view
+    try:
+        if type(arr) is np.ndarray:
+            return arr.reshape(shape, copy=False)
+        out = arr.view()
+        out.shape = shape  # cupy: raises AttributeError where a copy would be needed
+        return out
+    except (ValueError, AttributeError):
+        raise RuntimeError(
+            "view size is not compatible with input tensor's size and stride (at least "
+            "one dimension spans across two contiguous subspaces). Use .reshape(...) instead."
+        ) from None
+
+
 class Reshape(Function):
     _backward_name = "ViewBackward0"
 
@@ -60,16 +80,7 @@ class Reshape(Function):
         ctx.in_shape = arr.shape
         shape = _infer_shape(shape, arr.size)
         if view_only:
-            out = arr.view()
-            try:
-                out.shape = shape
-            except AttributeError:
-                raise RuntimeError(
-                    "view size is not compatible with input tensor's size and stride (at least "
-                    "one dimension spans across two contiguous subspaces). Use .reshape(...) "
-                    "instead."
-                ) from None
-            return wrap_view(out, t)
+            return wrap_view(_viewed(arr, shape), t)
         out = arr.reshape(shape)
         return wrap_view(out, t) if out.base is not None else out
 

@@ -239,10 +239,13 @@ class Checkpoint(Callback):
     def on_epoch_end(self, trainer: Trainer) -> None:
         if not self.enabled or trainer.run is None:
             return
-        last = trainer.save_checkpoint("last") if self.save_last else None
-        if not self.save_best or trainer.best.get("epoch") != trainer.epoch:
+        best = self.save_best and trainer.best.get("epoch") == trainer.epoch
+        # on a best epoch the folder's fsync waits for ``best``'s rename: one for both names
+        last = trainer.save_checkpoint("last", sync_folder=not best) if self.save_last else None
+        if not best:
             return
-        # the same state as ``last``: linked (one serialization and fsync less an epoch)
+        # the same state as ``last``: linked (one serialization and fsync less an epoch); the
+        # link's folder fsync, or the copy's, makes ``last``'s rename durable too
         if last is None or not atomic_link(last, trainer.run.checkpoint_path("best")):
             trainer.save_checkpoint("best")
 

@@ -46,6 +46,7 @@ class ReducedEpochSums(EpochSums):
 
     def reduced(self) -> EpochSums:
         """A copy holding the sums over every rank (a collective: call it on every rank)."""
+        self.settle()
         lengths = np.array([len(self.sums.get(k, ())) for k in _LIST_KEYS], dtype=np.float64)
         lengths = reduce_vector(lengths, "max").astype(int)
         parts = [np.array([self.loss_sum, self.n], dtype=np.float64)]

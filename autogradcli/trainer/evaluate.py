@@ -59,7 +59,8 @@ def sum_batches(
         for batch in loader:
             x, y = unpack(batch, device)
             out = model(x)
-            sums.add(float(compute_loss(loss_fn, out, y).item()), out, x, y)
+            value = float(compute_loss(loss_fn, out, y).item())
+            sums.add(value, out, x, y, value_is_loss=True)
             if after_batch is not None:
                 after_batch()
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..backend import array_module
+from ..backend import array_module, is_cpu_array
 from ..tensor.tensor import Tensor
 from .sequence_loss import class_dim
 
@@ -23,6 +23,7 @@ __all__ = [
     "count_correct",
     "f1_value",
     "mae_value",
+    "perplexity_from_loss",
     "perplexity_value",
     "r2_value",
     "rmse_value",
@@ -39,8 +40,16 @@ def batch_size(x: Any) -> int:
     return 1
 
 
-def count_correct(out: Any, y: Any, loss_fn: Any) -> tuple[int, int]:
-    """(correct predictions, predictions) for a batch; (0, 0) when it cannot tell."""
+def _count(mask: Any) -> Any:
+    """How many values of ``mask`` are true: an int for a host array; for a device array a 0-d
+    device array, not waited for (``EpochSums`` reads the epoch's counts back once)."""
+    total = mask.sum()
+    return int(total) if is_cpu_array(mask) else total
+
+
+def count_correct(out: Any, y: Any, loss_fn: Any) -> tuple[Any, int]:
+    """(correct predictions, predictions) for a batch; (0, 0) when it cannot tell. On a device
+    the counts may be 0-d device arrays (``_count``)."""
     if not isinstance(out, Tensor) or not isinstance(y, Tensor):
         return 0, 0
     o, t = out._data, y._data
@@ -51,16 +60,16 @@ def count_correct(out: Any, y: Any, loss_fn: Any) -> tuple[int, int]:
         ignore = getattr(loss_fn, "ignore_index", None)
         if isinstance(ignore, int):  # positions the loss leaves out (padding) are not counted
             keep = t != ignore
-            return int((keep & (pred == t)).sum()), int(keep.sum())
-        return int((pred == t).sum()), int(t.size)
+            return _count(keep & (pred == t)), _count(keep)
+        return _count(pred == t), int(t.size)
     if o.shape == t.shape:
         if name.startswith("BCE") or o.ndim < 2 or o.shape[1] == 1:
             threshold = 0.0 if name == "BCEWithLogitsLoss" else 0.5
             pred = o > threshold
-            return int((pred == (t > 0.5)).sum()), int(t.size)
+            return _count(pred == (t > 0.5)), int(t.size)
         if o.ndim >= 2:  # class probabilities as targets
             ok = xp.argmax(o, axis=1) == xp.argmax(t, axis=1)
-            return int(ok.sum()), int(ok.size)
+            return _count(ok), int(ok.size)
     return 0, 0
 
 
@@ -215,8 +224,41 @@ def add_perplexity(sums: dict[str, Any], out: Any, y: Any, loss_fn: Any) -> None
     scores -= top
     xp.exp(scores, out=scores)
     log_z = top[..., 0] + xp.log(scores.sum(-1))
-    sums["nll_sum"] = sums.get("nll_sum", 0.0) + float(xp.where(keep, log_z - picked, 0.0).sum())
-    sums["nll_n"] = sums.get("nll_n", 0) + int(keep.sum())
+    nll = xp.where(keep, log_z - picked, 0.0).sum()
+    sums["nll_sum"] = sums.get("nll_sum", 0.0) + (float(nll) if is_cpu_array(o) else nll)
+    sums["nll_n"] = sums.get("nll_n", 0) + _count(keep)
+
+
+def perplexity_from_loss(
+    sums: dict[str, Any], value: float, out: Any, y: Any, loss_fn: Any
+) -> bool:
+    """``add_perplexity`` from the batch's loss ``value`` = ``loss_fn(out, y)`` when that loss
+    is already the mean cross-entropy of the counted targets (a plain ``CrossEntropyLoss``: mean
+    reduction, no class weights, no smoothing): ``value`` times the targets the loss kept, with
+    no second log-softmax. False (nothing added) for any other loss or a non-finite value."""
+    import math
+
+    from ..nn.loss import CrossEntropyLoss
+
+    if (
+        type(loss_fn) is not CrossEntropyLoss
+        or loss_fn.reduction != "mean"
+        or loss_fn.weight is not None
+        or loss_fn.label_smoothing != 0.0
+        or not math.isfinite(value)
+        or not isinstance(out, Tensor)
+        or not isinstance(y, Tensor)
+    ):
+        return False
+    t = y._data
+    if t.dtype.kind not in "iu" or out.dim() != t.ndim + 1 or t.ndim < 1:
+        return False
+    # the loss ran, so every target it did not ignore is a class of ``out``; and some were
+    # kept, or the mean would be nan (0/0), not finite
+    n = _count(t != loss_fn.ignore_index)
+    sums["nll_sum"] = sums.get("nll_sum", 0.0) + value * n
+    sums["nll_n"] = sums.get("nll_n", 0) + n
+    return True
 
 
 def perplexity_value(sums: dict[str, Any]) -> float | None:

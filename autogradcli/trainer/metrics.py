@@ -68,7 +68,10 @@ class Metric:
     """One metric. ``accumulate(sums, output, target, loss_fn)`` adds a batch to the epoch's
     ``sums`` (a dict of plain numbers/lists shared by all metrics, so name your keys);
     ``value(sums)`` is the epoch's value, or None when it cannot be computed. ``default``:
-    logged for its ``task`` when a run names no metrics."""
+    logged for its ``task`` when a run names no metrics. ``from_loss(sums, loss_value, output,
+    target, loss_fn)``, optional: the same sums from the batch's loss value when the loss
+    allows (True), so the trainer need not recompute what its loss did; False: ``accumulate``
+    runs."""
 
     name: str
     key: str
@@ -77,6 +80,7 @@ class Metric:
     accumulate: Callable[[dict[str, Any], Any, Any, Any], None]
     value: Callable[[dict[str, Any]], float | None]
     default: bool = False
+    from_loss: Callable[[dict[str, Any], float, Any, Any, Any], bool] | None = None
 
 
 METRICS: dict[str, Metric] = {}
@@ -101,7 +105,14 @@ for _metric in (
     Metric("rmse", "rmse", "min", "regression", f.add_regression, f.rmse_value),
     Metric("r2", "r2", "max", "regression", f.add_regression, f.r2_value),
     Metric(
-        "perplexity", "perplexity", "min", NEXT_TOKEN, f.add_perplexity, f.perplexity_value, True
+        "perplexity",
+        "perplexity",
+        "min",
+        NEXT_TOKEN,
+        f.add_perplexity,
+        f.perplexity_value,
+        True,
+        f.perplexity_from_loss,
     ),
 ):
     register_metric(_metric)
@@ -198,7 +209,9 @@ class EpochSums:
         if unknown:
             raise ValueError(f"unknown metric {unknown[0]!r}; known: {', '.join(METRICS)}")
         # one call per batch for each accumulator, even when several metrics share it
-        self._accumulators = list(dict.fromkeys(METRICS[m].accumulate for m in self.names))
+        self._accumulators = list(
+            dict.fromkeys((METRICS[m].accumulate, METRICS[m].from_loss) for m in self.names)
+        )
         self.reset()
 
     def reset(self) -> None:
@@ -214,15 +227,29 @@ class EpochSums:
     def elapsed(self) -> float:
         return self._before + (time.perf_counter() - self._t0 if self._t0 is not None else 0.0)
 
-    def add(self, value: float, out: Any, x: Any, y: Any) -> None:
+    def add(self, value: float, out: Any, x: Any, y: Any, *, value_is_loss: bool = False) -> None:
+        """Add a batch: its loss ``value``, output ``out``, inputs ``x`` and targets ``y``.
+        ``value_is_loss``: ``value`` is exactly ``compute_loss(loss_fn, out, y)`` (the trainer's
+        and evaluation's own), so metrics with ``from_loss`` may take their sums from it."""
         n = batch_size(x)
         self.loss_sum += value * n
         self.n += n
-        for accumulate in self._accumulators:
+        for accumulate, from_loss in self._accumulators:
+            shortcut = value_is_loss and from_loss is not None
+            if shortcut and from_loss(self.sums, value, out, y, self.loss_fn):
+                continue
             accumulate(self.sums, out, y, self.loss_fn)
+
+    def settle(self) -> None:
+        """Make the sums plain numbers: counts kept on the device during the epoch (0-d device
+        arrays, so no step waits for the device) are read back here, once."""
+        for key, value in self.sums.items():
+            if not isinstance(value, (int, float, list)):
+                self.sums[key] = value.item()
 
     def metrics(self, prefix: str) -> dict[str, Any]:
         """``{prefix_loss, prefix_<key>...}`` for the metrics that could be computed."""
+        self.settle()
         out: dict[str, Any] = {f"{prefix}_loss": self.loss_sum / self.n if self.n else None}
         for name in self.names:
             value = METRICS[name].value(self.sums)
@@ -231,6 +258,7 @@ class EpochSums:
         return out
 
     def state_dict(self) -> dict[str, Any]:
+        self.settle()
         return {
             "loss_sum": self.loss_sum,
             "n": self.n,

@@ -5,11 +5,11 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from typing import Any
-from xml.sax.saxutils import escape
 
 __all__ = [
     "acc_svg",
     "axes",
+    "escape",
     "loss_svg",
     "metric_svg",
     "nice_ticks",
@@ -22,6 +22,13 @@ WIDTH, HEIGHT = 640, 400
 LEFT, RIGHT, TOP, BOTTOM = 70, 20, 40, 50
 SERIES = (("train_loss", "train loss", "#1f77b4"), ("val_loss", "val loss", "#ff7f0e"))
 ACC_SERIES = (("train_acc", "train acc", "#1f77b4"), ("val_acc", "val acc", "#ff7f0e"))
+
+
+def escape(text: str) -> str:
+    """``text`` safe as an SVG element's content: ``&``, ``<`` and ``>`` as entities (what
+    ``xml.sax.saxutils.escape`` gives, without its import of urllib, http and ssl: ~15 ms of
+    every ``agrad train``'s start)."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def nice_ticks(lo: float, hi: float, n: int = 5) -> list[float]:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 import re
 import sys
+import time
 from typing import IO, TYPE_CHECKING, Any
 
 from .callbacks import Callback
@@ -34,6 +35,8 @@ __all__ = [
 ]
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+BAR_REFRESH_HZ = 8  # the live display's redraws a second
+BAR_EVERY_S = 0.1  # the bar's step count and loss, updated at most this often (under a redraw)
 
 
 def format_metric(key: str, value: Any) -> str:
@@ -154,6 +157,8 @@ class RichReporter(Reporter):
         self._progress: Any = None
         self._task: Any = None
         self._rows: list[dict[str, Any]] = []
+        self._pending = 0  # steps done since the bar was last updated
+        self._shown_at = -math.inf  # time.monotonic() of that update
 
     def _table(self) -> Any:
         from rich.table import Table
@@ -206,34 +211,46 @@ class RichReporter(Reporter):
             console=self.console,
         )
         self._task = self._progress.add_task("train", total=1, epoch="", loss="-", rate="")
-        self._live = Live(self._render(), console=self.console, refresh_per_second=8)
+        self._live = Live(self._render(), console=self.console, refresh_per_second=BAR_REFRESH_HZ)
         self._live.start()
 
     def on_epoch_start(self, trainer: Trainer) -> None:
         if self._progress is None:
             return
+        self._pending, self._shown_at = 0, -math.inf
         self._progress.reset(
             self._task,
             total=trainer.batches_per_epoch or None,
             completed=trainer.batch_in_epoch,
             epoch=f"{trainer.epoch}/{trainer.epochs}",
             loss="-",
-            rate="",
+            # the last epoch's rate stays until this one's is measured
+            rate=self._progress.tasks[0].fields.get("rate", ""),
         )
 
     def on_batch_end(self, trainer: Trainer) -> None:
-        if self._progress is not None:
-            self._progress.update(
-                self._task, advance=1, loss=format_metric("loss", trainer.batch_loss)
-            )
-            speed = self._progress.tasks[0].speed
-            if speed:
-                self._progress.update(self._task, rate=f"{speed:.1f} steps/s")
+        if self._progress is None:
+            return
+        self._pending += 1
+        if time.monotonic() - self._shown_at >= BAR_EVERY_S:
+            self._show_steps(trainer)
+
+    def _show_steps(self, trainer: Trainer) -> None:
+        """Move the bar by the steps done since its last update, with the latest loss."""
+        self._progress.update(
+            self._task, advance=self._pending, loss=format_metric("loss", trainer.batch_loss)
+        )
+        self._pending, self._shown_at = 0, time.monotonic()
+        speed = self._progress.tasks[0].speed
+        if speed:
+            self._progress.update(self._task, rate=f"{speed:.1f} steps/s")
 
     def _add_row(self, m: dict[str, Any]) -> None:
         self._rows.append(dict(m))
 
     def on_epoch_end(self, trainer: Trainer) -> None:
+        if self._progress is not None and self._pending:
+            self._show_steps(trainer)
         self._add_row(trainer.metrics)
         if self._live is not None:
             self._live.update(self._render())

@@ -37,7 +37,7 @@ import re
 import secrets
 import shutil
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from .._utils.atomic import atomic_write_text as _atomic_write_text
@@ -99,10 +99,10 @@ def write_error(path: str, err: OSError) -> RunFolderError:
     return RunFolderError(f"cannot write {path}: {os_reason(err)}")
 
 
-def atomic_write_text(path: str, text: str, durable: bool = True) -> None:
+def atomic_write_text(path: str, text: str, durable: bool = True, sync_folder: bool = True) -> None:
     """Write ``text`` to ``path`` through a temporary file (+ fsync when ``durable``) + rename
-    (mode 0644)."""
-    _atomic_write_text(path, text, permissions=0o644, durable=durable)
+    (mode 0644), then fsync the folder (``durable`` and ``sync_folder``)."""
+    _atomic_write_text(path, text, permissions=0o644, durable=durable, sync_folder=sync_folder)
 
 
 def jsonable(value: Any) -> Any:
@@ -174,6 +174,7 @@ class RunDir:
             raise FileNotFoundError(f"run folder {path!r} does not exist")
         self.final_path = self.path  # where the folder is seen (see ``stage``)
         self.published = True
+        self._folder_sync_deferred = False  # inside ``folder_synced_once``
 
     # ------------------------------------------------------------------ creation
     @classmethod
@@ -225,6 +226,7 @@ class RunDir:
             return
         if os.path.lexists(self.final_path):
             raise FileExistsError(f"run folder {self.final_path} already exists")
+        fsync_directory(self.path)  # its files' names, written without a folder fsync each
         os.rename(self.path, self.final_path)
         fsync_directory(os.path.dirname(self.final_path))
         self.path, self.published = self.final_path, True
@@ -286,11 +288,24 @@ class RunDir:
         return self.path
 
     # ------------------------------------------------------------------ writers
-    def write_text(self, name: str, text: str, durable: bool = True) -> None:
-        """Write the folder's file ``name`` atomically (fsynced when ``durable``); an
-        ``OSError`` names that file."""
+    @contextlib.contextmanager
+    def folder_synced_once(self) -> Iterator[None]:
+        """Durable writes in the block fsync their files, and the folder once at its end
+        (instead of after each rename)."""
+        self._folder_sync_deferred = True
         try:
-            atomic_write_text(self.file(name), text, durable)
+            yield
+        finally:
+            self._folder_sync_deferred = False
+            fsync_directory(self.path)
+
+    def write_text(self, name: str, text: str, durable: bool = True) -> None:
+        """Write the folder's file ``name`` atomically (fsynced when ``durable``; a staged
+        folder is fsynced once, by ``publish``, and one in ``folder_synced_once`` at its end);
+        an ``OSError`` names that file."""
+        sync_folder = self.published and not self._folder_sync_deferred
+        try:
+            atomic_write_text(self.file(name), text, durable, sync_folder)
         except OSError as err:
             err.filename = self.file(name)  # not the temporary file's name
             raise

@@ -1,18 +1,23 @@
 """``RunLogger``: the callback that writes a run folder's files while a run trains.
 
-``model.txt`` at the start; ``metrics.jsonl`` (appended), ``metrics.csv``, ``loss.svg`` (and
-``acc.svg`` when accuracy is logged) and ``summary.json`` after every epoch and at the end,
-however the run ends; ``traceback.txt`` after an unexpected error. Every write is atomic; the
-per-epoch ones are not fsynced (a resume rebuilds them from the durable checkpoint: an fsync an
-epoch cost tiny runs most of their time), the files of the run's start and end are. The folder
-itself (paths, atomic writes, the lock) is ``RunDir``.
+``model.txt`` at the start; ``metrics.jsonl`` (appended) and ``summary.json`` after every
+epoch; ``metrics.csv``, ``loss.svg`` (and ``acc.svg`` when accuracy is logged) after an epoch
+when ``tables_every`` seconds have passed since they were last written (epochs of a few
+milliseconds would spend most of their time redrawing them); all of them at the end, however
+the run ends; ``traceback.txt`` after an unexpected error. Every write is atomic; the per-epoch
+ones and a new folder's first tables and summary are not fsynced (a resume rebuilds them from
+the durable checkpoint: an fsync an epoch cost tiny runs most of their time); ``model.txt``,
+the summary at the start of ``fit`` and everything at its end are. The folder itself (paths,
+atomic writes, the lock) is ``RunDir``.
 """
 
 from __future__ import annotations
 
 import contextlib
+import math
 import platform
 import sys
+import time
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -32,6 +37,7 @@ if TYPE_CHECKING:
 __all__ = ["RunLogger", "model_text", "run_summary"]
 
 MODEL_DEPTH = 3  # as `agrad inspect`'s default --depth
+TABLES_EVERY_S = 1.0  # metrics.csv and the plots: redrawn at most this often while training
 
 
 def _versions() -> dict[str, str]:
@@ -108,13 +114,24 @@ def run_summary(trainer: Trainer, name: str, extra: dict[str, Any]) -> dict[str,
 
 class RunLogger(Callback):
     """Write the run folder ``run``'s files (see the module docstring). ``name`` is the run's
-    name in ``summary.json`` and the plot; ``extra`` is merged into ``summary.json``."""
+    name in ``summary.json`` and the plot; ``extra`` is merged into ``summary.json``;
+    ``tables_every``: the least seconds between two writes of metrics.csv and the plots during
+    training (0: every epoch)."""
 
     order = 200  # after Checkpoint: the summary is written once the epoch's state is saved
 
-    def __init__(self, run: RunDir, name: str = "", extra: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        run: RunDir,
+        name: str = "",
+        extra: dict[str, Any] | None = None,
+        tables_every: float = TABLES_EVERY_S,
+    ) -> None:
         self.run, self.name, self.extra = run, name, dict(extra or {})
+        self.tables_every = float(tables_every)
         self._written = 0  # history rows already in metrics.jsonl
+        self._tabled = 0  # history rows already in metrics.csv and the plots
+        self._tables_at = -math.inf  # time.monotonic() of their last write
         self._begun = False  # model.txt written by ``begin``
 
     def begin(self, trainer: Trainer) -> None:
@@ -122,8 +139,10 @@ class RunLogger(Callback):
         ``summary.json``, so that the folder is published whole (``RunDir.stage``)."""
         self.name = self.name or type(trainer.model).__name__
         self.run.write_text(MODEL_TXT, model_text(trainer.model, trainer.sample_batch()))
-        self._write_tables(trainer)
-        self._write_summary(trainer)
+        # not fsynced: ``on_fit_start`` writes the summary again, durably, and the tables are
+        # fsynced at the end (a resume rewrites both), as the per-epoch writes
+        self._write_tables(trainer, durable=False)
+        self._write_summary(trainer, durable=False)
         self._begun = True
 
     def on_fit_start(self, trainer: Trainer) -> None:
@@ -138,7 +157,8 @@ class RunLogger(Callback):
             sample = trainer.sample_batch()
             self.run.write_text(MODEL_TXT, model_text(trainer.model, sample))
         self._written = len(history)
-        self._write_tables(trainer)
+        if not self._begun or self._tabled != len(history):  # ``begin``'s are still current
+            self._write_tables(trainer)
         self._write_summary(trainer)
 
     def on_epoch_end(self, trainer: Trainer) -> None:
@@ -146,24 +166,27 @@ class RunLogger(Callback):
         self._write_summary(trainer, durable=False)
 
     def on_fit_end(self, trainer: Trainer) -> None:
-        with contextlib.suppress(Exception):
-            self._sync(trainer, durable=True)
-        if trainer.traceback_text:
+        with self.run.folder_synced_once():  # one folder fsync for the end's renames
             with contextlib.suppress(Exception):
-                self.run.write_text("traceback.txt", trainer.traceback_text)
-        self._write_summary(trainer)
+                self._sync(trainer, durable=True)
+            if trainer.traceback_text:
+                with contextlib.suppress(Exception):
+                    self.run.write_text("traceback.txt", trainer.traceback_text)
+            self._write_summary(trainer)
 
     def _sync(self, trainer: Trainer, durable: bool) -> None:
         for row in trainer.history[self._written :]:
             self.run.append_metrics(row, durable=False)
-        if self._written != len(trainer.history) or durable:
-            self._written = len(trainer.history)
+        self._written = len(trainer.history)
+        due = time.monotonic() - self._tables_at >= self.tables_every
+        if durable or (self._tabled != len(trainer.history) and due):
             self._write_tables(trainer, durable)
         if durable:
             self.run.sync_metrics()
 
     def _write_tables(self, trainer: Trainer, durable: bool = True) -> None:
         history = trainer.history
+        self._tabled, self._tables_at = len(history), time.monotonic()
         self.run.write_metrics_csv(history, durable)
         svg = loss_svg(history, title=f"{self.name}: loss")
         self.run.write_text(LOSS_SVG, svg, durable)

@@ -11,6 +11,7 @@ import datetime as _dt
 import time
 from typing import TYPE_CHECKING, Any
 
+from .._utils.atomic import atomic_open
 from ..data.generator import Generator
 from ..serialization import load, save
 from ..serialization.format import SerializationError
@@ -174,11 +175,14 @@ class TrainingState:
             **t.clock.state_dict(),
         }
 
-    def save(self, path: str) -> None:
-        """Write the checkpoint atomically: on failure (disk full) the previous one is kept and
-        a ``RunFolderError`` names the file."""
+    def save(self, path: str, sync_folder: bool = True) -> None:
+        """Write the checkpoint atomically and durably (the file fsynced, then renamed over
+        ``path``, then its folder fsynced unless ``sync_folder`` is False: the caller's next
+        rename there fsyncs it, as ``Checkpoint`` linking ``best`` does). On failure (disk full)
+        the previous one is kept and a ``RunFolderError`` names the file."""
         try:
-            save(self.state_dict(), path)
+            with atomic_open(path, "wb", sync_folder=sync_folder) as out:
+                save(self.state_dict(), out)
         except OSError as err:
             raise write_error(path, err) from None
 

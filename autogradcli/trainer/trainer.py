@@ -186,12 +186,13 @@ class Trainer:
             value = self.metrics.get("train_" + name[4:])
         return value
 
-    def save_checkpoint(self, name: str = "last") -> str | None:
-        """Save the checkpoint state to ``checkpoints/<name>`` of the run folder (atomic)."""
+    def save_checkpoint(self, name: str = "last", *, sync_folder: bool = True) -> str | None:
+        """Save the checkpoint state to ``checkpoints/<name>`` of the run folder (atomic and
+        durable; ``sync_folder=False`` leaves the folder's fsync to the caller's next rename)."""
         if self.run is None:
             return None
         path = self.run.checkpoint_path(name)
-        self.state.save(path)
+        self.state.save(path, sync_folder=sync_folder)
         return path
 
     def load_checkpoint(self, path: str) -> None:
@@ -381,7 +382,7 @@ class Trainer:
             else:
                 self.scheduler.step()
         self._in_optimizer_step = False
-        sums.add(value, out, x, y)
+        sums.add(value, out, x, y, value_is_loss=True)
         return value
 
     def forward_backward(self, x: Any, y: Any) -> tuple[Any, float]:

@@ -15,6 +15,7 @@ from typing import Any
 from ...autograd.function import Function
 from ...autograd.grad_mode import STATE
 from ...backend import array_module
+from ...backend.dots import sum_of_products
 from ...tensor.tensor import Tensor, wrap
 
 __all__ = ["GroupNormFn"]
@@ -42,7 +43,7 @@ class GroupNormFn(Function):
         pilot = x4[:, :, 0].mean(axis=-1)
         c = x4 - pilot[:, :, None, None]
         shift = c.sum(axis=(2, 3)) / count
-        var = xp.einsum("ngcs,ngcs->ng", c, c) / count - shift * shift
+        var = sum_of_products(xp, "ngcs,ngcs->ng", c, c) / count - shift * shift
         invstd = 1.0 / xp.sqrt(var + eps)
         scale = xp.broadcast_to(invstd[:, :, None], x4.shape[:3])
         if weight is not None:
@@ -67,7 +68,9 @@ class GroupNormFn(Function):
         g4 = _grouped(g._data, groups)
         count = c.shape[2] * c.shape[3]
         sg = g4.sum(axis=3)  # (N, G, Cg)
-        sgx = (xp.einsum("ngcs,ngcs->ngc", g4, c) - shift[:, :, None] * sg) * invstd[:, :, None]
+        sgx = (sum_of_products(xp, "ngcs,ngcs->ngc", g4, c) - shift[:, :, None] * sg) * invstd[
+            :, :, None
+        ]
         gx = gw = gb = None
         if nx:
             w = 1.0 if weight is None else weight._data.reshape(c.shape[1:3])

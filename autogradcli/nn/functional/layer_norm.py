@@ -14,6 +14,7 @@ from typing import Any
 from ...autograd.function import Function
 from ...autograd.grad_mode import STATE
 from ...backend import array_module
+from ...backend.dots import sum_of_products
 from ...tensor.tensor import Tensor, wrap
 
 __all__ = ["LayerNormFunction"]
@@ -38,7 +39,9 @@ class LayerNormFunction(Function):
         mean = xp.matmul(xa.reshape(-1, n), xp.full(n, 1.0 / n, dtype=xa.dtype))
         xhat = xa - mean.reshape(lead_shape)
         rows = xhat.reshape(-1, n)
-        var = xp.einsum("ij,ij->i", rows, rows)  # the row sums of squares, no squared copy
+        var = sum_of_products(
+            xp, "ij,ij->i", rows, rows
+        )  # the row sums of squares, no squared copy
         var = var.reshape(lead_shape)
         var /= n
         var += eps
@@ -69,7 +72,7 @@ class LayerNormFunction(Function):
         gx = gw = gb = None
         # sums over the rows as products with a ones vector / einsum: no temporaries
         if nw:
-            gw = wrap(xp.einsum("ij,ij->j", g2, x2).reshape(xhat.shape[ga.ndim - k :]))
+            gw = wrap(sum_of_products(xp, "ij,ij->j", g2, x2).reshape(xhat.shape[ga.ndim - k :]))
         if nb:
             ones = xp.ones(g2.shape[0], dtype=ga.dtype)
             gb = wrap(xp.matmul(ones, g2).reshape(xhat.shape[ga.ndim - k :]))
@@ -79,7 +82,7 @@ class LayerNormFunction(Function):
             h2 = g2 * weight._data.reshape(-1) if weight is not None else g2.copy()
             h2 = xp.ascontiguousarray(h2)
             c1 = xp.matmul(h2, xp.full(n, 1.0 / n, dtype=ga.dtype))
-            c2 = xp.einsum("ij,ij->i", h2, x2)
+            c2 = sum_of_products(xp, "ij,ij->i", h2, x2)
             c2 /= n
             h2 -= c1[:, None]
             h2 -= x2 * c2[:, None]

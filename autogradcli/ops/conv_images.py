@@ -1,0 +1,224 @@
+"""The convolution on one thread, a few images at a time, on arrays (no graph): image-major
+columns (``im2col_images``) of a block of images, still in cache when their products read them;
+one product per image (or per chunk of output rows, ``_chunk_rows``) written straight into the
+NCHW output; backward builds the columns of g once per block for both gradients (stride 1: the
+input gradient is the convolution of g with the flipped kernel, the weight gradient their
+product with x). ``Convolution`` (ops/convolution.py) chooses this path through ``image_block``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+from .im2col import Pad, Pair, col2im_images, im2col_images, images_scratch
+
+__all__ = ["image_block"]
+
+_BIG_COLUMNS = 5 << 21  # whole-batch columns above 10 MiB are not kept for backward
+_CACHE_BYTES = 5 << 19  # 2.5 MiB of columns per image block (8 images in the ResNet step)
+
+
+def _small_columns(n: int, k: int, per_image: int, itemsize: int) -> bool:
+    """Whether the batch's columns (``k`` rows of ``n * per_image``) take <= _BIG_COLUMNS."""
+    return k * per_image * itemsize * n <= _BIG_COLUMNS
+
+
+_IMAGE_WORK = 1 << 20  # multiply-adds of one image's products from which image blocks pay
+
+
+def image_block(
+    n: int, k: int, per_image: int, itemsize: int, threads: int = 1, work: int = 0
+) -> int:
+    """Images per block of the image-major path, which runs when the products run on one
+    thread: about _CACHE_BYTES of columns (still in cache when the products read them), at
+    most the batch. 0 (the whole-batch path) on several threads (a product per block or chunk
+    would be a BLAS thread hand-off each: 2x slower on a busy 2-core machine), or when both the
+    batch's columns and each image's products (``work`` multiply-adds) are small: there the
+    calls per block cost more than they save (the MNIST CNN's convs: 10% slower)."""
+    if threads > 1 or (work < _IMAGE_WORK and _small_columns(n, k, per_image, itemsize)):
+        return 0
+    return min(n, max(1, _CACHE_BYTES // max(1, k * per_image * itemsize)))
+
+
+_CHUNK_COLUMNS = 64  # columns per product for small weights (below)
+_SMALL_PRODUCT = 10**6  # M*N*K up to which OpenBLAS (SkylakeX) runs its small-matrix kernels
+
+
+def _small_weights(xp: Any, og: int, k: int) -> bool:
+    """Whether (og x k) weights times _CHUNK_COLUMNS columns is, on numpy, a product OpenBLAS
+    (SkylakeX) runs in its direct kernel: unpacked, and on one thread whatever the count."""
+    return xp is np and og * k * _CHUNK_COLUMNS <= _SMALL_PRODUCT
+
+
+class _BlasHold:
+    """Numpy's BLAS held to one thread while any convolution holds it (a count under a lock, so
+    calls overlapping from several Python threads restore the original count once, last out)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._count = 0
+        self._limiter: Any = None
+        self._blas: Any = None  # threadpoolctl's view of the BLAS libraries (0.7 ms to build)
+
+    @contextlib.contextmanager
+    def hold(self) -> Iterator[None]:
+        with self._lock:
+            if self._count == 0:
+                if self._blas is None:
+                    from threadpoolctl import ThreadpoolController
+
+                    self._blas = ThreadpoolController().select(user_api="blas")
+                self._limiter = self._blas.limit(limits=1)
+            self._count += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._count -= 1
+                if self._count == 0:
+                    self._limiter.restore_original_limits()
+
+
+_HOLD = _BlasHold()
+
+
+def _blas_held(held: bool) -> Any:
+    """A context holding numpy's BLAS to one thread when ``held`` (else a no-op)."""
+    return _HOLD.hold() if held else contextlib.nullcontext()
+
+
+def _chunk_rows(xp: Any, w3: Any, ho: int, wo: int) -> int:
+    """Output rows per product: the whole image, or for small weights w3 (g, O/g, K) on numpy
+    the most rows dividing Ho within _CHUNK_COLUMNS columns, so that each product is small
+    enough for BLAS's unpacked kernels (32x288 weights: 1.6x faster on 64 columns than 256)."""
+    og, k = w3.shape[1:]
+    if wo > _CHUNK_COLUMNS or ho * wo <= _CHUNK_COLUMNS or not _small_weights(xp, og, k):
+        return ho
+    return max(d for d in range(1, ho + 1) if ho % d == 0 and d * wo <= _CHUNK_COLUMNS)
+
+
+def _columns(xp: Any, nb: int, k: int, ho: int, wo: int, rows: int, dtype: Any) -> Any:
+    """A block's column buffer: (nb, Ho/rows, K, rows*Wo), reused by every block."""
+    return xp.empty((nb, ho // rows, k, rows * wo), dtype=dtype)
+
+
+def _images_conv(xp: Any, src: Any, w3: Any, conv: tuple, cols: Any, out: Any, scratch: Any) -> Any:
+    """``out`` (m, O, Ho, Wo) = the convolution ``conv`` (kernel, stride, pad, dilation) of the
+    m images ``src`` with w3 (g, O/g, K): their columns in ``cols`` (chunked as it is shaped),
+    then one product per chunk and group written straight into ``out``; returns that view."""
+    m, (groups, og, k) = src.shape[0], w3.shape
+    _, q, _, lc = cols.shape
+    im2col_images(src, *conv, cols[:m], lc // out.shape[3], scratch)
+    if q == 1:  # whole images: a contiguous view (the only kind cupy's matmul may write)
+        res = out.reshape(m, 1, groups, og, lc)
+    else:
+        res = out.reshape(m, groups, og, q, lc).transpose(0, 3, 1, 2, 4)
+    xp.matmul(w3, cols[:m].reshape(m, q, groups, k, lc), out=res)
+    return res
+
+
+def _blocked_forward(xp: Any, arr: Any, w: Any, bias: Any, geometry: tuple, nb: int) -> Any:
+    """The convolution ``nb`` images at a time into contiguous (N, O, Ho, Wo): each block's
+    image-major columns, then one product per image (or chunk) and group written straight into
+    the output."""
+    groups, ho, wo = geometry[4:]
+    n, o, k = arr.shape[0], w.shape[0], w[0].size
+    out = xp.empty((n, o, ho, wo), dtype=xp.result_type(arr, w))
+    w3 = w.reshape(groups, o // groups, k)
+    cols = _columns(xp, nb, groups * k, ho, wo, _chunk_rows(xp, w3, ho, wo), arr.dtype)
+    scratch = images_scratch(xp, (nb, *arr.shape[1:]), *geometry[:4], arr.dtype)
+    for s in range(0, n, nb):
+        block = arr[s : s + nb]
+        res = _images_conv(xp, block, w3, geometry[:4], cols, out[s : s + nb], scratch)
+        if bias is not None:
+            res += bias.reshape(groups, o // groups, 1)
+    return out
+
+
+def _adjoint_pad(kernel: Pair, stride: Pair, pad: Pad, dilation: Pair) -> Pad | None:
+    """The padding under which the input gradient of a stride-1 convolution is itself a
+    convolution of g with the flipped kernel, or None (strided, or a pad wider than the kernel)."""
+    if stride != (1, 1):
+        return None
+    reach = (dilation[0] * (kernel[0] - 1),) * 2 + (dilation[1] * (kernel[1] - 1),) * 2
+    adjoint = tuple(r - p for r, p in zip(reach, pad))
+    return adjoint if min(adjoint) >= 0 else None  # type: ignore[return-value]
+
+
+def _flipped(w: Any, groups: int) -> Any:
+    """(O, C/g, kh, kw) weights as (g, C/g, O/g * kh * kw): per group, input and output channels
+    swapped and the kernel turned by 180 degrees (the input gradient's convolution weights)."""
+    o, cg, kh, kw = w.shape
+    w5 = w.reshape(groups, o // groups, cg, kh, kw)[:, :, :, ::-1, ::-1]
+    return w5.transpose(0, 2, 1, 3, 4).reshape(groups, cg, -1)
+
+
+def _blocked_backward(
+    xp: Any, arr: Any, w: Any, g: Any, geometry: tuple, nb: int, nx: bool, nw: bool
+) -> tuple[Any, Any]:
+    """Input and weight gradients ``nb`` images at a time, per group. Stride 1: the columns of
+    the block's g (flipped-kernel padding) serve both: the input gradient is their product with
+    the flipped kernel (the convolution of g, per image or chunk, into gx: no scatter), the
+    weight gradient their product with the images (flipped back at the end). Otherwise the
+    block's columns are recomputed (cheaper from cache than kept for the whole batch) for the
+    weight gradient (also when only it is wanted: x's columns have C*kh*kw rows, g's O*kh*kw),
+    and the input gradient's columns summed back into the images (col2im)."""
+    adjoint = _adjoint_pad(*geometry[:4]) if nx else None  # weights alone: x's columns
+    if adjoint is not None:
+        return _adjoint_backward(xp, arr, w, g, geometry, adjoint, nb, nw)
+    kernel, stride, pad, dilation, groups, ho, wo = geometry
+    n, c, h, wd = arr.shape
+    o, k = w.shape[0], w[0].size
+    og = o // groups
+    gx = xp.empty(arr.shape, dtype=arr.dtype) if nx else None
+    gw = xp.zeros((groups, k, og), dtype=w.dtype) if nw else None
+    cols = xp.empty((nb, groups * k, ho * wo), dtype=arr.dtype)
+    scratch = images_scratch(xp, (nb, c, h, wd), *geometry[:4], arr.dtype) if nw else None
+    for s in range(0, n, nb):
+        m = min(nb, n - s)
+        g4 = g[s : s + m].reshape(m, groups, og, ho * wo)
+        c4 = cols[:m].reshape(m, groups, k, ho * wo)
+        if nw:
+            im2col_images(arr[s : s + m], *geometry[:4], cols[:m], 0, scratch)
+            gw += xp.matmul(c4, g4.transpose(0, 1, 3, 2)).sum(0)
+        if nx:
+            xp.matmul(w.reshape(groups, og, k).transpose(0, 2, 1), g4, out=c4)
+            col2im_images(cols[:m], (m, c, h, wd), kernel, stride, pad, dilation, gx[s : s + m])
+    return gx, None if gw is None else gw.transpose(0, 2, 1).reshape(w.shape)
+
+
+def _adjoint_backward(
+    xp: Any, arr: Any, w: Any, g: Any, geometry: tuple, adjoint: Pad, nb: int, nw: bool
+) -> tuple[Any, Any]:
+    """_blocked_backward for stride 1 (with gx) from the columns of g alone: gx per block as the
+    convolution of g with the flipped kernel; sum over images of gcols @ x^T is the weight
+    gradient with its kernel turned by 180 degrees and its channel axes swapped."""
+    kernel, _, _, dilation, groups = geometry[:5]
+    n, _, h, wd = arr.shape
+    o, cg, kh, kw = w.shape
+    og = o // groups
+    wf = _flipped(w, groups)
+    gx = xp.empty(arr.shape, dtype=arr.dtype)
+    gwf = xp.zeros((groups, og * kh * kw, cg), dtype=w.dtype) if nw else None
+    gcols = _columns(xp, nb, o * kh * kw, h, wd, _chunk_rows(xp, wf, h, wd), g.dtype)
+    _, q, _, lc = gcols.shape
+    conv = (kernel, (1, 1), adjoint, dilation)
+    scratch = images_scratch(xp, (nb, *g.shape[1:]), *conv, g.dtype)
+    for s in range(0, n, nb):
+        m = min(nb, n - s)
+        _images_conv(xp, g[s : s + m], wf, conv, gcols, gx[s : s + m], scratch)
+        if nw:
+            # x's chunks pixel-major: a plain (no transpose) product, which BLAS runs faster
+            x5 = arr[s : s + m].reshape(m, groups, cg, q, lc).transpose(0, 3, 1, 4, 2)
+            x5 = xp.ascontiguousarray(x5)
+            gc5 = gcols[:m].reshape(m, q, groups, og * kh * kw, lc)
+            gwf += xp.matmul(gc5, x5).sum((0, 1))
+    if gwf is None:
+        return gx, None
+    gw = gwf.reshape(groups, og, kh, kw, cg)[:, :, ::-1, ::-1].transpose(0, 1, 4, 2, 3)
+    return gx, xp.ascontiguousarray(gw.reshape(w.shape))
