@@ -141,7 +141,6 @@ from .sampling import *  # noqa: E402
 from .scan import *  # noqa: E402
 from .sorting import *  # noqa: E402
 from .sparse_layout import *  # noqa: E402
-from .special import *  # noqa: E402
 from .statistics import *  # noqa: E402
 from .volumetric import *  # noqa: E402
 
@@ -167,7 +166,6 @@ for _module in (
     scan,
     sorting,
     sparse_layout,
-    special,
     statistics,
     volumetric,
 ):

@@ -40,6 +40,7 @@ LAZY_MODULES = {
         "tensordot",
     ],
     "rounding": ["ceil", "floor", "frac", "round", "ceil_", "floor_", "frac_", "round_"],
+    "special": ["digamma", "erfc", "erfinv", "i0", "lgamma", "polygamma"],
     "uniqueness": ["unique", "unique_consecutive", "sum_to_size"],
 }
 _FUNCTIONS_ONLY = {"tensordot", "block_diag", "cartesian_prod", "einsum", "meshgrid"}
