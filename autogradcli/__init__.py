@@ -3,7 +3,7 @@ config-driven training CLI, ``agrad``."""
 
 # _startup first: in the agrad process, Ctrl-C while importing is one line, not a traceback
 from . import _startup, amp, autograd, nn, ops, optim
-from ._utils.lazy import lazy_attributes
+from ._utils.lazy import lazy_attributes, star_names
 from ._version import __version__
 from .amp import autocast
 from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
@@ -148,3 +148,5 @@ _LAZY.update(
     get_float32_matmul_precision=".backends.cuda:get_float32_matmul_precision",
     set_float32_matmul_precision=".backends.cuda:set_float32_matmul_precision",
 )
+# `from autogradcli import *`: the public names, the lazily loaded functions and classes too
+__all__ = star_names(globals(), _LAZY)

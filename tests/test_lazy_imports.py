@@ -332,6 +332,22 @@ print(json.dumps({"unloaded": unloaded, "targets": [str(n.target) for n in g.gra
     assert got["out"] == got["eager"] == [2.0, 2.0]
 
 
+def test_star_imports_still_give_the_lazy_names():
+    """``from torch import *`` / ``from torch.nn import *`` ported by the rename: the names that
+    load on first use come with the star too, the lazy subsystems (data, fx...) do not."""
+    code = """
+import json, sys
+from autogradcli import *
+from autogradcli.nn import *
+from autogradcli.nn.functional import *
+print(json.dumps({"names": [f.__name__ for f in (einsum, diag, finfo, LSTM, interpolate, erfinv)],
+    "fx": "autogradcli.fx" in sys.modules, "tensor": callable(tensor) and callable(Linear)}))
+"""
+    got = run_fresh(code)
+    assert got["names"] == ["einsum", "diag", "finfo", "LSTM", "interpolate", "erfinv"]
+    assert got["fx"] is False and got["tensor"] is True
+
+
 def test_an_unknown_name_raises_pythons_attribute_error():
     with pytest.raises(AttributeError) as ours:
         autogradcli.no_such_name  # noqa: B018

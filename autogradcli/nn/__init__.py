@@ -1,6 +1,6 @@
 """Neural-network building blocks with PyTorch's ``torch.nn`` API."""
 
-from .._utils.lazy import lazy_attributes
+from .._utils.lazy import lazy_attributes, star_names
 from . import functional, init, utils
 from .activation import *
 from .container import *
@@ -52,3 +52,4 @@ _LAZY.update(  # the lazy layers (nn/lazy.py), loaded by the programs that use t
     | {f"LazyBatchNorm{n}d": f".lazy:LazyBatchNorm{n}d" for n in (1, 2, 3)}
 )
 __getattr__, __dir__ = lazy_attributes(globals(), _LAZY)
+__all__ = star_names(globals(), _LAZY)  # `from ...nn import *` has the lazy names too

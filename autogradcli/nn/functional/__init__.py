@@ -1,6 +1,6 @@
 """The functional forms of the layers and losses (``torch.nn.functional``)."""
 
-from ..._utils.lazy import lazy_attributes
+from ..._utils.lazy import lazy_attributes, star_names
 from .activation import *
 from .channel_dropout import *
 from .conv import *
@@ -27,3 +27,4 @@ LAZY_FUNCTIONS = {
 }
 _LAZY = {name: f".{module}:{name}" for module, names in LAZY_FUNCTIONS.items() for name in names}
 __getattr__, __dir__ = lazy_attributes(globals(), _LAZY)
+__all__ = star_names(globals(), _LAZY)  # `from ...nn import *` has the lazy names too
