@@ -2,18 +2,8 @@
 config-driven training CLI, ``agrad``."""
 
 # _startup first: in the agrad process, Ctrl-C while importing is one line, not a traceback
-from . import (
-    _startup,
-    accelerator,
-    amp,
-    autograd,
-    backends,
-    cuda,
-    nn,
-    ops,
-    optim,
-)
-from ._utils.lazy import lazy_attributes
+from . import _startup, amp, autograd, nn, ops, optim
+from ._utils.lazy import lazy_attributes, star_names
 from ._version import __version__
 from .amp import autocast
 from .autograd import enable_grad, is_grad_enabled, no_grad, set_grad_enabled
@@ -100,6 +90,9 @@ from .tensor.tensor import Size, Tensor
 
 # loaded on first use: a training step needs none of these (see _utils/lazy.py)
 _LAZY = {
+    "accelerator": ".accelerator",
+    "backends": ".backends",
+    "cuda": ".cuda",
     "data": ".data",
     "distributed": ".distributed",
     "distributions": ".distributions",
@@ -140,10 +133,8 @@ def load_run(path: str, checkpoint: str = "best") -> object:
 # torch's namespace items that answer as PyTorch does without the feature (README: "Porting a
 # PyTorch script"): constants, memory formats, dtype limits, print options, jit, compile, hub
 from ._constants import *  # noqa: E402
-from .backends.cuda import get_float32_matmul_precision, set_float32_matmul_precision  # noqa: E402
 from .deterministic import *  # noqa: E402
 from .random import seed  # noqa: E402
-from .tensor.dtype_info import finfo, iinfo  # noqa: E402
 from .tensor.printing import get_printoptions, set_printoptions  # noqa: E402
 
 _LAZY.update(
@@ -152,4 +143,10 @@ _LAZY.update(
     compiler=".compiler",
     compile=".compiler:compile",
     _dynamo="._dynamo",
+    finfo=".tensor.dtype_info:finfo",
+    iinfo=".tensor.dtype_info:iinfo",
+    get_float32_matmul_precision=".backends.cuda:get_float32_matmul_precision",
+    set_float32_matmul_precision=".backends.cuda:set_float32_matmul_precision",
 )
+# `from autogradcli import *`: the public names, the lazily loaded functions and classes too
+__all__ = star_names(globals(), _LAZY)

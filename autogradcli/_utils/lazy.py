@@ -10,7 +10,7 @@ import importlib.util
 from collections.abc import Callable, Mapping
 from typing import Any
 
-__all__ = ["lazy_attributes"]
+__all__ = ["lazy_attributes", "star_names"]
 
 
 def lazy_attributes(
@@ -52,3 +52,12 @@ def _is_submodule(package: str, name: str) -> bool:
     if name.startswith("_") or not name.isidentifier():
         return False
     return importlib.util.find_spec(f"{package}.{name}") is not None
+
+
+def star_names(namespace: dict[str, Any], targets: Mapping[str, str]) -> list[str]:
+    """An ``__all__`` for a module with lazy attributes: what ``from module import *`` took when
+    everything was imported eagerly (its public globals) and the lazy functions and classes
+    (``".sub:attr"`` targets, loaded by that import); lazy submodules stay out, as before."""
+    names = [name for name in namespace if not name.startswith("_")]
+    lazy = [name for name, target in targets.items() if ":" in target and not name.startswith("_")]
+    return names + [name for name in lazy if name not in namespace]

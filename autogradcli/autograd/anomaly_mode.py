@@ -4,7 +4,6 @@ that made them, a failing backward warns with it, and backward results are check
 from __future__ import annotations
 
 import os
-import traceback
 import warnings
 from typing import Any
 
@@ -64,6 +63,8 @@ class set_detect_anomaly:
 def note_forward(node: Any) -> None:
     """Keep on ``node`` the stack of the forward call recording it, less autogradcli's own
     frames (the recording path is called only while anomaly mode is on)."""
+    import traceback  # 0.1 MiB that only anomaly mode needs
+
     stack = traceback.extract_stack()
     while stack and stack[-1].filename.startswith(_PACKAGE):
         stack.pop()

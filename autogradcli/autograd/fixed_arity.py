@@ -13,11 +13,17 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..tensor.tensor import Tensor, wrap
-from .anomaly_mode import note_forward
 from .grad_mode import STATE
-from .low_precision import keep_bfloat16
 from .node import _seq, edge_to
-from .record import _ndarray, _record_saved, recorded_outputs, unrecorded_outputs
+from .record import (
+    _ndarray,
+    _record_saved,
+    rare_float_kind,
+    recorded_outputs,
+    special_result,
+    special_unrecorded,
+    unrecorded_outputs,
+)
 
 if TYPE_CHECKING:
     from .function import Function
@@ -50,20 +56,20 @@ def unary_apply(cls: type[Function]) -> Callable[[Any], Any]:
                     raw = forward(ctx, a)
                 finally:
                     state.enabled = True
-                if state.bfloat16:
-                    raw = keep_bfloat16(ctx, raw, (a,))
+                if state.special:  # anomaly, bfloat16 or an export (grad_mode.py)
+                    raw = special_result(ctx, raw, (a,), True)
                 # recorded_outputs' common cases: one fresh float array, or a new float Tensor
                 # forward made (to save it)
                 if not ctx._dirty and not ctx._non_differentiable:
                     tr = type(raw)
-                    if tr is _ndarray and raw.dtype.kind in "fcV":
+                    if tr is _ndarray and ((k := raw.dtype.kind) == "f" or rare_float_kind(k)):
                         out = wrap(raw, True, ctx)
                     elif (
                         tr is Tensor
                         and raw._grad_fn is None
                         and not raw._requires_grad
                         and raw is not a
-                        and raw._data.dtype.kind in "fcV"
+                        and ((k := raw._data.dtype.kind) == "f" or rare_float_kind(k))
                     ):
                         out = raw
                         out._grad_fn = ctx
@@ -72,8 +78,6 @@ def unary_apply(cls: type[Function]) -> Callable[[Any], Any]:
                         return recorded_outputs(ctx, raw, (a,), edges)
                     ctx._key = -next(_seq)
                     ctx._next = edges
-                    if state.anomaly:
-                        note_forward(ctx)
                     if ctx._to_save is not None:
                         _record_saved(ctx, 2)  # the caller is frame 2 from there
                     return out
@@ -84,15 +88,13 @@ def unary_apply(cls: type[Function]) -> Callable[[Any], Any]:
                 raw = forward(ctx, a)
             finally:
                 state.enabled = True
-            if state.bfloat16:
-                raw = keep_bfloat16(ctx, raw, (a,))
+            if state.special:
+                raw = special_result(ctx, raw, (a,), False)
         else:
-            if state.trace is not None:  # an export is tracing (onnx/trace.py)
-                return state.trace(ctx, forward, (a,))
+            if state.special:
+                return special_unrecorded(ctx, forward, (a,))
             ctx.needs_input_grad = _F1
             raw = forward(ctx, a)
-            if state.bfloat16:
-                raw = keep_bfloat16(ctx, raw, (a,))
         if type(raw) is _ndarray and not ctx._dirty:
             return wrap(raw)
         return unrecorded_outputs(ctx, raw, (a,))
@@ -148,13 +150,13 @@ def binary_apply(
                     raw = forward(ctx, a, b)
                 finally:
                     state.enabled = True
-                if state.bfloat16:
-                    raw = keep_bfloat16(ctx, raw, (a, b))
+                if state.special:  # anomaly, bfloat16 or an export (grad_mode.py)
+                    raw = special_result(ctx, raw, (a, b), True)
                 # recorded_outputs' common cases: one fresh float array, or a new float Tensor
                 # forward made (to save it)
                 if not ctx._dirty and not ctx._non_differentiable:
                     tr = type(raw)
-                    if tr is _ndarray and raw.dtype.kind in "fcV":
+                    if tr is _ndarray and ((k := raw.dtype.kind) == "f" or rare_float_kind(k)):
                         out = wrap(raw, True, ctx)
                     elif (
                         tr is Tensor
@@ -162,7 +164,7 @@ def binary_apply(
                         and not raw._requires_grad
                         and raw is not a
                         and raw is not b
-                        and raw._data.dtype.kind in "fcV"
+                        and ((k := raw._data.dtype.kind) == "f" or rare_float_kind(k))
                     ):
                         out = raw
                         out._grad_fn = ctx
@@ -171,8 +173,6 @@ def binary_apply(
                         return recorded_outputs(ctx, raw, (a, b), edges)
                     ctx._key = -next(_seq)
                     ctx._next = edges
-                    if state.anomaly:
-                        note_forward(ctx)
                     if ctx._to_save is not None:
                         _record_saved(ctx, 2)  # the caller is frame 2 from there
                     return out
@@ -182,15 +182,13 @@ def binary_apply(
                 raw = forward(ctx, a, b)
             finally:
                 state.enabled = True
-            if state.bfloat16:
-                raw = keep_bfloat16(ctx, raw, (a, b))
+            if state.special:
+                raw = special_result(ctx, raw, (a, b), False)
         else:
-            if state.trace is not None:  # an export is tracing (onnx/trace.py)
-                return state.trace(ctx, forward, (a, b))
+            if state.special:
+                return special_unrecorded(ctx, forward, (a, b))
             ctx.needs_input_grad = _FF
             raw = forward(ctx, a, b)
-            if state.bfloat16:
-                raw = keep_bfloat16(ctx, raw, (a, b))
         if type(raw) is _ndarray and not ctx._dirty:
             return wrap(raw)
         return unrecorded_outputs(ctx, raw, (a, b))

@@ -9,16 +9,38 @@ from typing import Any, TypeVar
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+def _mode(name: str, doc: str) -> property:
+    """A switch of _GradState stored in slot ``_<name>``; setting it updates ``special``."""
+    slot = "_" + name
+
+    def get(self: _GradState) -> Any:
+        return getattr(self, slot)
+
+    def set_(self: _GradState, value: Any) -> None:
+        setattr(self, slot, value)
+        self.special = self._anomaly or self._bfloat16 or self._trace is not None
+
+    return property(get, set_, doc=doc)
+
+
 class _GradState:
-    __slots__ = ("anomaly", "bfloat16", "check_nan", "enabled", "trace")
+    """The switches every op reads. ``enabled`` and ``special`` are read on every call, so they
+    are plain slots; ``special`` is True while any of the rarer modes (anomaly, bfloat16, an
+    export's trace) is on, kept so by their setters: an op with none of them on tests one flag."""
+
+    __slots__ = ("_anomaly", "_bfloat16", "_trace", "check_nan", "enabled", "special")
+
+    trace = _mode("trace", "An export's tracer (onnx/trace.py), called for each op run unrecorded.")
+    anomaly = _mode("anomaly", "Anomaly mode (anomaly_mode.py): forward stacks kept on nodes.")
+    bfloat16 = _mode("bfloat16", "A bfloat16 tensor exists: op results are kept bfloat16.")
 
     def __init__(self) -> None:
         self.enabled = True
-        # an export's tracer (onnx/trace.py), called for each op run while recording is off
-        self.trace: Any = None
-        self.anomaly = False  # anomaly mode (anomaly_mode.py): forward traces kept on nodes
-        self.check_nan = True  # ... and, with it, backward results checked for nan
-        self.bfloat16 = False  # a bfloat16 tensor exists: op results are kept bfloat16
+        self.special = False
+        self._trace: Any = None
+        self._anomaly = False
+        self._bfloat16 = False
+        self.check_nan = True  # with anomaly mode, backward results are checked for nan
 
 
 # One process-wide flag (not thread-local): read on every op, so it must be cheap.

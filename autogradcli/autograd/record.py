@@ -43,14 +43,11 @@ def run_function(ctx: FunctionCtx, forward: Callable, args: tuple[Any, ...]) -> 
     outputs' grad_fn."""
     state = STATE
     if not state.enabled:  # nothing is recorded (e.g. inside a first-order backward)
-        if state.trace is not None:  # an export is tracing (onnx/trace.py)
-            return state.trace(ctx, forward, args)
+        if state.special:
+            return special_unrecorded(ctx, forward, args)
         n = len(args)
         ctx.needs_input_grad = _NO_GRAD_NEEDS[n] if n < 16 else (False,) * n
-        raw = forward(ctx, *args)
-        if state.bfloat16:
-            raw = keep_bfloat16(ctx, raw, args)
-        return unrecorded_outputs(ctx, raw, args)
+        return unrecorded_outputs(ctx, forward(ctx, *args), args)
     track = False
     needs = []
     edges = []  # one loop for both (a comprehension is a function call each)
@@ -68,10 +65,68 @@ def run_function(ctx: FunctionCtx, forward: Callable, args: tuple[Any, ...]) -> 
         raw = forward(ctx, *args)
     finally:
         state.enabled = True
-    if state.bfloat16:
-        raw = keep_bfloat16(ctx, raw, args)
+    if state.special:
+        raw = special_result(ctx, raw, args, track)
     if track:
         return recorded_outputs(ctx, raw, args, tuple(edges))
+    return unrecorded_outputs(ctx, raw, args)
+
+
+# Complex results: the first one recorded turns on the complex gradient rules registered here
+# (ops/complex_numbers.py: conjugated backward formulas), which real programs never pay for.
+_complex_rules: list[Callable[[], None]] = []
+# [True] from the first complex result recorded on: a complex gradient needs one, so backward
+# formulas test this before looking at a gradient's dtype
+COMPLEX_SEEN = [False]
+
+
+def on_first_complex(enable: Callable[[], None]) -> None:
+    """Call ``enable()`` when the first complex result is recorded (now if one has been)."""
+    if COMPLEX_SEEN[0]:
+        enable()
+    else:
+        _complex_rules.append(enable)
+
+
+def rare_float_kind(kind: str) -> bool:
+    """Whether a result of dtype kind ``kind`` other than "f" gets a gradient: complex ("c")
+    and bfloat16 ("V") do. The common float case is the caller's ``kind == "f"``."""
+    if kind == "c":
+        if not COMPLEX_SEEN[0]:
+            COMPLEX_SEEN[0] = True
+            for enable in _complex_rules:
+                enable()
+            _complex_rules.clear()
+        return True
+    return kind == "V"
+
+
+# The rarer modes (STATE.special: anomaly, bfloat16, an export's trace), out of the common path:
+# every apply tests the one flag and calls these only when it is set.
+
+
+def special_result(ctx: FunctionCtx, raw: Any, args: tuple[Any, ...], recorded: bool) -> Any:
+    """forward's results ``raw`` under the modes: float32 results of bfloat16 inputs rounded back
+    to bfloat16, and a recorded node given the forward's stack (anomaly mode)."""
+    state = STATE
+    if state.bfloat16:
+        raw = keep_bfloat16(ctx, raw, args)
+    if recorded and state.anomaly:
+        note_forward(ctx)
+    return raw
+
+
+def special_unrecorded(ctx: FunctionCtx, forward: Callable, args: tuple[Any, ...]) -> Any:
+    """An op run while recording is off, under the modes: handed to an export's tracer, or run
+    with its results kept bfloat16."""
+    state = STATE
+    if state.trace is not None:  # an export is tracing (onnx/trace.py)
+        return state.trace(ctx, forward, args)
+    n = len(args)
+    ctx.needs_input_grad = _NO_GRAD_NEEDS[n] if n < 16 else (False,) * n
+    raw = forward(ctx, *args)
+    if state.bfloat16:
+        raw = keep_bfloat16(ctx, raw, args)
     return unrecorded_outputs(ctx, raw, args)
 
 
@@ -81,20 +136,20 @@ def recorded_outputs(ctx: FunctionCtx, raw: Any, args: tuple[Any, ...], edges: t
     applies do its first two cases in place; keep them in step.)"""
     ctx._key = -next(_seq)
     ctx._next = edges
-    if STATE.anomaly:
-        note_forward(ctx)
     if ctx._dirty or ctx._non_differentiable:
         return _outputs(ctx, raw, args, True)
     # the common cases: one fresh array, or a new Tensor forward made (to save it)
     tr = type(raw)
     if tr is _ndarray or tr in _NP_SCALARS:
-        out = wrap(raw, True, ctx) if raw.dtype.kind in "fcV" else wrap(raw)
+        k = raw.dtype.kind
+        out = wrap(raw, True, ctx) if k == "f" or rare_float_kind(k) else wrap(raw)
     elif tr is Tensor and raw._grad_fn is None and not raw._requires_grad:
         for a in args:
             if a is raw:  # an input returned as is: the general path makes an alias
                 return _outputs(ctx, raw, args, True)
         out = raw
-        if out._data.dtype.kind in "fcV":
+        k = out._data.dtype.kind
+        if k == "f" or rare_float_kind(k):
             out._grad_fn = ctx
             out._requires_grad = True
     else:
@@ -146,7 +201,7 @@ def _outputs(ctx: FunctionCtx, raw: Any, args: tuple[Any, ...], track: bool) -> 
     if track:
         non_diff = ctx._non_differentiable
         for i, o in enumerate(outputs):
-            if isinstance(o, Tensor) and o._data.dtype.kind in "fcV":
+            if isinstance(o, Tensor) and ((k := o._data.dtype.kind) == "f" or rare_float_kind(k)):
                 if non_diff and any(o is nd or o._base is nd for nd in non_diff):
                     continue
                 o._grad_fn = ctx

@@ -91,6 +91,9 @@ def public_functions() -> list[tuple[dict[str, Any], str, Any, str]]:
         ns = sys.modules.get(ns_name)
         if ns is None:
             continue
+        for key, target in getattr(ns, "_LAZY", {}).items():
+            if ":" in target:  # a lazy function (autogradcli.kron) loads now, to record as well
+                getattr(ns, key)
         for key, value in list(ns.__dict__.items()):
             if not key.startswith("_") and _is_function(value):
                 value = getattr(value, "__fx_original__", value)

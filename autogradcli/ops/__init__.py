@@ -102,29 +102,22 @@ from . import (  # noqa: E402
     binary_math,
     closeness,
     complex_numbers,
-    counting,
-    diagonals,
     discrete_reduction,
-    einstein,
     elementary,
     fused,
     gather_scatter,
-    grids,
     join,
-    lerp_op,
     logexp,
     masking,
     minmax,
     predicates,
     promotion,
     reorder,
-    rounding,
     sampling,
     scan,
     sorting,
     sparse_layout,
     statistics,
-    uniqueness,
     volumetric,
 )
 from .activation import *  # noqa: E402
@@ -133,30 +126,22 @@ from .axes import *  # noqa: E402
 from .binary_math import *  # noqa: E402
 from .closeness import *  # noqa: E402
 from .complex_numbers import *  # noqa: E402
-from .counting import *  # noqa: E402
-from .diagonals import *  # noqa: E402
 from .discrete_reduction import *  # noqa: E402
-from .einstein import *  # noqa: E402
 from .elementary import *  # noqa: E402
 from .fused import *  # noqa: E402
 from .gather_scatter import *  # noqa: E402
-from .grids import *  # noqa: E402
 from .join import *  # noqa: E402
-from .lerp_op import *  # noqa: E402
 from .logexp import *  # noqa: E402
 from .masking import *  # noqa: E402
 from .minmax import *  # noqa: E402
 from .predicates import *  # noqa: E402
 from .promotion import *  # noqa: E402
 from .reorder import *  # noqa: E402
-from .rounding import *  # noqa: E402
 from .sampling import *  # noqa: E402
 from .scan import *  # noqa: E402
 from .sorting import *  # noqa: E402
 from .sparse_layout import *  # noqa: E402
-from .special import *  # noqa: E402
 from .statistics import *  # noqa: E402
-from .uniqueness import *  # noqa: E402
 from .volumetric import *  # noqa: E402
 
 for _module in (
@@ -166,30 +151,22 @@ for _module in (
     binary_math,
     closeness,
     complex_numbers,
-    counting,
-    diagonals,
     discrete_reduction,
-    einstein,
     elementary,
     fused,
     gather_scatter,
-    grids,
     join,
-    lerp_op,
     logexp,
     masking,
     minmax,
     promotion,
     predicates,
     reorder,
-    rounding,
     sampling,
     scan,
     sorting,
     sparse_layout,
-    special,
     statistics,
-    uniqueness,
     volumetric,
 ):
     __all__ += _module.__all__

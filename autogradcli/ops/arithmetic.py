@@ -8,6 +8,7 @@ from ..autograd.fixed_arity import binary_apply
 from ..autograd.function import Function
 from ..autograd.grad_mode import STATE
 from ..autograd.gradient_ops import sum_to
+from ..autograd.record import COMPLEX_SEEN
 from ..tensor.tensor import Tensor, wrap
 from ._util import OPERANDS, array_module, binary_operands, load_mixed, save_mixed
 from .complex_numbers import conj_grad, refuse_complex
@@ -37,7 +38,7 @@ class Add(Function):
                     if True in ctx.needs_input_grad:
                         ctx.shapes = (x.shape, y.shape)
                     return x + y
-            elif tb is float and x.dtype.kind in "fV":
+            elif tb is float and ((k := x.dtype.kind) == "f" or k == "V"):
                 if True in ctx.needs_input_grad:
                     ctx.shapes = (x.shape, ())
                 return x + b
@@ -72,7 +73,7 @@ class Sub(Function):
                     if True in ctx.needs_input_grad:
                         ctx.shapes = (x.shape, y.shape)
                     return x - y
-            elif tb is float and x.dtype.kind in "fV":
+            elif tb is float and ((k := x.dtype.kind) == "f" or k == "V"):
                 if True in ctx.needs_input_grad:
                     ctx.shapes = (x.shape, ())
                 return x - b
@@ -110,7 +111,7 @@ class Mul(Function):
                         ctx.save_for_backward(a if nb else None, b if na else None)
                         ctx.shapes = (x.shape, y.shape)
                     return x * y
-            elif tb is float and x.dtype.kind in "fV":
+            elif tb is float and ((k := x.dtype.kind) == "f" or k == "V"):
                 if True in ctx.needs_input_grad:
                     ctx.const = (1, b)
                 return x * b
@@ -136,15 +137,15 @@ class Mul(Function):
         const = ctx.const
         if const is not None:
             pos, c = const
-            if type(c) is complex:  # a complex factor's gradient is conjugated
+            if COMPLEX_SEEN[0] and type(c) is complex:  # a complex factor's gradient: conjugated
                 c = c.conjugate()
-            if plain and type(c) is float and g._data.dtype.kind in "fV":
+            if plain and type(c) is float and ((k := g._data.dtype.kind) == "f" or k == "V"):
                 gc = wrap(g._data * c)
             else:
                 gc = _mul(g, c)
             return (gc, None) if pos == 1 else (None, gc)
         a, b = ctx.saved_tensors
-        if g._data.dtype.kind == "c":
+        if COMPLEX_SEEN[0] and g._data.dtype.kind == "c":
             a, b = conj_grad(a), conj_grad(b)
         na, nb = ctx.needs_input_grad
         sa, sb = ctx.shapes
@@ -196,7 +197,7 @@ class Div(Function):
         if divisor is not None:
             return g / conj_grad(divisor), None
         a, b = load_mixed(ctx)
-        if g._data.dtype.kind == "c":
+        if COMPLEX_SEEN[0] and g._data.dtype.kind == "c":
             a, b = conj_grad(a), conj_grad(b)
         na, nb = ctx.needs_input_grad
         sa, sb = ctx.shapes
@@ -213,7 +214,8 @@ class Pow(Function):
         tb = type(b)
         if type(a) is Tensor and (tb is int or tb is float) and b in _BY_PRODUCT:
             x = a._data
-            if x.dtype.kind in "fV":  # a float tensor to a small power: the by-product path
+            # a float tensor to a small power: the by-product path
+            if (k := x.dtype.kind) == "f" or k == "V":
                 if True in ctx.needs_input_grad:  # save_mixed(ctx, a, b), inlined
                     ctx.save_for_backward(a, None)
                     ctx.constants = (None, b)
@@ -235,7 +237,7 @@ class Pow(Function):
     @staticmethod
     def backward(ctx: Any, g: Tensor) -> tuple[Any, Any]:
         a, b = load_mixed(ctx)
-        if g._data.dtype.kind == "c":
+        if COMPLEX_SEEN[0] and g._data.dtype.kind == "c":
             a, b = conj_grad(a), conj_grad(b)
         na, nb = ctx.needs_input_grad
         sa, sb = ctx.shapes

@@ -8,6 +8,7 @@ from __future__ import annotations
 import builtins
 from typing import Any
 
+from ..autograd.record import on_first_complex
 from ..tensor import dtype as dtypes
 from ..tensor.tensor import Tensor
 from ._util import array_module, scalar_type_name
@@ -191,4 +192,5 @@ def _register_holomorphic() -> None:
         _holomorphic(cls)
 
 
-_register_holomorphic()
+# on the first complex result: until then backward runs the real formulas as they are
+on_first_complex(_register_holomorphic)

@@ -34,7 +34,8 @@ def _cast_error(result: str, dtype: Any) -> RuntimeError:
 
 def _needs_graph(self: Tensor, *others: Any) -> bool:
     if not STATE.enabled:
-        return STATE.trace is not None  # an ONNX export sees the out-of-place op (_record)
+        # an ONNX export sees the out-of-place op (_record); STATE.special first: one slot read
+        return STATE.special and STATE.trace is not None
     return self._requires_grad or any(isinstance(o, Tensor) and o._requires_grad for o in others)
 
 
@@ -94,11 +95,12 @@ def _write(self: Tensor, arr: Any, name: str) -> None:
     self._data[...] = arr
 
 
+# the order of dtype kinds an in-place result may be cast along; bfloat16 ("V") ranks with floats
+_KIND_RANK = {"b": 0, "i": 1, "u": 2, "f": 3, "c": 4}
+
+
 def _can_cast(src: Any, dst: Any) -> bool:
-    order = "biufc"  # bfloat16 ("V") ranks with the floats
-    return order.index(src.kind if src.kind in order else "f") <= order.index(
-        dst.kind if dst.kind in order else "f"
-    )
+    return _KIND_RANK.get(src.kind, 3) <= _KIND_RANK.get(dst.kind, 3)
 
 
 def broadcast_message(dst: tuple[int, ...], src: tuple[int, ...]) -> str | None:
@@ -126,25 +128,28 @@ def _ufunc_inplace(self: Tensor, ufunc_name: str, other: Any, name: str) -> Tens
     arr = self._data
     xp = array_module(arr)
     y = _operand(other)
-    if hasattr(y, "dtype") and not _can_cast(y.dtype, arr.dtype):
-        raise _cast_error(scalar_type_name(y.dtype), arr.dtype)
-    if isinstance(y, float) and arr.dtype.kind not in "fcV":
-        raise _cast_error("Float", arr.dtype)
-    if isinstance(y, complex) and arr.dtype.kind != "c":
+    if hasattr(y, "dtype"):  # an array or numpy scalar (np.float64 is a float: checked here)
+        if not _can_cast(y.dtype, arr.dtype):
+            raise _cast_error(scalar_type_name(y.dtype), arr.dtype)
+    elif isinstance(y, float):
+        if arr.dtype.kind not in "fcV":
+            raise _cast_error("Float", arr.dtype)
+    elif isinstance(y, complex) and arr.dtype.kind != "c":
         raise _cast_error("ComplexFloat", arr.dtype)
     shape = getattr(y, "shape", ())
     if shape != arr.shape:
         msg = broadcast_message(arr.shape, shape)
         if msg:
             raise RuntimeError(msg)
-    if not getattr(getattr(arr, "flags", None), "writeable", True):  # cupy's flags have none
-        raise RuntimeError(
-            f"{name}: this tensor shares memory with a read-only array (from_numpy of a memmap "
-            f"opened with mode='r', or of a non-writable array); clone() it before writing"
-        )
     try:
         getattr(xp, ufunc_name)(arr, y, out=arr, casting="unsafe")
-    except ValueError:
+    except ValueError:  # a read-only array (looked at only now: the writes that work pay nothing)
+        if not getattr(getattr(arr, "flags", None), "writeable", True):  # cupy's have none
+            raise RuntimeError(
+                f"{name}: this tensor shares memory with a read-only array (from_numpy of a "
+                "memmap opened with mode='r', or of a non-writable array); clone() it before "
+                "writing"
+            ) from None
         raise RuntimeError(
             f"{name}: the operand of shape {list(shape)} cannot be broadcast to the tensor of "
             f"shape {list(arr.shape)}"

@@ -10,8 +10,24 @@ from typing import Any
 __all__: list[str] = []
 
 # module (under autogradcli.ops) -> the functions it provides, all also Tensor methods unless
-# listed in _FUNCTIONS_ONLY
+# listed in _FUNCTIONS_ONLY (and the Tensor methods in _METHODS_ONLY are not functions)
 LAZY_MODULES = {
+    "counting": ["bincount", "histc", "histogram"],
+    "diagonals": [
+        "block_diag",
+        "diag",
+        "diag_embed",
+        "diagflat",
+        "diagonal",
+        "dot",
+        "fill_diagonal_",
+        "ger",
+        "outer",
+        "trace",
+    ],
+    "einstein": ["einsum"],
+    "grids": ["cartesian_prod", "meshgrid"],
+    "lerp_op": ["lerp", "lerp_"],
     "products": [
         "addbmm",
         "addmv",
@@ -23,17 +39,22 @@ LAZY_MODULES = {
         "mv",
         "tensordot",
     ],
+    "rounding": ["ceil", "floor", "frac", "round", "ceil_", "floor_", "frac_", "round_"],
+    "special": ["digamma", "erfc", "erfinv", "i0", "lgamma", "polygamma"],
+    "uniqueness": ["unique", "unique_consecutive", "sum_to_size"],
 }
-_FUNCTIONS_ONLY = {"tensordot"}
+_FUNCTIONS_ONLY = {"tensordot", "block_diag", "cartesian_prod", "einsum", "meshgrid"}
+_METHODS_ONLY = {"fill_diagonal_", "lerp_", "sum_to_size", "ceil_", "floor_", "frac_", "round_"}
 
 
 def _stub(module: str, name: str) -> Any:
     def method(self: Any, *args: Any, **kwargs: Any) -> Any:
-        fn = getattr(importlib.import_module(f"autogradcli.ops.{module}"), name)
+        mod = importlib.import_module(f"autogradcli.ops.{module}")
+        fn = getattr(mod, "TENSOR_METHODS", {}).get(name) or getattr(mod, name)
         return fn(self, *args, **kwargs)
 
     method.__name__ = method.__qualname__ = name
-    method.__doc__ = f"``autogradcli.{name}`` (its module loads on the first call)."
+    method.__doc__ = f"``Tensor.{name}`` (``ops.{module}`` loads on the first call)."
     return method
 
 
@@ -80,6 +101,9 @@ FOREACH_NAMES = [
 
 # autogradcli's lazy names for these functions (added to its _LAZY)
 LAZY: dict[str, str] = {
-    name: f".ops.{module}:{name}" for module, names in LAZY_MODULES.items() for name in names
+    name: f".ops.{module}:{name}"
+    for module, names in LAZY_MODULES.items()
+    for name in names
+    if name not in _METHODS_ONLY
 }
 LAZY.update({name: f".ops.foreach:{name}" for name in FOREACH_NAMES})

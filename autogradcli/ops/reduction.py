@@ -91,7 +91,7 @@ class SumAll(Function):
         arr = x._data
         ctx.in_shape = arr.shape
         ctx.kept = (1,) * arr.ndim
-        if not keepdim and arr.dtype.kind in "fV":
+        if not keepdim and ((k := arr.dtype.kind) == "f" or k == "V"):
             return arr.sum()
         return arr.sum(axis=None, keepdims=keepdim, dtype=_sum_dtype(arr))
 

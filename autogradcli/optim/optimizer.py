@@ -7,7 +7,6 @@ nothing, and bumps each parameter's version counter like PyTorch's in-place upda
 
 from __future__ import annotations
 
-import copy
 import warnings
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator
@@ -290,6 +289,8 @@ class Optimizer:
     def load_state_dict(self, state_dict: dict[str, Any]) -> None:
         """Load a ``state_dict()``: hyperparameters per group and per-parameter state (copied)."""
         groups = self.param_groups
+        import copy  # not at import: only loading a state needs it
+
         saved_groups = copy.deepcopy(state_dict["param_groups"])
         if len(groups) != len(saved_groups):
             raise ValueError("loaded state dict has a different number of parameter groups")
