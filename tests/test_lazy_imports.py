@@ -51,7 +51,8 @@ LAZY_MODULES = (
     "autogradcli.futures",
     "autogradcli.special",
     "autogradcli.cuda",
-    "autogradcli.backends.cuda",  # the package itself loads with the convolution (cuDNN flags)
+    "autogradcli.backends",  # read by device convolutions only (cuDNN's flags)
+    "autogradcli.backends.cuda",
     "autogradcli.backends.cudnn",
     "autogradcli.backends.mps",
     "autogradcli.backends.opt_einsum",

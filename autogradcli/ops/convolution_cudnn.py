@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from .. import backends, deterministic
 from ..backend import array_module
 from ..backend.cudnn import load_cudnn
 
@@ -24,7 +23,11 @@ __all__ = ["backward", "cudnn_for", "forward"]
 def cudnn_for(arr: Any, weight: Any, pad: tuple) -> Any:
     """The cuDNN module for a convolution of device array ``arr`` (4-D, float, padding the same
     on both sides of each dim), or None."""
-    if not backends.cudnn.enabled or arr.ndim != 4 or arr.dtype.char not in "efd":
+    if arr.ndim != 4 or arr.dtype.char not in "efd":
+        return None
+    from .. import backends  # loaded on first use: only device arrays come here
+
+    if not backends.cudnn.enabled:
         return None
     if pad[0] != pad[1] or pad[2] != pad[3] or weight.dtype != arr.dtype:
         return None
@@ -35,6 +38,8 @@ def cudnn_for(arr: Any, weight: Any, pad: tuple) -> Any:
 
 
 def _modes() -> dict[str, Any]:
+    from .. import backends, deterministic
+
     det = backends.cudnn.deterministic or deterministic.are_deterministic_algorithms_enabled()
     return {"deterministic": det, "auto_tune": backends.cudnn.benchmark and not det}
 
