@@ -11,6 +11,7 @@ from ..backend import kernels
 from ..backend.kernels import sigmoid_backward, tanh_backward
 from ..tensor.tensor import Tensor, wrap
 from ._util import array_module, binary_operands
+from .relu_array import relu_array
 
 
 def _float_operand(x: Tensor) -> tuple[Any, Any]:
@@ -258,7 +259,7 @@ class Relu(Function):
     def forward(ctx: Any, x: Tensor) -> Any:
         if x._data.dtype.kind == "c":
             raise NotImplementedError(_NO_COMPLEX_CLAMP)
-        out = wrap(array_module(x._data).maximum(x._data, 0))
+        out = wrap(relu_array(x._data))
         ctx.save_for_backward(out)
         return out
 
