@@ -212,27 +212,55 @@ def _scatter_taps(
 
 
 def _images_shifted(
-    xp: Any, src: Any, dst: Any, pad: Pad, dilation: Pair, scratch: Any = None
+    xp: Any, src: Any, dst: Any, pad: Pad, dilation: Pair, scratch: Any = None, jci: bool = False
 ) -> None:
-    """Stride-1 image-major columns when Wo == W, into ``dst`` (N, Q, C, kh, kw, R, W): the
-    images copied between zero pad rows (into ``scratch``, see images_scratch), then every
-    kernel offset in one copy of a sliding-window view; the columns a flat shift fills from the
-    next row (or a margin) are zeroed."""
+    """Stride-1 image-major columns when Wo == W, into ``dst`` (N, Q, C, kh, kw, R, W), or
+    (N, Q, kw, C, kh, R, W) when ``jci``: the images copied between zero pad rows (into
+    ``scratch``, see images_scratch), then per kernel column one copy of a sliding-window view.
+    A flat shift by ``dj`` fills its first (last) ``|dj|`` output columns of each row from the
+    neighbouring row, from plane columns that kernel column never reads otherwise: those plane
+    columns are zeroed before its copy (a few thin strips of the planes, not of the columns)."""
     n, c, h, w = src.shape
-    _, q, _, kh, kw, r, _ = dst.shape
+    _, q, *_, r, _ = dst.shape
+    kh, kw = (dst.shape[4], dst.shape[2]) if jci else dst.shape[3:5]
     pt, pb, pl, _ = pad
     hp = h + pt + pb
     buf = scratch
     if buf is None:
         buf = xp.zeros(pl + n * c * hp * w + pad[3], dtype=dst.dtype)
-    planes = buf[pl : pl + n * c * hp * w].reshape(n, c, hp, w)
-    planes[:, :, pt : pt + h] = src
+    planes = buf[pl : buf.size - pad[3]].reshape(-1, c, hp, w)
+    rows = planes[:, :, pt : pt + h]  # every plane's image rows, the stale ones' too
+    image = rows[:n]
+    image[...] = src
     it = buf.itemsize
     plane, line = hp * w * it, w * it
     strides = (c * plane, plane, dilation[0] * line, dilation[1] * it, r * line, it)
     window = as_strided(xp, buf, (n, c, kh, kw, q, r * w), strides)
-    dst.reshape(n, q, c, kh, kw, r * w)[...] = window.transpose(0, 4, 1, 2, 3, 5)
-    _zero_wrapped(dst, [j * dilation[1] - pl for j in range(kw)])
+    if jci:
+        taps, view = dst.reshape(n, q, kw, c, kh, r * w), window.transpose(0, 4, 3, 1, 2, 5)
+    else:
+        taps = dst.reshape(n, q, c, kh, kw, r * w).transpose(0, 1, 4, 2, 3, 5)
+        view = window.transpose(0, 4, 3, 1, 2, 5)
+    shifts = [j * dilation[1] - pl for j in range(kw)]
+    # unshifted first, then leftward shifts (more right columns hidden each), then rightward
+    order = sorted(range(kw), key=lambda j: (shifts[j] > 0, abs(shifts[j])))
+    right, left = w, 0  # image columns [right, w) and [0, left) are zero now
+    for j in order:
+        dj = shifts[j]
+        if abs(dj) >= w:
+            taps[:, :, j] = 0
+            continue
+        if dj < 0 and w + dj < right:
+            rows[..., w + dj : right] = 0
+            right = w + dj
+        if dj > 0:
+            if right < w:  # back from the leftward shifts: the right columns restored
+                image[..., right:] = src[..., right:]
+                right = w
+            if dj > left:
+                rows[..., left:dj] = 0
+                left = dj
+        taps[:, :, j] = view[:, :, j]
 
 
 def images_scratch(
@@ -246,8 +274,8 @@ def images_scratch(
 ) -> Any:
     """A zeroed buffer for the padded planes of up to ``shape`` (N, C, H, W) images that
     im2col_images reuses block after block (it writes only the image rows: the pad rows stay
-    zero; what it reads past a short block's end lands on wrapped columns, which it zeroes), or
-    None where it takes the strided path (no planes)."""
+    zero; what it reads past a short block's end lands on plane columns it zeroes), or None
+    where it takes the strided path (no planes)."""
     n, c, h, w = shape
     if not _shifts_apply(w, _out_hw(h, w, kernel, stride, pad, dilation)[1], stride):
         return None
@@ -278,11 +306,13 @@ def im2col_images(
     out: Any = None,
     rows: int = 0,
     scratch: Any = None,
+    jci: bool = False,
 ) -> Any:
     """Image-major columns (N, C*kh*kw, Ho*Wo) of (N, C, H, W) ``arr``, rows ordered (c, i, j),
-    written into ``out`` (a C-contiguous array) when given. With ``rows`` (dividing Ho) each
-    image's columns are in chunks of that many output rows: (N, Ho/rows, C*kh*kw, rows*Wo).
-    ``scratch`` (from images_scratch, for at least N images) saves re-padding per call."""
+    or (j, c, i) with ``jci`` (kernel column first), written into ``out`` (a C-contiguous array)
+    when given. With ``rows`` (dividing Ho) each image's columns are in chunks of that many
+    output rows: (N, Ho/rows, C*kh*kw, rows*Wo). ``scratch`` (from images_scratch, for at
+    least N images) saves re-padding per call."""
     xp = array_module(arr)
     n, c, h, w = arr.shape
     (kh, kw), (sh, sw), (dh, dw) = kernel, stride, dilation
@@ -292,9 +322,10 @@ def im2col_images(
     if out is None:
         shape = (n, ho // r, c * kh * kw, r * wo) if rows else (n, c * kh * kw, ho * wo)
         out = xp.empty(shape, dtype=arr.dtype)
-    dst = out.reshape(n, ho // r, c, kh, kw, r, wo)
+    taps = (kw, c, kh) if jci else (c, kh, kw)
+    dst = out.reshape(n, ho // r, *taps, r, wo)
     if _shifts_apply(w, wo, stride):
-        _images_shifted(xp, arr, dst, pad, dilation, scratch)
+        _images_shifted(xp, arr, dst, pad, dilation, scratch, jci)
         return out
     src = arr
     if pt or pb or pl or pr:
@@ -303,7 +334,7 @@ def im2col_images(
     s_n, s_c, s_h, s_w = src.strides
     strides = (s_n, s_c, s_h * dh, s_w * dw, s_h * sh * r, s_h * sh, s_w * sw)
     window = as_strided(xp, src, (n, c, kh, kw, ho // r, r, wo), strides)
-    dst[...] = window.transpose(0, 4, 1, 2, 3, 5, 6)
+    dst[...] = window.transpose((0, 4, 3, 1, 2, 5, 6) if jci else (0, 4, 1, 2, 3, 5, 6))
     return out
 
 
