@@ -41,6 +41,18 @@ def _column(v: Any) -> Any:
     return v.reshape(-1, 1)
 
 
+_ROW_ELEMENTS = 1 << 16  # per-channel rows up to this size are spelled out (below)
+
+
+def _rows(xp: Any, v: Any, s: int) -> Any:
+    """Per-channel values ``v`` (C,) as the operand of an elementwise op over (N, C, S): spelled
+    out as (C, S) rows when small, so that numpy's loop runs over whole contiguous images
+    (1.5x faster than broadcasting a (C, 1) column along short rows of S), else the column."""
+    if s == 1 or v.size * s > _ROW_ELEMENTS:
+        return _column(v)
+    return xp.ascontiguousarray(xp.broadcast_to(_column(v), (v.size, s)))
+
+
 class BatchNormTrain(Function):
     """(N, C, *) normalized per channel by its batch statistics, then scaled and shifted."""
 
@@ -58,18 +70,18 @@ class BatchNormTrain(Function):
         arr = x._data
         xp = array_module(arr)
         x3 = _as3(arr)
-        count = x3.shape[0] * x3.shape[2]
+        count, s = x3.shape[0] * x3.shape[2], x3.shape[2]
         pilot = x3[0].mean(axis=1)  # a shift near the mean: the sums below cancel little
-        c = x3 - _column(pilot)
+        c = x3 - _rows(xp, pilot, s)
         shift = channel_sums(xp, c) / count  # mean - pilot
         var = channel_sums(xp, c, c) / count - shift * shift
         invstd = 1.0 / xp.sqrt(var + eps)
         scale = invstd if weight is None else invstd * weight._data
-        out = c * _column(scale)
+        out = c * _rows(xp, scale, s)
         offset = -shift * scale
         if bias is not None:
             offset += bias._data
-        out += _column(offset)
+        out += _rows(xp, offset, s)
         _update_running(running, pilot + shift, var, count)
         ctx.save_for_backward(x, weight)
         ctx.stats = (c, shift, invstd, eps)
@@ -84,16 +96,16 @@ class BatchNormTrain(Function):
         c, shift, invstd, _ = ctx.stats  # xhat = (c - shift) * invstd
         xp = array_module(c)
         g3 = _as3(g._data)
-        count = g3.shape[0] * g3.shape[2]
+        count, s = g3.shape[0] * g3.shape[2], g3.shape[2]
         sg = channel_sums(xp, g3)
         sgx = (channel_sums(xp, g3, c) - shift * sg) * invstd  # sum of g * xhat
         gx = gw = gb = None
         if nx:
             k = invstd if weight is None else invstd * weight._data
             slope = k * invstd * sgx * (-1.0 / count)  # gx's factor on c
-            gx = c * _column(slope)
-            gx += _column(-slope * shift - k * sg * (1.0 / count))
-            gx += g3 * _column(k)
+            gx = c * _rows(xp, slope, s)
+            gx += _rows(xp, -slope * shift - k * sg * (1.0 / count), s)
+            gx += g3 * _rows(xp, k, s)
             gx = wrap(gx.reshape(x.shape))
         if nw:
             gw = wrap(sgx.astype(weight._data.dtype, copy=False))
@@ -158,8 +170,8 @@ class BatchNormEval(Function):
         if bias is not None:
             offset = offset + bias._data
         x3 = _as3(arr)
-        out = x3 * _column(scale.astype(arr.dtype, copy=False))
-        out += _column(offset.astype(arr.dtype, copy=False))
+        out = x3 * _rows(xp, scale.astype(arr.dtype, copy=False), x3.shape[2])
+        out += _rows(xp, offset.astype(arr.dtype, copy=False), x3.shape[2])
         ctx.save_for_backward(x, weight, mean, var)
         ctx.eps = eps
         return out.reshape(arr.shape)
