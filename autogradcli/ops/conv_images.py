@@ -231,7 +231,8 @@ def _adjoint_backward(
             x5 = arr[s : s + m].reshape(m, groups, cg, q, lc).transpose(0, 3, 1, 4, 2)
             x5 = xp.ascontiguousarray(x5)
             gc5 = gcols[:m].reshape(m, q, groups, og * kh * kw, lc)
-            gwf += xp.matmul(gc5, x5).sum((0, 1))
+            parts = xp.matmul(gc5, x5).reshape(m * q, -1)  # summed as a product with ones
+            gwf += (xp.ones(m * q, dtype=parts.dtype) @ parts).reshape(gwf.shape)
     if gwf is None:
         return gx, None
     if jci:
