@@ -125,6 +125,8 @@ def test_reused_scratch_then_a_shorter_block(shape, kernel, stride, pad, dil, jc
     im2col_images(first, kernel, stride, pad, dil, scratch=scratch, jci=jci)
     got = im2col_images(second, kernel, stride, pad, dil, scratch=scratch, jci=jci)
     np.testing.assert_array_equal(got, im2col_images(second, kernel, stride, pad, dil, jci=jci))
+    im2col_images(first, kernel, stride, pad, dil, scratch=scratch, jci=jci)
+    assert len(scratch.windows) == 2  # one sliding-window view per block size, built once
 
 
 def test_im2col_images_on_the_strict_device(strict_cuda):

@@ -24,6 +24,7 @@ Pad = tuple[int, int, int, int]  # top, bottom, left, right
 __all__ = [
     "Col2Im",
     "Im2Col",
+    "Planes",
     "channel_major",
     "col2im",
     "col2im_images",
@@ -212,7 +213,13 @@ def _scatter_taps(
 
 
 def _images_shifted(
-    xp: Any, src: Any, dst: Any, pad: Pad, dilation: Pair, scratch: Any = None, jci: bool = False
+    xp: Any,
+    src: Any,
+    dst: Any,
+    pad: Pad,
+    dilation: Pair,
+    scratch: Planes | None = None,
+    jci: bool = False,
 ) -> None:
     """Stride-1 image-major columns when Wo == W, into ``dst`` (N, Q, C, kh, kw, R, W), or
     (N, Q, kw, C, kh, R, W) when ``jci``: the images copied between zero pad rows (into
@@ -225,17 +232,20 @@ def _images_shifted(
     kh, kw = (dst.shape[4], dst.shape[2]) if jci else dst.shape[3:5]
     pt, pb, pl, _ = pad
     hp = h + pt + pb
-    buf = scratch
-    if buf is None:
-        buf = xp.zeros(pl + n * c * hp * w + pad[3], dtype=dst.dtype)
+    if scratch is None:
+        scratch = Planes(xp.zeros(pl + n * c * hp * w + pad[3], dtype=dst.dtype))
+    buf = scratch.buf
     planes = buf[pl : buf.size - pad[3]].reshape(-1, c, hp, w)
     rows = planes[:, :, pt : pt + h]  # every plane's image rows, the stale ones' too
     image = rows[:n]
     image[...] = src
-    it = buf.itemsize
-    plane, line = hp * w * it, w * it
-    strides = (c * plane, plane, dilation[0] * line, dilation[1] * it, r * line, it)
-    window = as_strided(xp, buf, (n, c, kh, kw, q, r * w), strides)
+    window = scratch.windows.get((n, q, r))
+    if window is None:  # the same view block after block: built once (as_strided costs ~6 us)
+        it = buf.itemsize
+        plane, line = hp * w * it, w * it
+        strides = (c * plane, plane, dilation[0] * line, dilation[1] * it, r * line, it)
+        window = as_strided(xp, buf, (n, c, kh, kw, q, r * w), strides)
+        scratch.windows[(n, q, r)] = window
     if jci:
         taps, view = dst.reshape(n, q, kw, c, kh, r * w), window.transpose(0, 4, 3, 1, 2, 5)
     else:
@@ -263,6 +273,17 @@ def _images_shifted(
         taps[:, :, j] = view[:, :, j]
 
 
+class Planes:
+    """The zero-padded planes ``im2col_images`` copies images into (a flat buffer, ``buf``) and
+    its sliding-window views over them, by (images, chunks, rows per chunk)."""
+
+    __slots__ = ("buf", "windows")
+
+    def __init__(self, buf: Any) -> None:
+        self.buf = buf
+        self.windows: dict[tuple[int, int, int], Any] = {}
+
+
 def images_scratch(
     xp: Any,
     shape: tuple[int, ...],
@@ -271,8 +292,8 @@ def images_scratch(
     pad: Pad,
     dilation: Pair,
     dtype: Any,
-) -> Any:
-    """A zeroed buffer for the padded planes of up to ``shape`` (N, C, H, W) images that
+) -> Planes | None:
+    """Zeroed Planes for the padded planes of up to ``shape`` (N, C, H, W) images that
     im2col_images reuses block after block (it writes only the image rows: the pad rows stay
     zero; what it reads past a short block's end lands on plane columns it zeroes), or None
     where it takes the strided path (no planes)."""
@@ -280,7 +301,7 @@ def images_scratch(
     if not _shifts_apply(w, _out_hw(h, w, kernel, stride, pad, dilation)[1], stride):
         return None
     pt, pb, pl, pr = pad
-    return xp.zeros(pl + n * c * (h + pt + pb) * w + pr, dtype=dtype)
+    return Planes(xp.zeros(pl + n * c * (h + pt + pb) * w + pr, dtype=dtype))
 
 
 def _zero_wrapped(grid: Any, shifts: list[int]) -> None:
@@ -305,7 +326,7 @@ def im2col_images(
     dilation: Pair,
     out: Any = None,
     rows: int = 0,
-    scratch: Any = None,
+    scratch: Planes | None = None,
     jci: bool = False,
 ) -> Any:
     """Image-major columns (N, C*kh*kw, Ho*Wo) of (N, C, H, W) ``arr``, rows ordered (c, i, j),
