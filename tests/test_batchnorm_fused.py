@@ -271,3 +271,18 @@ def test_fused_on_the_strict_device(strict_cuda):
         grads.append([ag.backend.to_numpy(t._data) for t in (out, x.grad, w.grad, b.grad)])
     for cpu, dev in zip(*grads):
         np.testing.assert_allclose(dev, cpu, rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("ratio, shifted", [(0.99, False), (1.01, True)])
+def test_centred_shifts_only_when_the_mean_is_large(ratio, shifted):
+    """The CPU sums the input itself while mean^2 <= var in every channel (just inside) and
+    shifts it by a pilot past that (just outside); both give float64's mean and variance."""
+    from autogradcli.nn.functional.batch_norm_fused import _centred
+
+    x = np.tile(np.array([-1.0, 1.0], np.float32), (4, 2, 8))  # mean 0, var 1 per channel
+    x[:, 1] += np.sqrt(ratio)  # channel 1: mean^2 = ratio * var
+    c, pilot, shift, var = _centred(np, x)
+    assert (c is not x) == shifted
+    x64 = x.astype(np.float64)
+    np.testing.assert_allclose(pilot + shift, x64.mean((0, 2)), rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(var, x64.var((0, 2)), rtol=1e-6)

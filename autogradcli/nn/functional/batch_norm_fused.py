@@ -1,10 +1,10 @@
 """Batch normalization with batch statistics as one Function (torch's ``NativeBatchNormBackward0``).
 
-Forward over (N, C, S): the input shifted by a pilot near each channel's mean (the mean of the
-first sample's channel) is the one array pass kept; its sum and its sum of squares (two
-reductions, no temporary) give the mean and the variance (of shifted data, so float32 does not
-cancel when the mean is large against the spread), then one scale and one shift pass give the
-output. Backward is the standard fused formula from two per-channel sums (of g and of g * c):
+Forward over (N, C, S): the input's sum and sum of squares (two reductions, no temporary) give
+the mean and the variance; where a channel's mean is large against its spread (float32 would
+cancel), and on devices, they are taken of the input shifted by a pilot near each channel's
+mean instead (one more pass, the shifted copy kept for backward; ``_centred``). Then one scale
+and one shift pass give the output. Backward is the standard fused formula from two per-channel sums (of g and of g * c):
 ``gx = weight * invstd * (g - mean(g) - xhat * mean(g * xhat))``. With ``create_graph`` the
 backward is written in Tensor ops on the saved input, so grad-of-grad works.
 """
@@ -12,6 +12,8 @@ backward is written in Tensor ops on the saved input, so grad-of-grad works.
 from __future__ import annotations
 
 from typing import Any
+
+import numpy as np
 
 from ...autograd.function import Function
 from ...autograd.grad_mode import STATE
@@ -53,6 +55,25 @@ def _rows(xp: Any, v: Any, s: int) -> Any:
     return xp.ascontiguousarray(xp.broadcast_to(_column(v), (v.size, s)))
 
 
+def _centred(xp: Any, x3: Any) -> tuple[Any, Any, Any, Any]:
+    """(c, pilot, shift, var) of (N, C, S) ``x3``: c = x3 less a per-channel pilot (what the
+    output and backward passes read), shift = mean - pilot, var the biased variance. On the CPU
+    the sums of x3 itself come first (pilot 0, no shifting pass) and are kept where every
+    channel's squared mean is within its variance (E[x^2] - mean^2 then loses under a bit);
+    otherwise, and on devices (no sync), x3 is shifted by a pilot near the mean (the mean of
+    the first sample's channel), so float32 does not cancel when the mean is large."""
+    count = x3.shape[0] * x3.shape[2]
+    if xp is np:
+        mean = channel_sums(xp, x3) / count
+        var = channel_sums(xp, x3, x3) / count - mean * mean
+        if (mean * mean <= var).all():
+            return x3, 0.0, mean, var
+    pilot = x3[0].mean(axis=1)
+    c = x3 - _rows(xp, pilot, x3.shape[2])
+    shift = channel_sums(xp, c) / count
+    return c, pilot, shift, channel_sums(xp, c, c) / count - shift * shift
+
+
 class BatchNormTrain(Function):
     """(N, C, *) normalized per channel by its batch statistics, then scaled and shifted."""
 
@@ -71,10 +92,7 @@ class BatchNormTrain(Function):
         xp = array_module(arr)
         x3 = _as3(arr)
         count, s = x3.shape[0] * x3.shape[2], x3.shape[2]
-        pilot = x3[0].mean(axis=1)  # a shift near the mean: the sums below cancel little
-        c = x3 - _rows(xp, pilot, s)
-        shift = channel_sums(xp, c) / count  # mean - pilot
-        var = channel_sums(xp, c, c) / count - shift * shift
+        c, pilot, shift, var = _centred(xp, x3)
         invstd = 1.0 / xp.sqrt(var + eps)
         scale = invstd if weight is None else invstd * weight._data
         out = c * _rows(xp, scale, s)
