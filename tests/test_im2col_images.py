@@ -89,32 +89,8 @@ def _out_rows(shape, kernel, stride, pad, dil):
     return (shape[2] + pad[0] + pad[1] - dil[0] * (kernel[0] - 1) - 1) // stride[0] + 1
 
 
-def _jci(cols, shape, kernel):
-    """Columns with rows (c, i, j) reordered to (j, c, i)."""
-    n, k, p = cols.shape
-    c6 = cols.reshape(n, shape[1], *kernel, p)
-    return c6.transpose(0, 3, 1, 2, 4).reshape(n, k, p)
-
-
-@pytest.mark.parametrize("shape, kernel, stride, pad, dil", GEOMETRIES)
-def test_im2col_images_kernel_column_first(shape, kernel, stride, pad, dil):
-    """``jci``: the same columns, rows ordered (j, c, i); whole images and chunks of rows."""
-    x = np.random.default_rng(3).standard_normal(shape)
-    whole = im2col_images(x, kernel, stride, pad, dil)
-    out = np.full(whole.shape, np.nan)
-    assert im2col_images(x, kernel, stride, pad, dil, out, jci=True) is out
-    np.testing.assert_array_equal(out, _jci(whole, shape, kernel))
-    ho = _out_rows(shape, kernel, stride, pad, dil)
-    if ho % 2 == 0:
-        got = im2col_images(x, kernel, stride, pad, dil, rows=2, jci=True)
-        n, k, p = whole.shape
-        want = _jci(whole, shape, kernel).reshape(n, k, ho // 2, p // (ho // 2))
-        np.testing.assert_array_equal(got, want.transpose(0, 2, 1, 3))
-
-
-@pytest.mark.parametrize("jci", [False, True])
 @pytest.mark.parametrize("shape, kernel, stride, pad, dil", GEOMETRIES[:6])
-def test_reused_scratch_then_a_shorter_block(shape, kernel, stride, pad, dil, jci):
+def test_reused_scratch_then_a_shorter_block(shape, kernel, stride, pad, dil):
     """The padded planes reused: after a full block, a shorter one (its planes' columns hidden
     or restored per kernel column, the previous block's planes still past its end) gives the
     columns a fresh buffer gives."""
@@ -122,10 +98,10 @@ def test_reused_scratch_then_a_shorter_block(shape, kernel, stride, pad, dil, jc
     first = rng.standard_normal((3, *shape[1:])) * 100
     second = rng.standard_normal((2, *shape[1:]))
     scratch = images_scratch(np, first.shape, kernel, stride, pad, dil, first.dtype)
-    im2col_images(first, kernel, stride, pad, dil, scratch=scratch, jci=jci)
-    got = im2col_images(second, kernel, stride, pad, dil, scratch=scratch, jci=jci)
-    np.testing.assert_array_equal(got, im2col_images(second, kernel, stride, pad, dil, jci=jci))
-    im2col_images(first, kernel, stride, pad, dil, scratch=scratch, jci=jci)
+    im2col_images(first, kernel, stride, pad, dil, scratch=scratch)
+    got = im2col_images(second, kernel, stride, pad, dil, scratch=scratch)
+    np.testing.assert_array_equal(got, im2col_images(second, kernel, stride, pad, dil))
+    im2col_images(first, kernel, stride, pad, dil, scratch=scratch)
     assert len(scratch.windows) == 2  # one sliding-window view per block size, built once
 
 
@@ -135,7 +111,7 @@ def test_im2col_images_on_the_strict_device(strict_cuda):
     x = np.random.default_rng(5).standard_normal(shape).astype(np.float32)
     xd = strict_cuda.asarray(x)
     scratch = images_scratch(strict_cuda, shape, kernel, stride, pad, dil, xd.dtype)
-    for jci in (False, True):
-        got = im2col_images(xd, kernel, stride, pad, dil, rows=1, scratch=scratch, jci=jci)
-        want = im2col_images(x, kernel, stride, pad, dil, rows=1, jci=jci)
+    for _ in range(2):  # the second call reuses the planes and their window
+        got = im2col_images(xd, kernel, stride, pad, dil, rows=1, scratch=scratch)
+        want = im2col_images(x, kernel, stride, pad, dil, rows=1)
         np.testing.assert_array_equal(strict_cuda.asnumpy(got), want)

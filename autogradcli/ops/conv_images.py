@@ -107,26 +107,13 @@ def _columns(xp: Any, nb: int, k: int, ho: int, wo: int, rows: int, dtype: Any) 
     return xp.empty((nb, ho // rows, k, rows * wo), dtype=dtype)
 
 
-def _tap_weights(w5: Any) -> tuple[Any, bool]:
-    """Weights (g, O/g, C/g, kh, kw) as w3 (g, O/g, K) in the row order of the columns: (j, c, i)
-    (kernel column first, so im2col_images' wrapped entries are thin plane strips) for one
-    group, else (c, i, j) (the groups outermost). Returns w3 and whether it is (j, c, i)."""
-    groups, og = w5.shape[:2]
-    if groups == 1:
-        return w5.transpose(0, 1, 4, 2, 3).reshape(1, og, -1), True  # a copy (small)
-    return w5.reshape(groups, og, -1), False
-
-
-def _images_conv(
-    xp: Any, src: Any, w3: Any, conv: tuple, cols: Any, out: Any, scratch: Any, jci: bool
-) -> Any:
+def _images_conv(xp: Any, src: Any, w3: Any, conv: tuple, cols: Any, out: Any, scratch: Any) -> Any:
     """``out`` (m, O, Ho, Wo) = the convolution ``conv`` (kernel, stride, pad, dilation) of the
-    m images ``src`` with w3 (g, O/g, K, rows ordered as ``jci`` says, see _tap_weights): their
-    columns in ``cols`` (chunked as it is shaped), then one product per chunk and group written
-    straight into ``out``; returns that view."""
+    m images ``src`` with w3 (g, O/g, K): their columns in ``cols`` (chunked as it is shaped),
+    then one product per chunk and group written straight into ``out``; returns that view."""
     m, (groups, og, k) = src.shape[0], w3.shape
     _, q, _, lc = cols.shape
-    im2col_images(src, *conv, cols[:m], lc // out.shape[3], scratch, jci)
+    im2col_images(src, *conv, cols[:m], lc // out.shape[3], scratch)
     if q == 1:  # whole images: a contiguous view (the only kind cupy's matmul may write)
         res = out.reshape(m, 1, groups, og, lc)
     else:
@@ -142,12 +129,12 @@ def _blocked_forward(xp: Any, arr: Any, w: Any, bias: Any, geometry: tuple, nb: 
     groups, ho, wo = geometry[4:]
     n, o, k = arr.shape[0], w.shape[0], w[0].size
     out = xp.empty((n, o, ho, wo), dtype=xp.result_type(arr, w))
-    w3, jci = _tap_weights(w.reshape(groups, o // groups, *w.shape[1:]))
+    w3 = w.reshape(groups, o // groups, k)
     cols = _columns(xp, nb, groups * k, ho, wo, _chunk_rows(xp, w3, ho, wo), arr.dtype)
     scratch = images_scratch(xp, (nb, *arr.shape[1:]), *geometry[:4], arr.dtype)
     for s in range(0, n, nb):
         block = arr[s : s + nb]
-        res = _images_conv(xp, block, w3, geometry[:4], cols, out[s : s + nb], scratch, jci)
+        res = _images_conv(xp, block, w3, geometry[:4], cols, out[s : s + nb], scratch)
         if bias is not None:
             res += bias.reshape(groups, o // groups, 1)
     return out
@@ -163,13 +150,12 @@ def _adjoint_pad(kernel: Pair, stride: Pair, pad: Pad, dilation: Pair) -> Pad | 
     return adjoint if min(adjoint) >= 0 else None  # type: ignore[return-value]
 
 
-def _flipped(w: Any, groups: int) -> tuple[Any, bool]:
-    """(O, C/g, kh, kw) weights as (g, C/g, O/g * kh * kw) (see _tap_weights): per group, input
-    and output channels swapped and the kernel turned by 180 degrees (the input gradient's
-    convolution weights)."""
+def _flipped(w: Any, groups: int) -> Any:
+    """(O, C/g, kh, kw) weights as (g, C/g, O/g * kh * kw): per group, input and output channels
+    swapped and the kernel turned by 180 degrees (the input gradient's convolution weights)."""
     o, cg, kh, kw = w.shape
     w5 = w.reshape(groups, o // groups, cg, kh, kw)[:, :, :, ::-1, ::-1]
-    return _tap_weights(w5.transpose(0, 2, 1, 3, 4))
+    return w5.transpose(0, 2, 1, 3, 4).reshape(groups, cg, -1)
 
 
 def _blocked_backward(
@@ -216,7 +202,7 @@ def _adjoint_backward(
     n, _, h, wd = arr.shape
     o, cg, kh, kw = w.shape
     og = o // groups
-    wf, jci = _flipped(w, groups)
+    wf = _flipped(w, groups)
     gx = xp.empty(arr.shape, dtype=arr.dtype)
     gwf = xp.zeros((groups, og * kh * kw, cg), dtype=w.dtype) if nw else None
     gcols = _columns(xp, nb, o * kh * kw, h, wd, _chunk_rows(xp, wf, h, wd), g.dtype)
@@ -225,7 +211,7 @@ def _adjoint_backward(
     scratch = images_scratch(xp, (nb, *g.shape[1:]), *conv, g.dtype)
     for s in range(0, n, nb):
         m = min(nb, n - s)
-        _images_conv(xp, g[s : s + m], wf, conv, gcols, gx[s : s + m], scratch, jci)
+        _images_conv(xp, g[s : s + m], wf, conv, gcols, gx[s : s + m], scratch)
         if nw:
             # x's chunks pixel-major: a plain (no transpose) product, which BLAS runs faster
             x5 = arr[s : s + m].reshape(m, groups, cg, q, lc).transpose(0, 3, 1, 4, 2)
@@ -235,8 +221,5 @@ def _adjoint_backward(
             gwf += (xp.ones(m * q, dtype=parts.dtype) @ parts).reshape(gwf.shape)
     if gwf is None:
         return gx, None
-    if jci:
-        gw = gwf.reshape(groups, kw, og, kh, cg)[:, ::-1, :, ::-1].transpose(0, 2, 4, 3, 1)
-    else:
-        gw = gwf.reshape(groups, og, kh, kw, cg)[:, :, ::-1, ::-1].transpose(0, 1, 4, 2, 3)
+    gw = gwf.reshape(groups, og, kh, kw, cg)[:, :, ::-1, ::-1].transpose(0, 1, 4, 2, 3)
     return gx, xp.ascontiguousarray(gw.reshape(w.shape))

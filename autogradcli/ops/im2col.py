@@ -219,17 +219,16 @@ def _images_shifted(
     pad: Pad,
     dilation: Pair,
     scratch: Planes | None = None,
-    jci: bool = False,
 ) -> None:
-    """Stride-1 image-major columns when Wo == W, into ``dst`` (N, Q, C, kh, kw, R, W), or
-    (N, Q, kw, C, kh, R, W) when ``jci``: the images copied between zero pad rows (into
-    ``scratch``, see images_scratch), then per kernel column one copy of a sliding-window view.
+    """Stride-1 image-major columns when Wo == W, into ``dst`` (N, Q, C, kh, kw, R, W): the
+    images copied between zero pad rows (into ``scratch``, see images_scratch), then per kernel
+    column one copy of a sliding-window view.
     A flat shift by ``dj`` fills its first (last) ``|dj|`` output columns of each row from the
     neighbouring row, from plane columns that kernel column never reads otherwise: those plane
     columns are zeroed before its copy (a few thin strips of the planes, not of the columns)."""
     n, c, h, w = src.shape
     _, q, *_, r, _ = dst.shape
-    kh, kw = (dst.shape[4], dst.shape[2]) if jci else dst.shape[3:5]
+    kh, kw = dst.shape[3:5]
     pt, pb, pl, _ = pad
     hp = h + pt + pb
     if scratch is None:
@@ -246,11 +245,8 @@ def _images_shifted(
         strides = (c * plane, plane, dilation[0] * line, dilation[1] * it, r * line, it)
         window = as_strided(xp, buf, (n, c, kh, kw, q, r * w), strides)
         scratch.windows[(n, q, r)] = window
-    if jci:
-        taps, view = dst.reshape(n, q, kw, c, kh, r * w), window.transpose(0, 4, 3, 1, 2, 5)
-    else:
-        taps = dst.reshape(n, q, c, kh, kw, r * w).transpose(0, 1, 4, 2, 3, 5)
-        view = window.transpose(0, 4, 3, 1, 2, 5)
+    taps = dst.reshape(n, q, c, kh, kw, r * w).transpose(0, 1, 4, 2, 3, 5)  # j third
+    view = window.transpose(0, 4, 3, 1, 2, 5)
     shifts = [j * dilation[1] - pl for j in range(kw)]
     # unshifted first, then leftward shifts (more right columns hidden each), then rightward
     order = sorted(range(kw), key=lambda j: (shifts[j] > 0, abs(shifts[j])))
@@ -327,13 +323,11 @@ def im2col_images(
     out: Any = None,
     rows: int = 0,
     scratch: Planes | None = None,
-    jci: bool = False,
 ) -> Any:
     """Image-major columns (N, C*kh*kw, Ho*Wo) of (N, C, H, W) ``arr``, rows ordered (c, i, j),
-    or (j, c, i) with ``jci`` (kernel column first), written into ``out`` (a C-contiguous array)
-    when given. With ``rows`` (dividing Ho) each image's columns are in chunks of that many
-    output rows: (N, Ho/rows, C*kh*kw, rows*Wo). ``scratch`` (from images_scratch, for at
-    least N images) saves re-padding per call."""
+    written into ``out`` (a C-contiguous array) when given. With ``rows`` (dividing Ho) each
+    image's columns are in chunks of that many output rows: (N, Ho/rows, C*kh*kw, rows*Wo).
+    ``scratch`` (from images_scratch, for at least N images) saves re-padding per call."""
     xp = array_module(arr)
     n, c, h, w = arr.shape
     (kh, kw), (sh, sw), (dh, dw) = kernel, stride, dilation
@@ -343,10 +337,9 @@ def im2col_images(
     if out is None:
         shape = (n, ho // r, c * kh * kw, r * wo) if rows else (n, c * kh * kw, ho * wo)
         out = xp.empty(shape, dtype=arr.dtype)
-    taps = (kw, c, kh) if jci else (c, kh, kw)
-    dst = out.reshape(n, ho // r, *taps, r, wo)
+    dst = out.reshape(n, ho // r, c, kh, kw, r, wo)
     if _shifts_apply(w, wo, stride):
-        _images_shifted(xp, arr, dst, pad, dilation, scratch, jci)
+        _images_shifted(xp, arr, dst, pad, dilation, scratch)
         return out
     src = arr
     if pt or pb or pl or pr:
@@ -355,7 +348,7 @@ def im2col_images(
     s_n, s_c, s_h, s_w = src.strides
     strides = (s_n, s_c, s_h * dh, s_w * dw, s_h * sh * r, s_h * sh, s_w * sw)
     window = as_strided(xp, src, (n, c, kh, kw, ho // r, r, wo), strides)
-    dst[...] = window.transpose((0, 4, 3, 1, 2, 5, 6) if jci else (0, 4, 1, 2, 3, 5, 6))
+    dst[...] = window.transpose(0, 4, 1, 2, 3, 5, 6)
     return out
 
 
