@@ -279,6 +279,11 @@ class Planes:
         self.buf = buf
         self.windows: dict[tuple[int, int, int], Any] = {}
 
+    @property
+    def nbytes(self) -> int:
+        """The buffer's size in bytes."""
+        return self.buf.nbytes
+
 
 def images_scratch(
     xp: Any,
