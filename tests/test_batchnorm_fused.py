@@ -224,3 +224,65 @@ def test_channel_sums_as_numpy(dtype):
         want = arr.astype(np.float64).sum(axis=(0, 2))
         tol = {"float16": 2e-2, "float32": 1e-5}.get(dtype, 1e-12)
         np.testing.assert_allclose(got.astype(np.float64), want, rtol=tol, atol=tol * 10)
+
+
+def test_per_channel_rows_threshold():
+    """Per-channel operands spelled out as (C, S) rows up to _ROW_ELEMENTS, a (C, 1) column past
+    it or when S is 1; either broadcasts to the same values."""
+    from autogradcli.nn.functional import batch_norm_fused as bnf
+
+    v = np.arange(4, dtype=np.float32)
+    s = bnf._ROW_ELEMENTS // 4
+    assert bnf._rows(np, v, s).shape == (4, s)  # just inside
+    assert bnf._rows(np, v, s + 1).shape == (4, 1)  # just outside
+    assert bnf._rows(np, v, 1).shape == (4, 1)
+    np.testing.assert_array_equal(bnf._rows(np, v, 3), np.broadcast_to(v[:, None], (4, 3)))
+
+
+@pytest.mark.parametrize("limit", [0, 1 << 16])
+def test_fused_rows_or_columns_match_torch(monkeypatch, limit):
+    """Training forward, backward and eval with the per-channel operands as columns (limit 0)
+    and as rows: values and gradients as torch's."""
+    from autogradcli.nn.functional import batch_norm_fused as bnf
+
+    monkeypatch.setattr(bnf, "_ROW_ELEMENTS", limit)
+    check(
+        lambda m, x, w, b: _lib(m).batch_norm(x, None, None, w, b, True), (3, 2, 4, 5), (2,), (2,)
+    )
+    check(
+        lambda m, x, w, b: _lib(m).batch_norm(
+            x, m.tensor(_RM[:2], dtype=x.dtype), m.tensor(_RV[:2], dtype=x.dtype), w, b, False
+        ),
+        (3, 2, 4, 5),
+        (2,),
+        (2,),
+    )
+
+
+def test_fused_on_the_strict_device(strict_cuda):
+    """Training forward and backward through the array seam only: the values the CPU gives."""
+    rng = np.random.default_rng(7)
+    arrays = [rng.standard_normal(s).astype(np.float32) for s in [(4, 3, 5), (3,), (3,)]]
+    grads = []
+    for device in ("cpu", "cuda"):
+        x, w, b = (ag.tensor(a, device=device, requires_grad=True) for a in arrays)
+        out = F.batch_norm(x, None, None, w, b, True)
+        out.backward(ag.ones_like(out) * x.detach())
+        grads.append([ag.backend.to_numpy(t._data) for t in (out, x.grad, w.grad, b.grad)])
+    for cpu, dev in zip(*grads):
+        np.testing.assert_allclose(dev, cpu, rtol=1e-6, atol=1e-6)
+
+
+@pytest.mark.parametrize("ratio, shifted", [(0.99, False), (1.01, True)])
+def test_centred_shifts_only_when_the_mean_is_large(ratio, shifted):
+    """The CPU sums the input itself while mean^2 <= var in every channel (just inside) and
+    shifts it by a pilot past that (just outside); both give float64's mean and variance."""
+    from autogradcli.nn.functional.batch_norm_fused import _centred
+
+    x = np.tile(np.array([-1.0, 1.0], np.float32), (4, 2, 8))  # mean 0, var 1 per channel
+    x[:, 1] += np.sqrt(ratio)  # channel 1: mean^2 = ratio * var
+    c, pilot, shift, var = _centred(np, x)
+    assert (c is not x) == shifted
+    x64 = x.astype(np.float64)
+    np.testing.assert_allclose(pilot + shift, x64.mean((0, 2)), rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(var, x64.var((0, 2)), rtol=1e-6)

@@ -259,3 +259,42 @@ def test_a_device_runs_the_whole_batch_however_big_its_columns(monkeypatch, stri
     assert F.conv2d(ag.zeros((64, 32, 16, 16), device="cuda"), w, padding=1).grad_fn.block == 0
     w_cpu = ag.zeros((32, 32, 3, 3), requires_grad=True)
     assert F.conv2d(ag.zeros((64, 32, 16, 16)), w_cpu, padding=1).grad_fn.block == 8
+
+
+def test_kept_scratch_by_role_recency_and_size(monkeypatch):
+    """Scratch kept across calls per thread: the same key gives the same buffer, another role
+    another one; past _KEPT_BUFFERS keys the least recently used goes; a buffer of exactly
+    _KEPT_BYTES is kept, one byte more is not; another thread has its own."""
+    import threading
+
+    monkeypatch.setattr(conv_images._KEPT, "buffers", {})
+    monkeypatch.setattr(conv_images, "_KEPT_BUFFERS", 2)
+    monkeypatch.setattr(conv_images, "_KEPT_BYTES", 8)
+    a = conv_images._empty(np, "columns", (2,), np.float32)
+    assert conv_images._empty(np, "columns", (2,), np.float32) is a
+    b = conv_images._empty(np, "pixel-major x", (2,), np.float32)
+    assert b is not a
+    conv_images._empty(np, "columns", (2,), np.float32)  # a used last: b is the oldest
+    conv_images._empty(np, "columns", (1,), np.float32)  # a third key: b goes
+    assert conv_images._empty(np, "columns", (2,), np.float32) is a
+    assert conv_images._empty(np, "pixel-major x", (2,), np.float32) is not b
+    big = conv_images._empty(np, "columns", (3,), np.float32)  # 12 bytes: not kept
+    assert conv_images._empty(np, "columns", (3,), np.float32) is not big
+    other = []
+    thread = threading.Thread(
+        target=lambda: other.append(conv_images._empty(np, "columns", (2,), np.float32))
+    )
+    thread.start()
+    thread.join()
+    assert other[0] is not a
+
+
+def test_kept_buffers_across_calls_match_torch(one_thread, monkeypatch):
+    """The same convolution twice (the second reuses the first's kept columns and planes),
+    then a batch shorter than a block: torch's values every time."""
+    monkeypatch.setattr(conv_images, "_IMAGE_WORK", 0)
+    monkeypatch.setattr(conv_images, "_CACHE_BYTES", 2 * 18 * 16 * 8)
+    x, w = ag.zeros((3, 2, 4, 4), dtype="float64"), ag.zeros((3, 2, 3, 3), dtype="float64")
+    assert F.conv2d(x, w.requires_grad_(), padding=1).grad_fn.block == 2
+    for shape in [(3, 2, 4, 4), (3, 2, 4, 4), (1, 2, 4, 4)]:
+        check(_fn("conv2d", padding=1), shape, (3, 2, 3, 3), (3,))

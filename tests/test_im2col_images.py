@@ -5,7 +5,7 @@ give the same columns, and col2im_images is im2col_images' adjoint (<cols(x), c>
 import numpy as np
 import pytest
 
-from autogradcli.ops.im2col import col2im, col2im_images, im2col, im2col_images
+from autogradcli.ops.im2col import col2im, col2im_images, im2col, im2col_images, images_scratch
 
 # (x shape, kernel, stride, pad (top, bottom, left, right), dilation): the first six take the
 # shifted path (stride 1, output as wide as the input), the rest the strided view
@@ -87,3 +87,31 @@ def test_im2col_images_in_row_chunks(shape, kernel, stride, pad, dil):
 
 def _out_rows(shape, kernel, stride, pad, dil):
     return (shape[2] + pad[0] + pad[1] - dil[0] * (kernel[0] - 1) - 1) // stride[0] + 1
+
+
+@pytest.mark.parametrize("shape, kernel, stride, pad, dil", GEOMETRIES[:6])
+def test_reused_scratch_then_a_shorter_block(shape, kernel, stride, pad, dil):
+    """The padded planes reused: after a full block, a shorter one (its planes' columns hidden
+    or restored per kernel column, the previous block's planes still past its end) gives the
+    columns a fresh buffer gives."""
+    rng = np.random.default_rng(4)
+    first = rng.standard_normal((3, *shape[1:])) * 100
+    second = rng.standard_normal((2, *shape[1:]))
+    scratch = images_scratch(np, first.shape, kernel, stride, pad, dil, first.dtype)
+    im2col_images(first, kernel, stride, pad, dil, scratch=scratch)
+    got = im2col_images(second, kernel, stride, pad, dil, scratch=scratch)
+    np.testing.assert_array_equal(got, im2col_images(second, kernel, stride, pad, dil))
+    im2col_images(first, kernel, stride, pad, dil, scratch=scratch)
+    assert len(scratch.windows) == 2  # one sliding-window view per block size, built once
+
+
+def test_im2col_images_on_the_strict_device(strict_cuda):
+    """The shifted path (planes, strips, sliding window) through the array seam only."""
+    shape, kernel, stride, pad, dil = GEOMETRIES[0]
+    x = np.random.default_rng(5).standard_normal(shape).astype(np.float32)
+    xd = strict_cuda.asarray(x)
+    scratch = images_scratch(strict_cuda, shape, kernel, stride, pad, dil, xd.dtype)
+    for _ in range(2):  # the second call reuses the planes and their window
+        got = im2col_images(xd, kernel, stride, pad, dil, rows=1, scratch=scratch)
+        want = im2col_images(x, kernel, stride, pad, dil, rows=1)
+        np.testing.assert_array_equal(strict_cuda.asnumpy(got), want)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -102,9 +102,47 @@ def _chunk_rows(xp: Any, w3: Any, ho: int, wo: int) -> int:
     return max(d for d in range(1, ho + 1) if ho % d == 0 and d * wo <= _CHUNK_COLUMNS)
 
 
+_KEPT = threading.local()  # per thread: the last few scratch buffers, by what they are for
+_KEPT_BUFFERS = 8
+_KEPT_BYTES = 16 << 20  # bigger buffers are not kept (their products dwarf the page faults)
+
+
+def _kept(key: tuple, make: Callable[[], Any]) -> Any:
+    """``make()``'s buffer for ``key``, kept on this thread across calls (the last
+    _KEPT_BUFFERS keys): scratch of MiBs allocated per call lands on fresh pages, which fault at
+    ~1 us per 4 KiB (a fifth of the ResNet step's time in a process without torch). The callers
+    overwrite what they read, so a kept buffer's contents never matter; ``key`` names the role,
+    so that two buffers one call uses at once are never the same."""
+    kept = getattr(_KEPT, "buffers", None)
+    if kept is None:
+        kept = _KEPT.buffers = {}
+    if key in kept:
+        buf = kept.pop(key)
+    else:
+        buf = make()
+        if buf is not None and buf.nbytes > _KEPT_BYTES:
+            return buf
+        if len(kept) >= _KEPT_BUFFERS:
+            del kept[next(iter(kept))]  # the least recently used
+    kept[key] = buf
+    return buf
+
+
+def _empty(xp: Any, role: str, shape: tuple, dtype: Any) -> Any:
+    """An uninitialized scratch array for ``role``, kept across calls (see _kept)."""
+    return _kept((role, xp, shape, str(dtype)), lambda: xp.empty(shape, dtype=dtype))
+
+
+def _planes(xp: Any, shape: tuple, conv: tuple, dtype: Any) -> Any:
+    """images_scratch for ``shape`` and ``conv`` (kernel, stride, pad, dilation), kept across
+    calls (see _kept: its pad rows stay zero; im2col_images rewrites what it reads)."""
+    key = ("planes", xp, shape, *conv, str(dtype))
+    return _kept(key, lambda: images_scratch(xp, shape, *conv, dtype))
+
+
 def _columns(xp: Any, nb: int, k: int, ho: int, wo: int, rows: int, dtype: Any) -> Any:
     """A block's column buffer: (nb, Ho/rows, K, rows*Wo), reused by every block."""
-    return xp.empty((nb, ho // rows, k, rows * wo), dtype=dtype)
+    return _empty(xp, "columns", (nb, ho // rows, k, rows * wo), dtype)
 
 
 def _images_conv(xp: Any, src: Any, w3: Any, conv: tuple, cols: Any, out: Any, scratch: Any) -> Any:
@@ -131,7 +169,7 @@ def _blocked_forward(xp: Any, arr: Any, w: Any, bias: Any, geometry: tuple, nb: 
     out = xp.empty((n, o, ho, wo), dtype=xp.result_type(arr, w))
     w3 = w.reshape(groups, o // groups, k)
     cols = _columns(xp, nb, groups * k, ho, wo, _chunk_rows(xp, w3, ho, wo), arr.dtype)
-    scratch = images_scratch(xp, (nb, *arr.shape[1:]), *geometry[:4], arr.dtype)
+    scratch = _planes(xp, (nb, *arr.shape[1:]), geometry[:4], arr.dtype)
     for s in range(0, n, nb):
         block = arr[s : s + nb]
         res = _images_conv(xp, block, w3, geometry[:4], cols, out[s : s + nb], scratch)
@@ -177,8 +215,8 @@ def _blocked_backward(
     og = o // groups
     gx = xp.empty(arr.shape, dtype=arr.dtype) if nx else None
     gw = xp.zeros((groups, k, og), dtype=w.dtype) if nw else None
-    cols = xp.empty((nb, groups * k, ho * wo), dtype=arr.dtype)
-    scratch = images_scratch(xp, (nb, c, h, wd), *geometry[:4], arr.dtype) if nw else None
+    cols = _empty(xp, "columns", (nb, groups * k, ho * wo), arr.dtype)
+    scratch = _planes(xp, (nb, c, h, wd), geometry[:4], arr.dtype) if nw else None
     for s in range(0, n, nb):
         m = min(nb, n - s)
         g4 = g[s : s + m].reshape(m, groups, og, ho * wo)
@@ -208,16 +246,21 @@ def _adjoint_backward(
     gcols = _columns(xp, nb, o * kh * kw, h, wd, _chunk_rows(xp, wf, h, wd), g.dtype)
     _, q, _, lc = gcols.shape
     conv = (kernel, (1, 1), adjoint, dilation)
-    scratch = images_scratch(xp, (nb, *g.shape[1:]), *conv, g.dtype)
+    scratch = _planes(xp, (nb, *g.shape[1:]), conv, g.dtype)
+    if nw:  # per-block buffers, allocated once
+        x5 = _empty(xp, "pixel-major x", (nb, q, groups, lc, cg), arr.dtype)
+        shape = (nb, q, groups, og * kh * kw, cg)
+        parts = _empty(xp, "weight-gradient parts", shape, xp.result_type(g, arr))
+        ones = xp.ones(nb * q, dtype=parts.dtype)
     for s in range(0, n, nb):
         m = min(nb, n - s)
         _images_conv(xp, g[s : s + m], wf, conv, gcols, gx[s : s + m], scratch)
         if nw:
             # x's chunks pixel-major: a plain (no transpose) product, which BLAS runs faster
-            x5 = arr[s : s + m].reshape(m, groups, cg, q, lc).transpose(0, 3, 1, 4, 2)
-            x5 = xp.ascontiguousarray(x5)
+            x5[:m] = arr[s : s + m].reshape(m, groups, cg, q, lc).transpose(0, 3, 1, 4, 2)
             gc5 = gcols[:m].reshape(m, q, groups, og * kh * kw, lc)
-            gwf += xp.matmul(gc5, x5).sum((0, 1))
+            xp.matmul(gc5, x5[:m], out=parts[:m])  # summed below as a product with ones
+            gwf += (ones[: m * q] @ parts[:m].reshape(m * q, -1)).reshape(gwf.shape)
     if gwf is None:
         return gx, None
     gw = gwf.reshape(groups, og, kh, kw, cg)[:, :, ::-1, ::-1].transpose(0, 1, 4, 2, 3)

@@ -1,10 +1,10 @@
 """Batch normalization with batch statistics as one Function (torch's ``NativeBatchNormBackward0``).
 
-Forward over (N, C, S): the input shifted by a pilot near each channel's mean (the mean of the
-first sample's channel) is the one array pass kept; its sum and its sum of squares (two
-reductions, no temporary) give the mean and the variance (of shifted data, so float32 does not
-cancel when the mean is large against the spread), then one scale and one shift pass give the
-output. Backward is the standard fused formula from two per-channel sums (of g and of g * c):
+Forward over (N, C, S): the input's sum and sum of squares (two reductions, no temporary) give
+the mean and the variance; where a channel's mean is large against its spread (float32 would
+cancel), and on devices, they are taken of the input shifted by a pilot near each channel's
+mean instead (one more pass, the shifted copy kept for backward; ``_centred``). Then one scale
+and one shift pass give the output. Backward is the standard fused formula from two per-channel sums (of g and of g * c):
 ``gx = weight * invstd * (g - mean(g) - xhat * mean(g * xhat))``. With ``create_graph`` the
 backward is written in Tensor ops on the saved input, so grad-of-grad works.
 """
@@ -12,6 +12,8 @@ backward is written in Tensor ops on the saved input, so grad-of-grad works.
 from __future__ import annotations
 
 from typing import Any
+
+import numpy as np
 
 from ...autograd.function import Function
 from ...autograd.grad_mode import STATE
@@ -41,6 +43,37 @@ def _column(v: Any) -> Any:
     return v.reshape(-1, 1)
 
 
+_ROW_ELEMENTS = 1 << 16  # per-channel rows up to this size are spelled out (below)
+
+
+def _rows(xp: Any, v: Any, s: int) -> Any:
+    """Per-channel values ``v`` (C,) as the operand of an elementwise op over (N, C, S): spelled
+    out as (C, S) rows when small, so that numpy's loop runs over whole contiguous images
+    (1.5x faster than broadcasting a (C, 1) column along short rows of S), else the column."""
+    if s == 1 or v.size * s > _ROW_ELEMENTS:
+        return _column(v)
+    return xp.ascontiguousarray(xp.broadcast_to(_column(v), (v.size, s)))
+
+
+def _centred(xp: Any, x3: Any) -> tuple[Any, Any, Any, Any]:
+    """(c, pilot, shift, var) of (N, C, S) ``x3``: c = x3 less a per-channel pilot (what the
+    output and backward passes read), shift = mean - pilot, var the biased variance. On the CPU
+    the sums of x3 itself come first (pilot 0, no shifting pass) and are kept where every
+    channel's squared mean is within its variance (E[x^2] - mean^2 then loses under a bit);
+    otherwise, and on devices (no sync), x3 is shifted by a pilot near the mean (the mean of
+    the first sample's channel), so float32 does not cancel when the mean is large."""
+    count = x3.shape[0] * x3.shape[2]
+    if xp is np:
+        mean = channel_sums(xp, x3) / count
+        var = channel_sums(xp, x3, x3) / count - mean * mean
+        if (mean * mean <= var).all():
+            return x3, 0.0, mean, var
+    pilot = x3[0].mean(axis=1)
+    c = x3 - _rows(xp, pilot, x3.shape[2])
+    shift = channel_sums(xp, c) / count
+    return c, pilot, shift, channel_sums(xp, c, c) / count - shift * shift
+
+
 class BatchNormTrain(Function):
     """(N, C, *) normalized per channel by its batch statistics, then scaled and shifted."""
 
@@ -58,18 +91,15 @@ class BatchNormTrain(Function):
         arr = x._data
         xp = array_module(arr)
         x3 = _as3(arr)
-        count = x3.shape[0] * x3.shape[2]
-        pilot = x3[0].mean(axis=1)  # a shift near the mean: the sums below cancel little
-        c = x3 - _column(pilot)
-        shift = channel_sums(xp, c) / count  # mean - pilot
-        var = channel_sums(xp, c, c) / count - shift * shift
+        count, s = x3.shape[0] * x3.shape[2], x3.shape[2]
+        c, pilot, shift, var = _centred(xp, x3)
         invstd = 1.0 / xp.sqrt(var + eps)
         scale = invstd if weight is None else invstd * weight._data
-        out = c * _column(scale)
+        out = c * _rows(xp, scale, s)
         offset = -shift * scale
         if bias is not None:
             offset += bias._data
-        out += _column(offset)
+        out += _rows(xp, offset, s)
         _update_running(running, pilot + shift, var, count)
         ctx.save_for_backward(x, weight)
         ctx.stats = (c, shift, invstd, eps)
@@ -84,16 +114,16 @@ class BatchNormTrain(Function):
         c, shift, invstd, _ = ctx.stats  # xhat = (c - shift) * invstd
         xp = array_module(c)
         g3 = _as3(g._data)
-        count = g3.shape[0] * g3.shape[2]
+        count, s = g3.shape[0] * g3.shape[2], g3.shape[2]
         sg = channel_sums(xp, g3)
         sgx = (channel_sums(xp, g3, c) - shift * sg) * invstd  # sum of g * xhat
         gx = gw = gb = None
         if nx:
             k = invstd if weight is None else invstd * weight._data
             slope = k * invstd * sgx * (-1.0 / count)  # gx's factor on c
-            gx = c * _column(slope)
-            gx += _column(-slope * shift - k * sg * (1.0 / count))
-            gx += g3 * _column(k)
+            gx = c * _rows(xp, slope, s)
+            gx += _rows(xp, -slope * shift - k * sg * (1.0 / count), s)
+            gx += g3 * _rows(xp, k, s)
             gx = wrap(gx.reshape(x.shape))
         if nw:
             gw = wrap(sgx.astype(weight._data.dtype, copy=False))
@@ -158,8 +188,8 @@ class BatchNormEval(Function):
         if bias is not None:
             offset = offset + bias._data
         x3 = _as3(arr)
-        out = x3 * _column(scale.astype(arr.dtype, copy=False))
-        out += _column(offset.astype(arr.dtype, copy=False))
+        out = x3 * _rows(xp, scale.astype(arr.dtype, copy=False), x3.shape[2])
+        out += _rows(xp, offset.astype(arr.dtype, copy=False), x3.shape[2])
         ctx.save_for_backward(x, weight, mean, var)
         ctx.eps = eps
         return out.reshape(arr.shape)
