@@ -17,7 +17,6 @@ would page-fault anew; ``mallopt`` raises the thresholds for the process (both l
 from __future__ import annotations
 
 import argparse
-import ctypes
 import statistics
 import sys
 from pathlib import Path
@@ -27,18 +26,13 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-M_TRIM_THRESHOLD, M_MMAP_THRESHOLD = -1, -3
-
 
 def tune_malloc() -> bool:
-    """Keep freed big blocks in the heap (no per-step page faults); False where not glibc."""
-    try:
-        libc = ctypes.CDLL("libc.so.6")
-        ok = libc.mallopt(M_MMAP_THRESHOLD, 32 * 1024 * 1024)
-        ok &= libc.mallopt(M_TRIM_THRESHOLD, 1024 * 1024 * 1024)
-        return bool(ok)
-    except OSError:
-        return False
+    """Keep freed big blocks in the heap (no per-step page faults), as ``agrad train`` does
+    (``backend/heap.py``); False where not glibc."""
+    from autogradcli.backend.heap import keep_freed_blocks
+
+    return keep_freed_blocks()
 
 
 def build(lib: Any, kind: str) -> Any:

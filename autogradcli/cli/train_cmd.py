@@ -29,6 +29,9 @@ def run_train(
         return launch_checked(nproc, config_path, overrides, resume, argv or [])
     if not print_config:
         set_threads(threads, launched_world_size())
+        from ..backend.heap import keep_freed_blocks
+
+        keep_freed_blocks()  # this process is ours: freed step arrays stay in the heap
     if launched_world_size() <= 1 or print_config or dry_run:
         return _run_one(config_path, overrides, print_config, dry_run, resume, progress, runs_dir)
     from .launch import run_rank
