@@ -10,8 +10,10 @@ work spread over the cores.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -83,3 +85,41 @@ def set_num_interop_threads(n: int) -> None:
                 "or set_num_interop_threads called"
             )
         _num_interop = n
+
+
+class _BlasHold:
+    """Numpy's BLAS held to one thread while any caller holds it (a count under a lock, so
+    calls overlapping from several Python threads restore the original count once, last out)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._count = 0
+        self._limiter: Any = None
+        self._blas: Any = None  # threadpoolctl's view of the BLAS libraries (0.7 ms to build)
+
+    @contextlib.contextmanager
+    def hold(self) -> Iterator[None]:
+        with self._lock:
+            if self._count == 0:
+                if self._blas is None:
+                    from threadpoolctl import ThreadpoolController
+
+                    self._blas = ThreadpoolController().select(user_api="blas")
+                self._limiter = self._blas.limit(limits=1)
+            self._count += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._count -= 1
+                if self._count == 0:
+                    self._limiter.restore_original_limits()
+
+
+_HOLD = _BlasHold()
+
+
+def blas_on_one_thread() -> Any:
+    """A context holding numpy's BLAS to one thread (the convolution's image path: products
+    too small to share); nested and overlapping holds restore the count once, last out."""
+    return _HOLD.hold()

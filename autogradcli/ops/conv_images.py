@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
+from ..backend.threads import blas_on_one_thread
 from .im2col import Pad, Pair, col2im_images, im2col_images, images_scratch
 
 __all__ = ["image_block"]
@@ -55,41 +56,9 @@ def _small_weights(xp: Any, og: int, k: int) -> bool:
     return xp is np and og * k * _CHUNK_COLUMNS <= _SMALL_PRODUCT
 
 
-class _BlasHold:
-    """Numpy's BLAS held to one thread while any convolution holds it (a count under a lock, so
-    calls overlapping from several Python threads restore the original count once, last out)."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._count = 0
-        self._limiter: Any = None
-        self._blas: Any = None  # threadpoolctl's view of the BLAS libraries (0.7 ms to build)
-
-    @contextlib.contextmanager
-    def hold(self) -> Iterator[None]:
-        with self._lock:
-            if self._count == 0:
-                if self._blas is None:
-                    from threadpoolctl import ThreadpoolController
-
-                    self._blas = ThreadpoolController().select(user_api="blas")
-                self._limiter = self._blas.limit(limits=1)
-            self._count += 1
-        try:
-            yield
-        finally:
-            with self._lock:
-                self._count -= 1
-                if self._count == 0:
-                    self._limiter.restore_original_limits()
-
-
-_HOLD = _BlasHold()
-
-
 def _blas_held(held: bool) -> Any:
     """A context holding numpy's BLAS to one thread when ``held`` (else a no-op)."""
-    return _HOLD.hold() if held else contextlib.nullcontext()
+    return blas_on_one_thread() if held else contextlib.nullcontext()
 
 
 def _chunk_rows(xp: Any, w3: Any, ho: int, wo: int) -> int:

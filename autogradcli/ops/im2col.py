@@ -152,6 +152,17 @@ def _col2im_shifted(
     return out.reshape(c, n, h, w)
 
 
+def _zero_padded(xp: Any, arr: Any, pad: Pad) -> Any:
+    """``arr`` (.., .., H, W) copied between zero borders of ``pad``; ``arr`` itself when none."""
+    pt, pb, pl, pr = pad
+    if not (pt or pb or pl or pr):
+        return arr
+    *lead, h, w = arr.shape
+    buf = xp.zeros((*lead, h + pt + pb, w + pl + pr), dtype=arr.dtype)
+    buf[..., pt : pt + h, pl : pl + w] = arr
+    return buf
+
+
 def _shifts_apply(w: int, wo: int, stride: Pair) -> bool:
     return stride == (1, 1) and wo == w
 
@@ -161,15 +172,11 @@ def im2col(arr: Any, kernel: Pair, stride: Pair, pad: Pad, dilation: Pair) -> An
     xp = array_module(arr)
     n, c, h, w = arr.shape
     (kh, kw), (sh, sw), (dh, dw) = kernel, stride, dilation
-    pt, pb, pl, pr = pad
     ho, wo = _out_hw(h, w, kernel, stride, pad, dilation)
     src = channel_major(arr)
     if _shifts_apply(w, wo, stride):
         return _im2col_shifted(xp, src, kernel, pad, dilation, ho)
-    if pt or pb or pl or pr:
-        buf = xp.zeros((c, n, h + pt + pb, w + pl + pr), dtype=arr.dtype)
-        buf[:, :, pt : pt + h, pl : pl + w] = src
-        src = buf
+    src = _zero_padded(xp, src, pad)
     s_c, s_n, s_h, s_w = src.strides
     view = as_strided(
         xp, src, (c, kh, kw, n, ho, wo), (s_c, s_h * dh, s_w * dw, s_n, s_h * sh, s_w * sw)
@@ -336,7 +343,6 @@ def im2col_images(
     xp = array_module(arr)
     n, c, h, w = arr.shape
     (kh, kw), (sh, sw), (dh, dw) = kernel, stride, dilation
-    pt, pb, pl, pr = pad
     ho, wo = _out_hw(h, w, kernel, stride, pad, dilation)
     r = rows or ho
     if out is None:
@@ -346,10 +352,7 @@ def im2col_images(
     if _shifts_apply(w, wo, stride):
         _images_shifted(xp, arr, dst, pad, dilation, scratch)
         return out
-    src = arr
-    if pt or pb or pl or pr:
-        src = xp.zeros((n, c, h + pt + pb, w + pl + pr), dtype=arr.dtype)
-        src[:, :, pt : pt + h, pl : pl + w] = arr
+    src = _zero_padded(xp, arr, pad)
     s_n, s_c, s_h, s_w = src.strides
     strides = (s_n, s_c, s_h * dh, s_w * dw, s_h * sh * r, s_h * sh, s_w * sw)
     window = as_strided(xp, src, (n, c, kh, kw, ho // r, r, wo), strides)
