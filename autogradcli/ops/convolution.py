@@ -155,14 +155,15 @@ class Convolution(Function):
         ctx.save_for_backward(x, weight)
         ctx.geometry = ((kh, kw), stride, pad, dilation, groups)
         k = cg * kh * kw
-        ctx.cudnn = None if is_cpu_array(arr) else convolution_cudnn.cudnn_for(arr, w, pad)
+        on_cpu = is_cpu_array(arr)
+        ctx.cudnn = None if on_cpu else convolution_cudnn.cudnn_for(arr, w, pad)
         if ctx.cudnn is not None:  # a GPU with cuDNN: one library call each way
             ctx.block, ctx.held, ctx.cols = 0, False, None
             b = None if bias is None else bias._data
             geometry = (stride, pad, dilation, groups)
             return convolution_cudnn.forward(ctx.cudnn, arr, w, b, (ho, wo), geometry)
         nb = held = 0  # a GPU runs the whole batch: image blocks are for the CPU's cache
-        if is_cpu_array(arr):
+        if on_cpu:
             work = o * k * ho * wo  # one image's multiply-adds (all groups)
             threads = get_num_threads()
             # small weights on several threads: image blocks with BLAS held to one thread (their
