@@ -172,9 +172,37 @@ def test_image_block_rule():
     limit = conv_images._IMAGE_WORK
     assert conv_images.image_block(4, 64, 64, 4, work=limit - 1) == 0
     assert conv_images.image_block(4, 64, 64, 4, work=limit) == 4
+    # a first layer training only its weights: blocks from _WEIGHTS_ONLY_WORK multiply-adds,
+    # with _WEIGHTS_ONLY_ROWS output channels a group or more (the ResNet's RGB stem: 32)
+    stem = 32 * 27 * 256
+    assert conv_images.image_block(64, 27, 256, 4, work=stem, weights_only=32) == 64
+    least, rows = conv_images._WEIGHTS_ONLY_WORK, conv_images._WEIGHTS_ONLY_ROWS
+    assert conv_images.image_block(64, 27, 64, 4, work=least - 1, weights_only=rows) == 0
+    assert conv_images.image_block(64, 27, 64, 4, work=least, weights_only=rows) == 64
+    assert conv_images.image_block(64, 27, 256, 4, work=stem, weights_only=rows - 1) == 0
     # one huge image: blocks of one
     assert conv_images.image_block(4, 4608, 4096, 4) == 1
     assert conv_images.image_block(0, 288, 256, 4) == 0
+
+
+@pytest.mark.parametrize("x_grad", [False, True])
+def test_first_layer_takes_image_blocks(monkeypatch, one_thread, x_grad):
+    """A stem-like conv (3 -> 16 channels, 16x16) runs in image blocks when only its weights
+    train and on the whole batch when its input needs a gradient too; both match torch."""
+    picked = []
+    real = conv_images._blocked_forward
+    monkeypatch.setattr(
+        convolution, "_blocked_forward", lambda *a: picked.append(a[-1]) or real(*a)
+    )
+    rng = np.random.default_rng(1)
+    xa = rng.standard_normal((4, 3, 16, 16)).astype(np.float32)
+    wa = rng.standard_normal((16, 3, 3, 3)).astype(np.float32)
+    x, w = ag.tensor(xa, requires_grad=x_grad), ag.tensor(wa, requires_grad=True)
+    tx, tw = torch.tensor(xa, requires_grad=x_grad), torch.tensor(wa, requires_grad=True)
+    F.conv2d(x, w, padding=1).square().sum().backward()
+    TF.conv2d(tx, tw, padding=1).square().sum().backward()
+    assert picked == ([] if x_grad else [4])
+    np.testing.assert_allclose(w.grad.numpy(), tw.grad.numpy(), rtol=1e-4, atol=1e-3)
 
 
 def test_image_block_none_on_several_threads():

@@ -30,18 +30,31 @@ def _small_columns(n: int, k: int, per_image: int, itemsize: int) -> bool:
 
 
 _IMAGE_WORK = 1 << 20  # multiply-adds of one image's products from which image blocks pay
+_WEIGHTS_ONLY_WORK = 1 << 14  # the same when only the weight gradient is wanted (a first layer)
+_WEIGHTS_ONLY_ROWS = 16  # ... and each group has this many output channels (8: 13% slower)
 
 
 def image_block(
-    n: int, k: int, per_image: int, itemsize: int, threads: int = 1, work: int = 0
+    n: int,
+    k: int,
+    per_image: int,
+    itemsize: int,
+    threads: int = 1,
+    work: int = 0,
+    weights_only: int = 0,
 ) -> int:
     """Images per block of the image-major path, which runs when the products run on one
     thread: about _CACHE_BYTES of columns (still in cache when the products read them), at
     most the batch. 0 (the whole-batch path) on several threads (a product per block or chunk
     would be a BLAS thread hand-off each: 2x slower on a busy 2-core machine), or when both the
     batch's columns and each image's products (``work`` multiply-adds) are small: there the
-    calls per block cost more than they save (the MNIST CNN's convs: 10% slower)."""
-    if threads > 1 or (work < _IMAGE_WORK and _small_columns(n, k, per_image, itemsize)):
+    calls per block cost more than they save (the MNIST CNN's convs: 10% slower). A conv
+    training only its weights (a first layer; ``weights_only`` is then its output channels per
+    group) takes blocks from far less work, the whole-batch path's output and g transposes
+    costing it more (the ResNet stem: 2x slower), unless its products have under
+    _WEIGHTS_ONLY_ROWS rows."""
+    least = _WEIGHTS_ONLY_WORK if weights_only >= _WEIGHTS_ONLY_ROWS else _IMAGE_WORK
+    if threads > 1 or (work < least and _small_columns(n, k, per_image, itemsize)):
         return 0
     return min(n, max(1, _CACHE_BYTES // max(1, k * per_image * itemsize)))
 

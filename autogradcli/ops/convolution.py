@@ -169,7 +169,10 @@ class Convolution(Function):
             # small weights on several threads: image blocks with BLAS held to one thread (their
             # products run on one anyway; the whole-batch path's copies are what is saved)
             held = threads > 1 and _small_weights(xp, o // groups, k)
-            nb = image_block(n, k * groups, ho * wo, arr.itemsize, 1 if held else threads, work)
+            training_weights_only = ctx.needs_input_grad[1] and not ctx.needs_input_grad[0]
+            weights_only = o // groups if training_weights_only else 0
+            threads = 1 if held else threads
+            nb = image_block(n, k * groups, ho * wo, arr.itemsize, threads, work, weights_only)
         ctx.block, ctx.held = nb, bool(held) and nb > 0
         if nb:  # image blocks, no columns kept (backward recomputes them)
             ctx.cols = None
