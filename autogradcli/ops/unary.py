@@ -270,7 +270,8 @@ class Relu(Function):
 
 
 class ThresholdBackward(Function):
-    """g where y > 0, else 0 (relu's backward; linear in g, so its own backward is itself)."""
+    """0 where y <= 0, else g (relu's backward, as torch's threshold_backward: NaN passes g;
+    linear in g, so its own backward is itself)."""
 
     _backward_name = "ThresholdBackwardBackward0"
 
@@ -278,7 +279,7 @@ class ThresholdBackward(Function):
     def forward(ctx: Any, g: Tensor, y: Tensor) -> Any:
         if ctx.needs_input_grad[0]:
             ctx.save_for_backward(y)
-        return g._data * (y._data > 0)
+        return g._data * ~(y._data <= 0)
 
     @staticmethod
     def backward(ctx: Any, gg: Tensor) -> tuple[Any, None]:
