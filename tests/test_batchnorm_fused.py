@@ -275,14 +275,30 @@ def test_fused_on_the_strict_device(strict_cuda):
 
 @pytest.mark.parametrize("ratio, shifted", [(0.99, False), (1.01, True)])
 def test_centred_shifts_only_when_the_mean_is_large(ratio, shifted):
-    """The CPU sums the input itself while mean^2 <= var in every channel (just inside) and
-    shifts it by a pilot past that (just outside); both give float64's mean and variance."""
-    from autogradcli.nn.functional.batch_norm_fused import _centred
+    """The CPU sums the input itself while mean^2 <= _PLAIN_SUMS_RATIO * var in every channel
+    (just inside) and shifts it by a pilot past that (just outside); both give float64's mean
+    and variance."""
+    from autogradcli.nn.functional.batch_norm_fused import _PLAIN_SUMS_RATIO, _centred
 
     x = np.tile(np.array([-1.0, 1.0], np.float32), (4, 2, 8))  # mean 0, var 1 per channel
-    x[:, 1] += np.sqrt(ratio)  # channel 1: mean^2 = ratio * var
+    x[:, 1] += np.sqrt(ratio * _PLAIN_SUMS_RATIO)  # channel 1: mean^2 = ratio * limit * var
     c, pilot, shift, var = _centred(np, x)
     assert (c is not x) == shifted
     x64 = x.astype(np.float64)
     np.testing.assert_allclose(pilot + shift, x64.mean((0, 2)), rtol=1e-6, atol=1e-7)
     np.testing.assert_allclose(var, x64.var((0, 2)), rtol=1e-6)
+
+
+def test_plain_sums_keep_the_variance_at_the_limit():
+    """Just inside the limit, on a ResNet-sized batch of noise, the unshifted sums' variance is
+    within 5e-6 of float64's (what the limit was chosen for; 16x the limit's ratio gives 1e-5)."""
+    from autogradcli.nn.functional.batch_norm_fused import _PLAIN_SUMS_RATIO, _centred
+
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((64, 32, 256))
+    x = (x - x.mean((0, 2), keepdims=True)) / x.std((0, 2), keepdims=True)  # mean 0, var 1
+    x += np.sqrt(0.99 * _PLAIN_SUMS_RATIO)
+    x = x.astype(np.float32)
+    c, _, _, var = _centred(np, x)
+    assert c is x
+    np.testing.assert_allclose(var, x.astype(np.float64).var((0, 2)), rtol=5e-6)
