@@ -47,7 +47,7 @@ def bessel32(x: Any, order: int, scaled: bool) -> Any:
 def _block(x: Any, order: int, scaled: bool) -> Any:
     with np.errstate(over="ignore", invalid="ignore"):
         a = np.absolute(x)
-        t = np.minimum(a, _X)
+        t = np.clip(a, 0.0, _X)  # both bounds: one vectorized pass (a scalar minimum is not)
         t *= t
         out = _horner(t, _I1_MAIN if order else _I0_MAIN)
         if order:

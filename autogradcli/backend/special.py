@@ -117,8 +117,10 @@ def _erf32_np(x: Any) -> Any:
 
 
 def _erf32(xp: Any, x: Any) -> Any:
-    x = xp.maximum(x, -_X)  # clip as two ufuncs (cupy.fuse takes ufuncs only); nan stays nan
-    x = xp.minimum(x, _X, out=x) if xp is np else xp.minimum(x, _X)
+    if xp is np:  # numpy's clip with both bounds is one vectorized pass (minimum against a
+        x = np.clip(x, -_X, _X)  # scalar is not: 20 vs 6.5 us on 65,536 values); nan stays nan
+    else:  # cupy.fuse takes ufuncs only
+        x = xp.minimum(xp.maximum(x, -_X), _X)
     t = x * x
     p = _horner(t, _P)
     p *= x
@@ -148,7 +150,7 @@ def _ndtr32_np(x: Any, out: tuple[Any, Any]) -> None:
 def _ndtr32(xp: Any, x: Any, out: tuple[Any, Any] = (None, None)) -> tuple[Any, Any]:
     """(cdf, gauss) into ``out`` (numpy arrays, or None: new arrays / registers)."""
     a = xp.absolute(x)
-    a = xp.minimum(a, _A_MAX, out=a) if xp is np else xp.minimum(a, _A_MAX)  # R/S stays finite
+    a = np.clip(a, 0.0, _A_MAX, out=a) if xp is np else xp.minimum(a, _A_MAX)  # R/S finite
     gauss = xp.multiply(x, x, out=out[1])
     gauss *= -0.5
     gauss = xp.exp(gauss, out=gauss) if xp is np else xp.exp(gauss)  # exp(-x^2/2)
@@ -176,7 +178,7 @@ def log_ndtr32(x: Any) -> Any:
 def _log_ndtr32_block(x: Any) -> Any:
     with np.errstate(all="ignore"):
         a = np.absolute(x)
-        ac = np.minimum(a, _A_MAX)
+        ac = np.clip(a, 0.0, _A_MAX)
         q = _horner(ac, _RA)
         q /= _horner(ac, _SA)  # erfcx(a / sqrt 2) / 2
         e = np.multiply(x, x, out=ac)
@@ -415,7 +417,7 @@ def erfc32(x: Any) -> Any:
 
 def _erfc32_block(x: Any) -> Any:
     a = np.absolute(x)
-    a = np.minimum(a, 10.5, out=a)  # erfc(10.5) underflows; R/S stays finite (nan stays nan)
+    a = np.clip(a, 0.0, 10.5, out=a)  # erfc(10.5) underflows; R/S stays finite (nan stays nan)
     # exp(-a^2) as exp(-r^2) exp(-(a - r)(a + r)), r = a to 1/256: the rounding of a^2 in
     # float32 would cost a^2 * 6e-8 relative (5e-6 at a = 9)
     t = a + _EXP_SPLIT
