@@ -12,8 +12,8 @@ import numpy as np
 from ..autograd.gradient_ops import AddGrads, ToCopy
 from ..ops import activation as act
 from ..ops import arithmetic as ar
+from ..ops import clamp_where, logexp, masking
 from ..ops import comparison as cmp
-from ..ops import logexp, masking
 from ..ops import unary as un
 from ..ops.conversion import Clone
 from .convert import Node
@@ -89,7 +89,7 @@ def _expm1(g: GraphContext, node: Node) -> Any:
     return g.op("Sub", g.op("Exp", x), g.const(1, x.dtype))
 
 
-@converter(un.Clamp)
+@converter(clamp_where.Clamp)
 def _clamp(g: GraphContext, node: Node) -> Any:
     x, lo, hi = node.args
     dt = _out_dtype(node)
@@ -107,7 +107,7 @@ def _hardtanh(g: GraphContext, node: Node) -> Any:
     return g.op("Clip", x, g.const(lo, x.dtype), g.const(hi, x.dtype))
 
 
-@converter(un.Where)
+@converter(clamp_where.Where)
 def _where(g: GraphContext, node: Node) -> Any:
     cond, a, b = node.args
     dt = _out_dtype(node)

@@ -4,6 +4,7 @@ that call them."""
 from ..autograd.gradient_ops import sum_to
 from . import methods
 from .arithmetic import add, div, maximum, minimum, mul, pow, sub
+from .clamp_where import clamp, where
 from .comparison import eq, floor_divide, ge, gt, le, logical_not, lt, ne, remainder
 from .conversion import clone
 from .indexing import argwhere, nonzero
@@ -23,7 +24,6 @@ from .shape import (
 )
 from .unary import (
     abs,
-    clamp,
     cos,
     exp,
     log,
@@ -36,7 +36,6 @@ from .unary import (
     sqrt,
     tanh,
     trunc,
-    where,
 )
 
 clip = clamp

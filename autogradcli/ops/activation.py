@@ -16,7 +16,8 @@ from ..autograd.grad_mode import STATE
 from ..backend import special
 from ..tensor.tensor import Tensor
 from ._util import array_module, wrap, wrap_dim
-from .unary import _float_operand, where
+from .clamp_where import where
+from .unary import _float_operand
 
 _SQRT1_2 = math.sqrt(0.5)
 _TWO_OVER_SQRT_PI = 2.0 / math.sqrt(math.pi)

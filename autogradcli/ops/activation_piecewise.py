@@ -9,7 +9,8 @@ from typing import Any
 from ..autograd.function import Function
 from ..tensor.tensor import Tensor
 from ._util import array_module, wrap, wrap_dim
-from .unary import _float_operand, where
+from .clamp_where import where
+from .unary import _float_operand
 
 __all__ = ["prelu", "threshold"]  # torch's names; the rest are nn.functional's only
 

@@ -254,7 +254,8 @@ class Pow(Function):
                 ga = sum_to(ga, sa)
         if nb:
             out = a**b
-            from .unary import log, where
+            from .clamp_where import where
+            from .unary import log
 
             # d/db a**b = a**b * log(a); PyTorch defines it as 0 where a == 0 and b >= 0
             log_a = log(a) if isinstance(a, Tensor) else _log_scalar(a)

@@ -14,8 +14,8 @@ from ..autograd.function import Function
 from ..tensor.tensor import Tensor
 from ._util import array_module, binary_operands, scalar_type_name, wrap
 from .arithmetic import maximum
+from .clamp_where import clamp, where
 from .inplace import apply_inplace
-from .unary import clamp, where
 
 __all__ = ["arctan2", "atan2", "clamp_max", "clamp_min", "deg2rad", "exp2", "hypot"]
 __all__ += ["logaddexp", "logical_and", "logical_or", "logical_xor", "nan_to_num", "rad2deg"]

@@ -145,7 +145,7 @@ class Angle(Function):
         (x,) = ctx.saved_tensors
         if not is_complex(x):
             return g * 0.0
-        from .unary import where
+        from .clamp_where import where
 
         # d angle = (-y dx + x dy) / |z|^2, i.e. grad = g * i z / |z|^2 (0 at z == 0)
         abs_sq = x.real * x.real + x.imag * x.imag

@@ -127,7 +127,7 @@ def sgn(input: Tensor) -> Tensor:
     """``z / |z|`` (0 at 0) for complex tensors; ``sign`` for real ones."""
     if not is_complex(input):
         return input.sign()
-    from .unary import where
+    from .clamp_where import where
 
     mag = input.abs()
     return where(mag == 0, 0.0, input / where(mag == 0, 1.0, mag))

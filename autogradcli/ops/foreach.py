@@ -12,9 +12,9 @@ from typing import Any
 
 from ..tensor.tensor import Tensor
 from .arithmetic import maximum, minimum, pow
+from .clamp_where import clamp
 from .inplace import apply_inplace
 from .lazy_methods import FOREACH_UNARY
-from .unary import clamp
 
 __all__: list[str] = []
 

@@ -9,8 +9,8 @@ from ..autograd.grad_mode import STATE
 from ..autograd.gradient_ops import sum_to
 from ..tensor.tensor import Tensor, wrap
 from ._util import array_module
+from .clamp_where import where
 from .inplace import apply_inplace
-from .unary import where
 
 __all__ = [
     "masked_fill",

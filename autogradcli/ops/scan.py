@@ -39,7 +39,7 @@ class ExclusiveProd(Function):
     def backward(ctx: Any, g: Tensor) -> Tensor:
         # d out_i / d x_k (k != i) is the product of all but x_i and x_k: row i of Y is x with
         # x_i set to 1, so ExclusiveProd(Y)[i, k] is that product off the diagonal.
-        from .unary import where
+        from .clamp_where import where
 
         (x,) = ctx.saved_tensors
         xp = array_module(x._data)

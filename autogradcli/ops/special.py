@@ -29,7 +29,8 @@ from ..backend.special import (
     special_module,
 )
 from ..tensor.tensor import Tensor, wrap
-from .unary import _float_operand, where
+from .clamp_where import where
+from .unary import _float_operand
 
 # i0 is also torch's top-level name; the others are torch.special's only (autogradcli.special)
 __all__ = ["digamma", "erfc", "erfinv", "i0", "lgamma", "polygamma"]

@@ -63,7 +63,7 @@ class Var(Function):
 
     @staticmethod
     def backward(ctx: Any, g: Tensor) -> tuple[Any, None, None, None, None]:
-        from .unary import where
+        from .clamp_where import where
 
         x, out = ctx.saved_tensors
         centered = x - _mean(x, ctx.dims, keepdim=True)
@@ -179,7 +179,7 @@ class Norm(Function):
 
     @staticmethod
     def backward(ctx: Any, g: Tensor) -> tuple[Any, None, None, None]:
-        from .unary import where
+        from .clamp_where import where
 
         x, out = ctx.saved_tensors
         p, gx, norm = ctx.p, spread(g, ctx), as_kept(out, ctx)
@@ -238,7 +238,7 @@ def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
 
 def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     """The sum over ``dim`` with NaNs counted as zero."""
-    from .unary import where
+    from .clamp_where import where
 
     clean = where(input.isnan(), 0.0, input) if input._data.dtype.kind == "f" else input
     return (

@@ -9,7 +9,8 @@ import numpy as np
 
 from ...autograd.function import Function
 from ...backend import array_module
-from ...ops.unary import clamp, exp, log, relu, sigmoid
+from ...ops.clamp_where import clamp
+from ...ops.unary import exp, log, relu, sigmoid
 from ...tensor.tensor import Tensor
 from .loss_reduction import check_same_size, finish_reduction, resolve_reduction, upstream_grad
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import warnings
 
-from ...ops.unary import where
+from ...ops.clamp_where import where
 from ...tensor.tensor import Tensor
 from .loss_reduction import legacy_reduction
 

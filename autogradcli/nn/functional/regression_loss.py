@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ...ops.unary import where
+from ...ops.clamp_where import where
 from ...tensor.tensor import Tensor
 from .loss_reduction import check_same_size, check_weight, reduce_loss, resolve_reduction
 from .mse_function import MseLoss
