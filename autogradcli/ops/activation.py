@@ -11,9 +11,12 @@ import math
 import warnings
 from typing import Any
 
+import numpy as np
+
 from ..autograd.function import Function
 from ..autograd.grad_mode import STATE
 from ..backend import special
+from ..backend.select import where as select_where
 from ..tensor.tensor import Tensor
 from ._util import array_module, wrap, wrap_dim
 from .clamp_where import where
@@ -223,12 +226,14 @@ class LeakyRelu(Function):
         arr = x._data
         ctx.save_for_backward(x)
         ctx.slope = slope
-        return array_module(arr).where(arr > 0, arr, arr * slope)
+        return select_where(array_module(arr), arr > 0, arr, arr * slope)
 
     @staticmethod
     def backward(ctx: Any, g: Tensor) -> tuple[Any, None]:
         (x,) = ctx.saved_tensors
-        return g * _const(x, array_module(x._data).where(x._data > 0, 1.0, ctx.slope)), None
+        arr = x._data
+        one, slope = arr.dtype.type(1), arr.dtype.type(ctx.slope)
+        return g * _const(x, select_where(array_module(arr), arr > 0, one, slope)), None
 
 
 class Elu(Function):
@@ -240,7 +245,7 @@ class Elu(Function):
         xp = array_module(arr)
         ctx.save_for_backward(x)
         ctx.alpha = alpha
-        return xp.where(arr > 0, arr, alpha * xp.expm1(xp.minimum(arr, 0)))
+        return select_where(xp, arr > 0, arr, alpha * xp.expm1(xp.minimum(arr, 0)))
 
     @staticmethod
     def backward(ctx: Any, g: Tensor) -> tuple[Any, None]:
@@ -307,7 +312,9 @@ class Softplus(Function):
         ctx.save_for_backward(x)
         ctx.beta, ctx.threshold = beta, threshold
         bx = arr * beta
-        return xp.where(bx > threshold, arr, xp.logaddexp(bx, 0.0).astype(arr.dtype) / beta)
+        with np.errstate(invalid="ignore"):  # nan in, nan out, as torch: no warning
+            soft = xp.logaddexp(bx, 0.0).astype(arr.dtype) / beta
+        return select_where(xp, bx > threshold, arr, soft)
 
     @staticmethod
     def backward(ctx: Any, g: Tensor) -> tuple[Any, None, None]:

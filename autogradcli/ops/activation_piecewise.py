@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..autograd.function import Function
+from ..backend.select import where as select_where
 from ..tensor.tensor import Tensor
 from ._util import array_module, wrap, wrap_dim
 from .clamp_where import where
@@ -75,7 +76,8 @@ class Mish(Function):
 
 
 class Threshold(Function):
-    """x where x > threshold, else value; the gradient passes where x > threshold."""
+    """value where x <= threshold, else x (NaN stays NaN, as in torch); the gradient passes
+    where not x <= threshold."""
 
     _backward_name = "ThresholdBackward0"
 
@@ -85,12 +87,12 @@ class Threshold(Function):
         ctx.threshold = threshold
         arr = x._data
         xp = array_module(arr)
-        return xp.where(arr > threshold, arr, xp.asarray(value, dtype=arr.dtype))
+        return select_where(xp, arr <= threshold, xp.asarray(value, dtype=arr.dtype), arr)
 
     @staticmethod
     def backward(ctx: Any, g: Tensor) -> tuple[Any, None, None]:
         (x,) = ctx.saved_tensors
-        return g * _mask(x, x._data > ctx.threshold), None, None
+        return g * _mask(x, ~(x._data <= ctx.threshold)), None, None
 
 
 def hardsigmoid(x: Tensor) -> Tensor:

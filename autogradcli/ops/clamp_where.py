@@ -9,6 +9,7 @@ import numpy as np
 
 from ..autograd.function import Function
 from ..autograd.gradient_ops import sum_to
+from ..backend.select import where as select_where
 from ..tensor.tensor import Tensor, wrap
 from ._util import array_module, binary_operands
 
@@ -78,7 +79,7 @@ class Where(Function):
         xp = array_module(c)
         ctx.save_for_backward(cond)
         ctx.shapes = (getattr(x, "shape", ()), getattr(y, "shape", ()))
-        out = xp.where(c, x, y)
+        out = select_where(xp, c, x, y)
         return out if dt is None or out.dtype == dt else out.astype(dt)
 
     @staticmethod

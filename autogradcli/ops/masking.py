@@ -7,6 +7,7 @@ from typing import Any
 from ..autograd.function import Function
 from ..autograd.grad_mode import STATE
 from ..autograd.gradient_ops import sum_to
+from ..backend.select import where as select_where
 from ..tensor.tensor import Tensor, wrap
 from ._util import array_module
 from .clamp_where import where
@@ -35,12 +36,7 @@ class MaskedFill(Function):
         ctx.save_for_backward(mask)
         arr, m = x._data, mask._data
         ctx.x_shape = arr.shape
-        if arr.dtype.kind in "fV" and arr.ndim >= m.ndim and _covers(arr.shape, m.shape):
-            out = arr.copy()  # copy + masked store: half of np.where's time (measured)
-            xp.copyto(out, v, where=m)
-            return out
-        out = xp.where(m, v, arr)
-        return out.astype(arr.dtype, copy=False)
+        return select_where(xp, m, v, arr).astype(arr.dtype, copy=False)
 
     @staticmethod
     def backward(ctx: Any, g: Tensor) -> tuple[Any, None, Any]:
@@ -48,18 +44,12 @@ class MaskedFill(Function):
         nx, _, nv = ctx.needs_input_grad
         ga, m = g._data, mask._data
         if nx and not nv and not STATE.enabled and ga.shape == ctx.x_shape:
-            gx = ga.copy()  # no create_graph: zero the masked entries of a copy
-            array_module(ga).copyto(gx, 0, where=m)
-            return wrap(gx), None, None
+            gx = select_where(array_module(ga), m, 0, ga)  # no create_graph: on the arrays
+            if gx.shape == ga.shape:
+                return wrap(gx), None, None
         gx = sum_to(where(mask, 0.0, g), ctx.x_shape) if nx else None
         gv = where(mask, g, 0.0).sum() if nv else None
         return gx, None, gv
-
-
-def _covers(shape: tuple[int, ...], mask_shape: tuple[int, ...]) -> bool:
-    """True when ``mask_shape`` broadcasts to ``shape`` without enlarging it."""
-    tail = shape[len(shape) - len(mask_shape) :]
-    return all(m in (1, s) for s, m in zip(tail, mask_shape))
 
 
 def masked_fill(x: Tensor, mask: Tensor, value: Any) -> Tensor:
