@@ -50,6 +50,29 @@ def test_summary_writer_logs_tensors_through_tensorboardx(tmp_path) -> None:
     assert any(name.startswith("events.out.tfevents") for name in os.listdir(tmp_path))
 
 
+def test_summary_writer_does_not_import_torch(tmp_path) -> None:
+    """tensorboardX imports torch when it is installed; through autogradcli it does not, and
+    torch still imports afterwards (a fresh process: this one has torch already)."""
+    import subprocess
+    import sys
+
+    pytest.importorskip("tensorboardX")
+    pytest.importorskip("torch")
+    code = (
+        "import sys\n"
+        "from autogradcli.utils.tensorboard import SummaryWriter\n"
+        "from autogradcli.trainer.tensorboard import require_tensorboardx\n"
+        "import autogradcli as ag\n"
+        f"w = SummaryWriter({str(tmp_path)!r}); w.add_scalar('a', ag.tensor(1.0), 0); w.close()\n"
+        "require_tensorboardx()\n"
+        "assert 'torch' not in sys.modules, 'torch was imported'\n"
+        "import torch\n"
+        "assert torch.ones(1).item() == 1.0\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+
+
 def test_summary_writer_without_tensorboardx_names_the_package(monkeypatch) -> None:
     import sys
 

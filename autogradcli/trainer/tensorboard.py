@@ -9,6 +9,7 @@ import math
 import os
 from typing import TYPE_CHECKING, Any
 
+from .._utils.tensorboardx import import_tensorboardx
 from .callbacks import Callback
 
 if TYPE_CHECKING:
@@ -26,10 +27,9 @@ SKIP = ("epoch", "step", "time")  # the x axis and wall clock, not curves
 def require_tensorboardx() -> Any:
     """The ``tensorboardX`` module; ImportError with the install command when it is missing."""
     try:
-        import tensorboardX
+        return import_tensorboardx()
     except ImportError:
         raise ImportError(MISSING) from None
-    return tensorboardX
 
 
 class TensorBoard(Callback):

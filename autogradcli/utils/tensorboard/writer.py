@@ -6,6 +6,8 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+from ..._utils.tensorboardx import import_tensorboardx
+
 _CLASS: list[type] = []
 
 
@@ -43,7 +45,7 @@ def writer_class() -> type:
     if _CLASS:
         return _CLASS[0]
     try:
-        import tensorboardX
+        tensorboardX = import_tensorboardx()
     except ImportError as err:
         raise ImportError(
             "autogradcli.utils.tensorboard.SummaryWriter writes through the tensorboardX "
