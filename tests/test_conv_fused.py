@@ -21,7 +21,7 @@ def one_thread(monkeypatch):
     blocked path's many small products each hand off to BLAS threads otherwise)."""
     from threadpoolctl import threadpool_limits
 
-    monkeypatch.setattr(convolution, "get_num_threads", lambda: 1)
+    monkeypatch.setattr(conv_images, "get_num_threads", lambda: 1)
     with threadpool_limits(limits=1, user_api="blas"):
         yield
 
@@ -78,7 +78,7 @@ def test_blocked_equals_whole_batch(monkeypatch, one_thread, dtype):
     g = rng.standard_normal((5, 8, 6, 6)).astype(dtype)
     results = []
     for threads in (2, 1):
-        monkeypatch.setattr(convolution, "get_num_threads", lambda t=threads: t)
+        monkeypatch.setattr(conv_images, "get_num_threads", lambda t=threads: t)
         x, w, b = (ag.tensor(a, requires_grad=True) for a in arrays)
         out = F.conv2d(x, w, b, padding=1)
         assert out.dtype == x.dtype and out.is_contiguous()
@@ -216,7 +216,7 @@ def test_big_columns_never_kept_for_backward(monkeypatch, threads):
     path), columns up to the limit are kept; on one (image blocks) none are."""
     from threadpoolctl import threadpool_limits
 
-    monkeypatch.setattr(convolution, "get_num_threads", lambda: threads)
+    monkeypatch.setattr(conv_images, "get_num_threads", lambda: threads)
     w = ag.zeros((64, 64, 3, 3), requires_grad=True)
     with threadpool_limits(limits=threads, user_api="blas"):
         big = F.conv2d(ag.zeros((64, 64, 16, 16)), w, padding=1).grad_fn  # 36 MiB of columns
@@ -234,7 +234,7 @@ def test_small_weights_on_two_threads_hold_blas_to_one(monkeypatch):
     held to one thread inside the call (restored after); values and gradients match torch."""
     from threadpoolctl import threadpool_info, threadpool_limits
 
-    monkeypatch.setattr(convolution, "get_num_threads", lambda: 2)
+    monkeypatch.setattr(conv_images, "get_num_threads", lambda: 2)
     seen = []
     real = conv_images._blocked_forward
     blas = lambda: [i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"]
@@ -275,14 +275,14 @@ def test_blas_hold_nests_and_restores_once():
 def test_recomputed_columns_match_torch_on_two_threads(monkeypatch):
     """The whole-batch path with its columns recomputed in backward: values and gradients."""
     monkeypatch.setattr(conv_images, "_BIG_COLUMNS", 0)
-    monkeypatch.setattr(convolution, "get_num_threads", lambda: 2)
+    monkeypatch.setattr(conv_images, "get_num_threads", lambda: 2)
     check(_fn("conv2d", padding=1, groups=2), (3, 4, 5, 5), (4, 2, 3, 3), (4,))
 
 
 def test_a_device_runs_the_whole_batch_however_big_its_columns(monkeypatch, strict_cuda):
     """Image blocks are for the CPU's cache: on a device the batch the CPU would run 8 images
     at a time takes the whole-batch path (block 0; 4x faster on an H100 than 8-image blocks)."""
-    monkeypatch.setattr(convolution, "get_num_threads", lambda: 1)
+    monkeypatch.setattr(conv_images, "get_num_threads", lambda: 1)
     w = ag.zeros((32, 32, 3, 3), requires_grad=True, device="cuda")
     assert F.conv2d(ag.zeros((64, 32, 16, 16), device="cuda"), w, padding=1).grad_fn.block == 0
     w_cpu = ag.zeros((32, 32, 3, 3), requires_grad=True)

@@ -9,13 +9,15 @@ product with x). ``Convolution`` (ops/convolution.py) chooses this path through 
 from __future__ import annotations
 
 import contextlib
+import math
 import threading
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from ..backend.threads import blas_on_one_thread
+from ..backend.registry import is_cpu_array
+from ..backend.threads import blas_on_one_thread, get_num_threads
 from .im2col import Pad, Pair, col2im_images, im2col_images, images_scratch
 
 __all__ = ["image_block"]
@@ -57,6 +59,28 @@ def image_block(
     if threads > 1 or (work < least and _small_columns(n, k, per_image, itemsize)):
         return 0
     return min(n, max(1, _CACHE_BYTES // max(1, k * per_image * itemsize)))
+
+
+def image_plan(
+    xp: Any, arr: Any, w_shape: tuple, groups: int, per_image: int, weights_only: bool = False
+) -> tuple[int, bool]:
+    """(images per block, BLAS held to one thread) for a convolution of ``arr`` with weights of
+    ``w_shape`` (O, C/g, kh, kw) giving ``per_image`` output pixels: image_block's rule on the
+    CPU (0, the whole batch, on devices: image blocks are for the CPU's cache). Small weights on
+    several threads take image blocks with BLAS held to one thread (their products run on one
+    anyway; the whole-batch path's copies are what is saved). ``weights_only``: only the
+    weights need a gradient (a first layer)."""
+    if not is_cpu_array(arr):
+        return 0, False
+    o, k = w_shape[0], math.prod(w_shape[1:])
+    threads = get_num_threads()
+    held = threads > 1 and _small_weights(xp, o // groups, k)
+    work = o * k * per_image  # one image's multiply-adds (all groups)
+    rows = o // groups if weights_only else 0
+    nb = image_block(
+        arr.shape[0], k * groups, per_image, arr.itemsize, 1 if held else threads, work, rows
+    )
+    return nb, bool(held) and nb > 0
 
 
 _CHUNK_COLUMNS = 64  # columns per product for small weights (below)
@@ -158,6 +182,14 @@ def _blocked_forward(xp: Any, arr: Any, w: Any, bias: Any, geometry: tuple, nb: 
         if bias is not None:
             res += bias.reshape(groups, o // groups, 1)
     return out
+
+
+def input_gradient(xp: Any, shape: tuple, w: Any, g: Any, geometry: tuple, nb: int) -> Any:
+    """The convolution's input gradient alone (a transposed convolution's forward) for inputs
+    of ``shape``: _blocked_backward without the weight gradient, which reads of the input only
+    its shape and dtype (given here as a zero-stride view)."""
+    shaped = xp.broadcast_to(xp.zeros((), dtype=g.dtype), shape)
+    return _blocked_backward(xp, shaped, w, g, geometry, nb, True, False)[0]
 
 
 def _adjoint_pad(kernel: Pair, stride: Pair, pad: Pad, dilation: Pair) -> Pad | None:

@@ -17,7 +17,6 @@ from typing import Any
 from ..autograd.function import Function
 from ..autograd.grad_mode import STATE
 from ..backend.registry import is_cpu_array
-from ..backend.threads import get_num_threads
 from ..tensor.tensor import Tensor, wrap
 from . import convolution_cudnn
 from ._util import array_module
@@ -26,8 +25,7 @@ from .conv_images import (
     _blocked_backward,
     _blocked_forward,
     _small_columns,
-    _small_weights,
-    image_block,
+    image_plan,
 )
 from .im2col import Col2Im, Im2Col, Pad, Pair, _out_size, channel_major, im2col
 from .linalg import matmul
@@ -162,18 +160,9 @@ class Convolution(Function):
             b = None if bias is None else bias._data
             geometry = (stride, pad, dilation, groups)
             return convolution_cudnn.forward(ctx.cudnn, arr, w, b, (ho, wo), geometry)
-        nb = held = 0  # a GPU runs the whole batch: image blocks are for the CPU's cache
-        if on_cpu:
-            work = o * k * ho * wo  # one image's multiply-adds (all groups)
-            threads = get_num_threads()
-            # small weights on several threads: image blocks with BLAS held to one thread (their
-            # products run on one anyway; the whole-batch path's copies are what is saved)
-            held = threads > 1 and _small_weights(xp, o // groups, k)
-            training_weights_only = ctx.needs_input_grad[1] and not ctx.needs_input_grad[0]
-            weights_only = o // groups if training_weights_only else 0
-            threads = 1 if held else threads
-            nb = image_block(n, k * groups, ho * wo, arr.itemsize, threads, work, weights_only)
-        ctx.block, ctx.held = nb, bool(held) and nb > 0
+        weights_only = ctx.needs_input_grad[1] and not ctx.needs_input_grad[0]
+        nb, held = image_plan(xp, arr, w.shape, groups, ho * wo, weights_only)
+        ctx.block, ctx.held = nb, held
         if nb:  # image blocks, no columns kept (backward recomputes them)
             ctx.cols = None
             geometry = ((kh, kw), stride, pad, dilation, groups, ho, wo)
