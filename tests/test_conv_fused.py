@@ -30,6 +30,7 @@ def one_thread(monkeypatch):
 def blocked(monkeypatch, one_thread):
     """The image-blocked path with one image per block, whatever the sizes."""
     monkeypatch.setattr(conv_images, "_IMAGE_WORK", 0)
+    monkeypatch.setattr(conv_images, "_IMAGE_PIXELS", 0)
     monkeypatch.setattr(conv_images, "_CACHE_BYTES", 1)
 
 
@@ -73,6 +74,7 @@ def test_blocked_equals_whole_batch(monkeypatch, one_thread, dtype):
     """The blocked (one thread) and whole-batch (several) paths agree (float32 to rounding,
     float64 closely)."""
     monkeypatch.setattr(conv_images, "_IMAGE_WORK", 0)
+    monkeypatch.setattr(conv_images, "_IMAGE_PIXELS", 0)
     rng = np.random.default_rng(1)
     arrays = [rng.standard_normal(s).astype(dtype) for s in [(5, 4, 6, 6), (8, 4, 3, 3), (8,)]]
     g = rng.standard_normal((5, 8, 6, 6)).astype(dtype)
@@ -94,6 +96,7 @@ def test_blocked_equals_whole_batch(monkeypatch, one_thread, dtype):
 def test_blocked_with_a_shorter_last_block(monkeypatch, one_thread, dtype):
     """Blocks of two images over a batch of three (the last block shorter), groups and bias."""
     monkeypatch.setattr(conv_images, "_IMAGE_WORK", 0)
+    monkeypatch.setattr(conv_images, "_IMAGE_PIXELS", 0)
     monkeypatch.setattr(conv_images, "_CACHE_BYTES", 2 * 36 * 25 * np.dtype(dtype).itemsize)
     x, w = ag.zeros((3, 4, 5, 5), dtype=dtype), ag.zeros((4, 2, 3, 3), dtype=dtype)
     assert F.conv2d(x, w.requires_grad_(), padding=1, groups=2).grad_fn.block == 2
@@ -106,6 +109,7 @@ def test_reused_planes_over_a_shorter_last_block(monkeypatch, one_thread):
     pads 0 above, 1 below and right) the last, shorter block reads past its planes into the
     previous block's: only at wrapped columns, which are zeroed. Values match torch."""
     monkeypatch.setattr(conv_images, "_IMAGE_WORK", 0)
+    monkeypatch.setattr(conv_images, "_IMAGE_PIXELS", 0)
     monkeypatch.setattr(conv_images, "_CACHE_BYTES", 2 * 8 * 30 * 8)
     x, w = ag.zeros((3, 2, 5, 6), dtype="float64"), ag.zeros((3, 2, 2, 2), dtype="float64")
     assert F.conv2d(x, w.requires_grad_(), padding="same").grad_fn.block == 2
@@ -180,6 +184,10 @@ def test_image_block_rule():
     assert conv_images.image_block(64, 27, 64, 4, work=least - 1, weights_only=rows) == 0
     assert conv_images.image_block(64, 27, 64, 4, work=least, weights_only=rows) == 64
     assert conv_images.image_block(64, 27, 256, 4, work=stem, weights_only=rows - 1) == 0
+    # under _IMAGE_PIXELS output pixels an image the whole batch, however big the work
+    pixels = conv_images._IMAGE_PIXELS
+    assert conv_images.image_block(64, 4608, pixels - 1, 4, work=512 * 4608 * 63) == 0
+    assert conv_images.image_block(64, 4608, pixels, 4, work=512 * 4608 * 64) > 0
     # one huge image: blocks of one
     assert conv_images.image_block(4, 4608, 4096, 4) == 1
     assert conv_images.image_block(0, 288, 256, 4) == 0
@@ -248,6 +256,7 @@ def test_small_weights_on_two_threads_hold_blas_to_one(monkeypatch):
         big = F.conv2d(ag.zeros((2, 64, 4, 4)), ag.zeros((64, 64, 3, 3), requires_grad=True))
         assert big.grad_fn.block == 0 and not big.grad_fn.held  # 64x576: whole batch
     monkeypatch.setattr(conv_images, "_IMAGE_WORK", 0)
+    monkeypatch.setattr(conv_images, "_IMAGE_PIXELS", 0)
     check(_fn("conv2d", padding=1), (3, 4, 5, 5), (4, 4, 3, 3), (4,))
 
 
@@ -321,6 +330,7 @@ def test_kept_buffers_across_calls_match_torch(one_thread, monkeypatch):
     """The same convolution twice (the second reuses the first's kept columns and planes),
     then a batch shorter than a block: torch's values every time."""
     monkeypatch.setattr(conv_images, "_IMAGE_WORK", 0)
+    monkeypatch.setattr(conv_images, "_IMAGE_PIXELS", 0)
     monkeypatch.setattr(conv_images, "_CACHE_BYTES", 2 * 18 * 16 * 8)
     x, w = ag.zeros((3, 2, 4, 4), dtype="float64"), ag.zeros((3, 2, 3, 3), dtype="float64")
     assert F.conv2d(x, w.requires_grad_(), padding=1).grad_fn.block == 2

@@ -22,6 +22,7 @@ def blocked(monkeypatch):
 
     monkeypatch.setattr(conv_images, "get_num_threads", lambda: 1)
     monkeypatch.setattr(conv_images, "_IMAGE_WORK", 0)
+    monkeypatch.setattr(conv_images, "_IMAGE_PIXELS", 0)
     monkeypatch.setattr(conv_images, "_CACHE_BYTES", 1)
     monkeypatch.setattr(conv_transpose, "_BLOCK_PIXELS", 0)
     ran = []
@@ -94,6 +95,7 @@ def test_blocks_from_256_input_pixels(monkeypatch, side, blocks):
     composed form, at (16x16) the blocks (with the per-image work rule lifted)."""
     monkeypatch.setattr(conv_images, "get_num_threads", lambda: 1)
     monkeypatch.setattr(conv_images, "_IMAGE_WORK", 0)
+    monkeypatch.setattr(conv_images, "_IMAGE_PIXELS", 0)
     ran = []
     real = conv_transpose.input_gradient
     monkeypatch.setattr(

@@ -32,6 +32,11 @@ def _small_columns(n: int, k: int, per_image: int, itemsize: int) -> bool:
 
 
 _IMAGE_WORK = 1 << 20  # multiply-adds of one image's products from which image blocks pay
+# output pixels an image below which the whole batch's one product wins: narrower per-image
+# products read the weights again for every image (3x3 convs fwd+bwd, one thread, images /
+# whole batch: 512 channels on 7x7 1.39x, 6x6 1.52x, 4x4 1.84x, 2x2 4.7x; 256 on 6x6 1.22x, on
+# 8x8 0.91x; CIFAR ResNet's last stage, 512 on 4x4: 157.7 -> 85.6 ms, torch 74)
+_IMAGE_PIXELS = 64
 _WEIGHTS_ONLY_WORK = 1 << 14  # the same when only the weight gradient is wanted (a first layer)
 _WEIGHTS_ONLY_ROWS = 16  # ... and each group has this many output channels (8: 13% slower)
 
@@ -50,13 +55,16 @@ def image_block(
     most the batch. 0 (the whole-batch path) on several threads (a product per block or chunk
     would be a BLAS thread hand-off each: 2x slower on a busy 2-core machine), or when both the
     batch's columns and each image's products (``work`` multiply-adds) are small: there the
-    calls per block cost more than they save (the MNIST CNN's convs: 10% slower). A conv
+    calls per block cost more than they save (the MNIST CNN's convs: 10% slower), and under
+    _IMAGE_PIXELS output pixels an image (the products too narrow). A conv
     training only its weights (a first layer; ``weights_only`` is then its output channels per
     group) takes blocks from far less work, the whole-batch path's output and g transposes
     costing it more (the ResNet stem: 2x slower), unless its products have under
     _WEIGHTS_ONLY_ROWS rows."""
     least = _WEIGHTS_ONLY_WORK if weights_only >= _WEIGHTS_ONLY_ROWS else _IMAGE_WORK
-    if threads > 1 or (work < least and _small_columns(n, k, per_image, itemsize)):
+    if threads > 1 or per_image < _IMAGE_PIXELS:
+        return 0
+    if work < least and _small_columns(n, k, per_image, itemsize):
         return 0
     return min(n, max(1, _CACHE_BYTES // max(1, k * per_image * itemsize)))
 
