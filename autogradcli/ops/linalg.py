@@ -6,6 +6,7 @@ from typing import Any
 
 from ..autograd.function import Function
 from ..autograd.gradient_ops import sum_to
+from ..backend import dots
 from ..tensor.tensor import Tensor
 from ._util import array_module, binary_operands, operator_method
 
@@ -25,7 +26,7 @@ class MatMul(Function):
         ctx.save_for_backward(a if nb else None, b if na else None)
         ctx.shapes = (x.shape, y.shape)
         try:
-            out = array_module(x).matmul(x, y)
+            out = dots.matmul(array_module(x), x, y)
         except ValueError:
             raise RuntimeError(
                 f"mat1 and mat2 shapes cannot be multiplied ({_fmt(x.shape)} and {_fmt(y.shape)})"

@@ -56,6 +56,12 @@ def _class_weight(input: Tensor, weight: Tensor | None, cdim: int) -> Any:
     return weight._data.astype(input._data.dtype, copy=False)
 
 
+def _unsqueezed(arr: Any, dim: int) -> Any:
+    """``arr`` with a new axis of size 1 at ``dim`` (numpy's expand_dims, without its 5 us of
+    argument handling per call: a char-RNN step calls it three times)."""
+    return arr.reshape(arr.shape[:dim] + (1,) + arr.shape[dim:])
+
+
 def _along(arr: Any, cdim: int, ndim: int) -> Any:
     """A (C,) array shaped to broadcast along the class dim of an ``ndim`` array."""
     return arr.reshape((1,) * cdim + (-1,) + (1,) * (ndim - cdim - 1))
@@ -75,12 +81,12 @@ class _Targets:
 
     def onehot(self, xp: Any, n: int, cdim: int, ndim: int) -> Any:
         """The bool one-hot of the (safe) targets, classes along ``cdim``."""
-        idx = xp.expand_dims(self.tc, cdim)
+        idx = _unsqueezed(self.tc, cdim)
         return _along(xp.arange(n), cdim, ndim) == idx
 
     def nll(self, xp: Any, logp: Any, cdim: int) -> Any:
         """``-weight[t] * logp[t]`` per sample (zero where the target is ignored)."""
-        picked = xp.take_along_axis(logp, xp.expand_dims(self.tc, cdim), axis=cdim)
+        picked = xp.take_along_axis(logp, _unsqueezed(self.tc, cdim), axis=cdim)
         return -(self.wy * picked.squeeze(cdim))
 
 
@@ -108,7 +114,7 @@ class NllLoss(Function):
     def backward(ctx: Any, g: Tensor) -> tuple[Any, ...]:
         xp = array_module(g._data)
         tg, cdim = ctx.targets, ctx.cdim
-        coef = -(tg.onehot(xp, ctx.n, cdim, ctx.ndim) * xp.expand_dims(tg.wy, cdim))
+        coef = -(tg.onehot(xp, ctx.n, cdim, ctx.ndim) * _unsqueezed(tg.wy, cdim))
         gx = wrap(coef.astype(g._data.dtype, copy=False)) * upstream_grad(
             g, ctx.reduction, float(ctx.denom), cdim
         )
@@ -189,10 +195,10 @@ class CrossEntropy(Function):
             ctx.targets = _Targets(xp, ctx.target_arr, None, -1, ctx.n, dtype)
         tg, cdim, n, ndim = ctx.targets, ctx.cdim, ctx.n, ctx.ndim
         eps = ctx.smoothing
-        a = tg.onehot(xp, n, cdim, ndim) * xp.expand_dims(tg.wy * (1 - eps), cdim)
+        a = tg.onehot(xp, n, cdim, ndim) * _unsqueezed(tg.wy * (1 - eps), cdim)
         if eps > 0:
             wc = xp.ones(n, dtype=dtype) if ctx.w is None else ctx.w
-            a = a + _along(wc, cdim, ndim) * xp.expand_dims(tg.valid * (eps / n), cdim)
+            a = a + _along(wc, cdim, ndim) * _unsqueezed(tg.valid * (eps / n), cdim)
         return a.astype(dtype, copy=False)
 
     @staticmethod

@@ -8,7 +8,7 @@ from typing import Any
 
 from ...autograd.function import Function
 from ...autograd.grad_mode import STATE, no_grad
-from ...backend import array_module
+from ...backend import array_module, dots
 from ...backend.rows import sum_rows_at
 from ...ops._util import scalar_type_name
 from ...tensor.random import generator_for
@@ -82,7 +82,7 @@ def _backward_arrays(g: Any, x: Any, weight: Any, nx: bool, nw: bool, nb: bool) 
     gw = gb = None
     if nw:
         xa = x._data
-        gw = wrap(xp.matmul(g2.T, xa if xa.ndim == 2 else xa.reshape(-1, xa.shape[-1])))
+        gw = wrap(dots.matmul(xp, g2.T, xa if xa.ndim == 2 else xa.reshape(-1, xa.shape[-1])))
     if nb:  # the column sums as ones @ g: numpy's sum(0) measured 0.19 ms on 1024 x 128, this 0.007
         gb = wrap(xp.matmul(xp.ones(g2.shape[0], dtype=g2.dtype), g2))
     return gx, gw, gb
