@@ -218,7 +218,9 @@ class Checkpoint(Callback):
     (None: the trainer's, ``val_loss`` by default) and ``mode`` (``auto`` follows the metric)
     set the trainer's monitor when ``Trainer(monitor=...)`` is not given; given both, they
     must agree. Needs a run folder (does nothing otherwise); ``order`` 100 runs it after the
-    other callbacks, so the saved state includes theirs."""
+    other callbacks, so the saved state includes theirs. The state is copied at the epoch's end
+    and written by ``trainer.checkpoint_writer``'s thread while training goes on (one write at a
+    time; on disk when ``fit`` returns; a failed write fails the run at the next step)."""
 
     order = 100
 
@@ -236,18 +238,31 @@ class Checkpoint(Callback):
         self.mode = mode if monitor is None else mode_for(monitor, mode)
         self.save_last, self.save_best, self.enabled = save_last, save_best, enabled
 
+    def on_batch_end(self, trainer: Trainer) -> None:
+        trainer.checkpoint_writer.check()  # a failed write stops the run at the next step
+
     def on_epoch_end(self, trainer: Trainer) -> None:
         if not self.enabled or trainer.run is None:
             return
         best = self.save_best and trainer.best.get("epoch") == trainer.epoch
-        # on a best epoch the folder's fsync waits for ``best``'s rename: one for both names
-        last = trainer.save_checkpoint("last", sync_folder=not best) if self.save_last else None
-        if not best:
+        if not (self.save_last or best):
             return
-        # the same state as ``last``: linked (one serialization and fsync less an epoch); the
-        # link's folder fsync, or the copy's, makes ``last``'s rename durable too
-        if last is None or not atomic_link(last, trainer.run.checkpoint_path("best")):
-            trainer.save_checkpoint("best")
+        last = trainer.run.checkpoint_path("last") if self.save_last else None
+        best_path = trainer.run.checkpoint_path("best") if best else None
+        write = trainer.state.write
+        trainer.checkpoint_writer.wait()  # one write at a time; the previous one's error here
+        state = trainer.state.snapshot()  # copied now: training goes on while it is written
+
+        def job() -> None:
+            # on a best epoch the folder's fsync waits for ``best``'s rename: one for both
+            if last is not None:
+                write(state, last, sync_folder=best_path is None)
+            # the same state as ``last``: linked (one serialization and fsync less); the
+            # link's folder fsync, or the copy's, makes ``last``'s rename durable too
+            if best_path is not None and (last is None or not atomic_link(last, best_path)):
+                write(state, best_path)
+
+        trainer.checkpoint_writer.submit(job)
 
     def __repr__(self) -> str:
         return f"Checkpoint(monitor={self.monitor!r}, mode={self.mode!r}, enabled={self.enabled})"

@@ -15,6 +15,7 @@ from .._utils.atomic import atomic_open
 from ..data.generator import Generator
 from ..serialization import load, save
 from ..serialization.format import SerializationError
+from ..serialization.snapshot import snapshot
 from ..tensor.random import get_rng_state, set_rng_state
 from ..tensor.tensor import Tensor
 from .run_dir import write_error
@@ -175,14 +176,24 @@ class TrainingState:
             **t.clock.state_dict(),
         }
 
+    def snapshot(self) -> dict[str, Any]:
+        """``state_dict()`` with its arrays copied: what ``write`` saves later (on another
+        thread) is the state now, whatever training changes in the meantime."""
+        return snapshot(self.state_dict())
+
     def save(self, path: str, sync_folder: bool = True) -> None:
-        """Write the checkpoint atomically and durably (the file fsynced, then renamed over
+        """Write the checkpoint of now (``write`` of ``state_dict()``), in this thread."""
+        self.write(self.state_dict(), path, sync_folder)
+
+    @staticmethod
+    def write(state: dict[str, Any], path: str, sync_folder: bool = True) -> None:
+        """Write ``state`` atomically and durably (the file fsynced, then renamed over
         ``path``, then its folder fsynced unless ``sync_folder`` is False: the caller's next
         rename there fsyncs it, as ``Checkpoint`` linking ``best`` does). On failure (disk full)
         the previous one is kept and a ``RunFolderError`` names the file."""
         try:
             with atomic_open(path, "wb", sync_folder=sync_folder) as out:
-                save(self.state_dict(), out)
+                save(state, out)
         except OSError as err:
             raise write_error(path, err) from None
 

@@ -50,6 +50,9 @@ class FillDisk:
     def on_batch_end(self, trainer):
         if trainer.global_step != int(os.environ.get("FILL_AT", "-1")):
             return
+        # the previous epoch's checkpoint is written in the background: let it land first,
+        # so the disk fills before the next one (not while the previous one is written)
+        trainer.checkpoint_writer.wait()
         if os.environ.get("FILL_MODE") == "fsize":
             resource.setrlimit(resource.RLIMIT_FSIZE, (2048, resource.RLIM_INFINITY))
             return

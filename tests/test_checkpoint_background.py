@@ -1,0 +1,192 @@
+"""Checkpoints written off the training thread: the snapshot is the state of its epoch's end,
+one write at a time, on disk when ``fit`` returns, a failed write fails the run, and a run
+stopped mid-way (signal, non-finite guard, error) leaves a loadable ``checkpoints/last``."""
+
+from __future__ import annotations
+
+import errno
+import threading
+import time
+
+import numpy as np
+import pytest
+
+import autogradcli as ag
+from autogradcli import data as D
+from autogradcli import nn, optim
+from autogradcli.serialization.snapshot import snapshot
+from autogradcli.trainer import Callback, RunDir, Trainer
+from autogradcli.trainer import state as state_mod
+from autogradcli.trainer.checkpoint_writer import CheckpointWriter
+from autogradcli.trainer.run_errors import RunFolderError
+
+STEPS = 4  # batches per epoch
+
+
+def make_trainer(tmp_path, epochs: int = 3, callbacks=(), model=None) -> Trainer:
+    ag.manual_seed(0)
+    x = ag.tensor(np.random.RandomState(0).randn(8 * STEPS, 3).astype(np.float32))
+    y = ag.tensor(np.arange(8 * STEPS) % 2)
+    model = model if model is not None else nn.Linear(3, 2)
+    return Trainer(
+        model, nn.CrossEntropyLoss(), optim.Adam(model.parameters(), lr=0.1),
+        D.DataLoader(D.TensorDataset(x, y), batch_size=8), epochs=epochs,
+        callbacks=list(callbacks),
+        run=RunDir.create(str(tmp_path), "bg") if tmp_path is not None else None,
+    )  # fmt: skip
+
+
+def _arrays(tree) -> list[np.ndarray]:
+    """Every array of a state tree, copied, in a fixed order."""
+    if isinstance(tree, dict):
+        return [a for k in sorted(tree, key=str) for a in _arrays(tree[k])]
+    if isinstance(tree, (list, tuple)):
+        return [a for v in tree for a in _arrays(v)]
+    if isinstance(tree, ag.Tensor):
+        return [tree.numpy().copy()]
+    return [np.array(tree, copy=True)] if isinstance(tree, np.ndarray) else []
+
+
+@pytest.fixture
+def slow_writes(monkeypatch):
+    """``TrainingState.write`` taking 50 ms longer, on whatever thread runs it (recorded)."""
+    threads: list[str] = []
+    real = state_mod.TrainingState.write
+
+    def write(state, path, sync_folder=True):
+        threads.append(threading.current_thread().name)
+        time.sleep(0.05)
+        real(state, path, sync_folder)
+
+    monkeypatch.setattr(state_mod.TrainingState, "write", staticmethod(write))
+    return threads
+
+
+def test_snapshot_is_not_changed_by_later_optimizer_steps(tmp_path):
+    tr = make_trainer(tmp_path)
+    x, y = next(iter(tr.train_loader))
+    tr.train_step((x, y))  # Adam's moments exist
+    snap = tr.state.snapshot()
+    before = _arrays(tr.state.state_dict())
+    assert len(before) == 2 + 2 * 3  # weight, bias; step, exp_avg, exp_avg_sq each
+    tr.train_step((x, y))
+    after = _arrays(tr.state.state_dict())
+    assert not all(np.array_equal(a, b) for a, b in zip(before, after))  # training moved on
+    got = _arrays(snap)
+    assert len(got) == len(before)
+    for a, b in zip(got, before):
+        assert a.dtype == b.dtype and np.array_equal(a, b)
+
+
+def test_snapshot_copies_a_shared_tensor_once():
+    w = ag.ones(3)
+    snap = snapshot({"a": w, "b": [w, (w, 1.5)], "c": np.zeros(2), "d": "text"})
+    assert snap["a"] is snap["b"][0] is snap["b"][1][0]  # tied: still one object, saved once
+    assert snap["a"] is not w and isinstance(snap["b"][1], tuple) and snap["d"] == "text"
+    w.add_(1.0)
+    assert snap["a"].tolist() == [1.0, 1.0, 1.0]
+
+
+def test_writer_runs_one_write_at_a_time_and_raises_its_error_once():
+    writer = CheckpointWriter()
+    running, most, order = [0], [0], []
+
+    def job(name: str, pause: float):
+        def run():
+            running[0] += 1
+            most[0] = max(most[0], running[0])
+            time.sleep(pause)
+            order.append(name)
+            running[0] -= 1
+
+        return run
+
+    writer.submit(job("a", 0.03))
+    writer.submit(job("b", 0.0))  # waits for a
+    writer.close()
+    assert order == ["a", "b"] and most[0] == 1 and not writer.busy
+
+    def fail():
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    writer.submit(fail)
+    with pytest.raises(OSError, match="No space"):
+        writer.submit(job("c", 0.0))  # the previous write's error; c is not started
+    writer.close()  # raised once: nothing left
+    assert order == ["a", "b"]
+
+
+def test_checkpoint_written_off_the_training_thread_is_complete_when_fit_returns(
+    tmp_path, slow_writes
+):
+    tr = make_trainer(tmp_path, epochs=2)
+    assert tr.fit().status == "completed"
+    assert slow_writes and all(name.startswith("agrad-checkpoint") for name in slow_writes)
+    last = ag.load(tr.run.checkpoint_path("last"))
+    assert last["epoch"] == 2 and last["global_step"] == 2 * STEPS
+    for key, value in tr.model.state_dict().items():
+        np.testing.assert_array_equal(last["model"][key].numpy(), value.numpy())
+    best = ag.load(tr.run.checkpoint_path("best"))
+    assert best["epoch"] == tr.best["epoch"]
+    assert not [t for t in threading.enumerate() if t.name.startswith("agrad-checkpoint")]
+
+
+@pytest.mark.parametrize("failing_epoch", [2, 3])  # a middle epoch's write, the last one's
+def test_a_failed_background_write_fails_the_run_naming_the_file(
+    tmp_path, monkeypatch, failing_epoch
+):
+    real_save = state_mod.save
+
+    def save(state, out):
+        if state["epoch"] == failing_epoch:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        real_save(state, out)
+
+    monkeypatch.setattr(state_mod, "save", save)
+    tr = make_trainer(tmp_path, epochs=3)
+    res = tr.fit(raise_errors=False)
+    assert res.status == "failed"
+    assert "cannot write" in res.message and "checkpoints/last" in res.message
+    assert "the disk is full" in res.message
+    last = ag.load(tr.run.checkpoint_path("last"))  # the write before it, intact
+    assert last["epoch"] == failing_epoch - 1
+    with pytest.raises(RunFolderError, match="cannot write"):
+        make_trainer(tmp_path / "again", epochs=3).fit()
+
+
+class Stop(Callback):
+    """At global step ``at``: a Ctrl-C (deferred, as the signal handler does), a NaN loss
+    (the non-finite guard) or an error."""
+
+    def __init__(self, at: int, how: str) -> None:
+        self.at, self.how = at, how
+
+    def on_batch_end(self, trainer):
+        if trainer.global_step != self.at:
+            return
+        if self.how == "signal":
+            trainer.interrupt.requested = True
+        elif self.how == "error":
+            raise RuntimeError("user callback failed")
+        else:
+            with ag.no_grad():
+                trainer.model.weight.fill_(float("nan"))
+
+
+@pytest.mark.parametrize("how", ["signal", "nonfinite", "error"])
+def test_a_stop_mid_run_leaves_the_last_checkpoint_loadable(tmp_path, slow_writes, how):
+    # epoch 1's write (50 ms) is still in flight at step STEPS + 1 when the run stops
+    tr = make_trainer(tmp_path, epochs=3, callbacks=[Stop(STEPS + 1, how)])
+    res = tr.fit(raise_errors=False)
+    assert res.status == ("interrupted" if how == "signal" else "failed"), res.message
+    last = ag.load(tr.run.checkpoint_path("last"))
+    if how == "signal":  # saved at the stop, after epoch 1's write landed (not overwritten)
+        assert "saved checkpoints/last" in res.message
+        assert last["global_step"] == STEPS + 1 and last["batch_in_epoch"] == 1
+        for key, value in tr.model.state_dict().items():
+            np.testing.assert_array_equal(last["model"][key].numpy(), value.numpy())
+    else:
+        assert last["global_step"] == STEPS and last["epoch"] == 1
+    resumed = make_trainer(None, epochs=3)
+    resumed.load_checkpoint(tr.run.checkpoint_path("last"))
+    assert resumed.global_step == last["global_step"]
