@@ -607,3 +607,28 @@ def test_readme_tables_section_shows_the_shipped_config_and_the_na_spellings():
     listed = section[: section.index("are missing;")]
     spelled = set(re.findall(r"`([^`]*)`", listed[listed.index("an empty cell") :]))
     assert spelled | {""} == NA_VALUES
+
+
+# --- reading without pandas -----------------------------------------------------------------
+
+READ_FRESH = """
+import json, sys
+from autogradcli.data.table.read import read_table
+t = read_table({path!r})
+cells = {{k: v.tolist() for k, v in t.cells.items()}}
+print(json.dumps({{"pandas": "pandas" in sys.modules, "cells": cells, "rows": t.rows.tolist()}}))
+"""
+
+
+def test_a_table_is_read_without_importing_pandas(tmp_path):
+    """pyarrow's ``pa.array``/``pa.scalar``/``to_numpy`` import pandas (0.1-0.25 s of a cold
+    ``agrad train``): the reader avoids them and still trims cells and maps NA spellings to
+    missing (None), with each row's line number."""
+    pytest.importorskip("pyarrow")
+    from test_lazy_imports import run_fresh
+
+    path = write(tmp_path / "t.csv", "a,b\n 1 ,NA\n,x y \n?,n/a\n2,None\n")
+    out = run_fresh(READ_FRESH.format(path=path))
+    assert out["pandas"] is False
+    assert out["cells"] == {"a": ["1", None, "2"], "b": [None, "x y", None]}
+    assert out["rows"] == [2, 3, 5]  # line 4's row is all missing: left out
