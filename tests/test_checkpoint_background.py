@@ -5,6 +5,7 @@ stopped mid-way (signal, non-finite guard, error) leaves a loadable ``checkpoint
 from __future__ import annotations
 
 import errno
+import os
 import threading
 import time
 
@@ -190,3 +191,25 @@ def test_a_stop_mid_run_leaves_the_last_checkpoint_loadable(tmp_path, slow_write
     resumed = make_trainer(None, epochs=3)
     resumed.load_checkpoint(tr.run.checkpoint_path("last"))
     assert resumed.global_step == last["global_step"]
+
+
+def test_the_summary_never_runs_ahead_of_the_last_checkpoint(tmp_path, slow_writes, monkeypatch):
+    """Each epoch's metrics line and summary are written on the writer thread after that
+    epoch's (slow) checkpoint: whenever summary.json is written, ``checkpoints/last`` on disk
+    holds at least the epochs it reports."""
+    seen = []
+    real = RunDir.write_summary
+
+    def write_summary(self, summary, durable=True):
+        last = ag.load(self.checkpoint_path("last")) if os.path.exists(
+            self.checkpoint_path("last")) else {"epoch": 0}  # fmt: skip
+        seen.append((summary["epochs_completed"], last["epoch"], threading.current_thread().name))
+        real(self, summary, durable)
+
+    monkeypatch.setattr(RunDir, "write_summary", write_summary)
+    tr = make_trainer(tmp_path, epochs=3)
+    assert tr.fit().status == "completed"
+    per_epoch = [s for s in seen if s[2].startswith("agrad-checkpoint")]
+    assert [s[0] for s in per_epoch] == [1, 2, 3]
+    assert all(reported <= on_disk for reported, on_disk, _ in seen)
+    assert [r["epoch"] for r in tr.run.read_metrics()] == [1, 2, 3]

@@ -1,5 +1,6 @@
-"""Checkpoint writes off the training thread (as Lightning's ``AsyncCheckpointIO``): the caller
-takes the snapshot, one background thread serializes and writes it, one write at a time."""
+"""The run folder's per-epoch writes off the training thread (as Lightning's
+``AsyncCheckpointIO``): the caller takes the snapshot (the checkpoint's arrays copied, the run
+files' text made), one background thread writes it, in the order given."""
 
 from __future__ import annotations
 
@@ -10,48 +11,69 @@ __all__ = ["CheckpointWriter"]
 
 
 class CheckpointWriter:
-    """Runs ``write()`` jobs on a single background thread, at most one in flight: ``submit``
-    waits for the previous job first. A job's error is raised in the caller's thread, once, by
-    the next ``submit``, ``check`` (when it has finished) or ``wait``."""
+    """Runs ``write()`` jobs on a single background thread, in order. ``submit`` (a
+    checkpoint) first waits for every job before it, so at most one checkpoint is in flight;
+    ``queue`` (a run file) does not wait. A job's error is raised in the caller's thread, once,
+    by the next ``submit``, ``queue``, ``check`` (once it has finished) or ``wait``; the jobs
+    queued after a failed one are not run (the summary never runs ahead of the checkpoint)."""
 
     def __init__(self) -> None:
         self._executor: ThreadPoolExecutor | None = None
-        self._pending: Future | None = None
+        self._pending: list[Future] = []
+        self._failed = False  # read by the writer thread: skip the jobs after a failure
 
     def submit(self, write: Callable[[], None]) -> None:
-        """Start ``write`` in the background once the previous write is done (its error, if
-        any, is raised here and ``write`` is not started)."""
+        """Start ``write`` once every earlier job is done (an earlier error is raised here and
+        ``write`` is not started)."""
         self.wait()
+        self.queue(write)
+
+    def queue(self, write: Callable[[], None]) -> None:
+        """Run ``write`` after the jobs already given, without waiting for them."""
+        self.check()
         if self._executor is None:
             self._executor = ThreadPoolExecutor(1, thread_name_prefix="agrad-checkpoint")
-        self._pending = self._executor.submit(write)
+        self._pending.append(self._executor.submit(self._run, write))
 
-    def check(self) -> None:
-        """Raise the error of a write that has finished; never waits."""
-        if self._pending is not None and self._pending.done():
-            self.wait()
-
-    def wait(self) -> None:
-        """Block until the write in flight has finished; raise its error."""
-        pending = self._pending
-        if pending is None:
+    def _run(self, write: Callable[[], None]) -> None:
+        if self._failed:
             return
         try:
-            pending.result()
+            write()
+        except BaseException:
+            self._failed = True
+            raise
+
+    def check(self) -> None:
+        """Raise the error of a job that has finished; never waits."""
+        while self._pending and self._pending[0].done():
+            self._take_first()
+
+    def wait(self) -> None:
+        """Block until every job has finished; raise the first error."""
+        while self._pending:
+            self._take_first()
+
+    def _take_first(self) -> None:
+        first = self._pending[0]
+        try:
+            first.result()
         finally:
-            if pending.done():  # not when a second Ctrl-C interrupted the wait
-                self._pending = None
+            if first.done():  # not when a second Ctrl-C interrupted the wait
+                self._pending.pop(0)
+                if not self._pending:
+                    self._failed = False
 
     def close(self) -> None:
-        """``wait``, then stop the thread (a later ``submit`` starts a new one)."""
+        """``wait``, then stop the thread (a later job starts a new one)."""
         try:
             self.wait()
         finally:
-            if self._executor is not None and self._pending is None:
+            if self._executor is not None and not self._pending:
                 self._executor.shutdown(wait=True)
                 self._executor = None
 
     @property
     def busy(self) -> bool:
-        """Whether a write is in flight or finished with its error not yet raised."""
-        return self._pending is not None
+        """Whether a job is in flight or finished with its error not yet raised."""
+        return bool(self._pending)
