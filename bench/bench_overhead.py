@@ -246,6 +246,7 @@ def run_once(name: str, progress: str, tmp: str, profile: bool = False) -> dict:
         "setup": run - t.get("fit", 0.0),
         "epochs": len(result.history),
         "steps": result.history[-1]["step"] if result.history else 0,
+        "run_dir": result.run_dir,
         **t,
     }
     if prof:
@@ -386,6 +387,12 @@ def main() -> None:
         help="configs: each agrad train's stages from a fresh process (interpreter, import, "
         "config, data+model, run folder, first step, ...), medians of --repeats",
     )
+    p.add_argument(
+        "--floors",
+        action="store_true",
+        help="per config: the outside time beside its floors (fastest data read, model build, "
+        "one durable checkpoint write per epoch); see bench/overhead_floors.py",
+    )
     p.add_argument("--cold-child", default="", help=argparse.SUPPRESS)
     p.add_argument("--tmp", default="", help=argparse.SUPPRESS)
     args = p.parse_args()
@@ -408,6 +415,15 @@ def main() -> None:
     with open("/proc/loadavg") as f:
         load = f.read().split()[:3]
     print(f"threads {n}; load average before: {' '.join(load)}; repeats {args.repeats} (median)")
+    if args.floors:
+        from overhead_floors import floors_table
+
+        with tempfile.TemporaryDirectory() as tmp:
+            run = lambda name: run_once(name, "none", tmp)  # noqa: E731
+            print(floors_table(names, ROOT, run, _overrides, tmp), end="")
+        with open("/proc/loadavg") as f:
+            print("load average after:", " ".join(f.read().split()[:3]))
+        return
     if args.no_fsync or args.set:
         print(f"what-if: no fsync {args.no_fsync}, --set {args.set}")
     hdr = "| config | kind | progress | epochs | steps | run s | step s | outside % | val % |"
