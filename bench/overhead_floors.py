@@ -101,7 +101,7 @@ def data_floor(cfg: Any) -> tuple[str, float]:
     return "generated", 0.0
 
 
-def model_floor(name: str, run_once: Callable[..., dict]) -> float:
+def model_floor(name: str, run_once: Callable[[str], dict]) -> float:
     """Seconds of ``build_model`` inside a real build of config ``name`` (its sample forward
     for ``auto`` sizes included)."""
     from autogradcli.config import build
@@ -118,7 +118,7 @@ def model_floor(name: str, run_once: Callable[..., dict]) -> float:
 
     build.build_model = timed
     try:
-        run_once()
+        run_once(name)
     finally:
         build.build_model = real
     return min(spent)
@@ -153,7 +153,7 @@ def floors_table(
         r = sorted(runs, key=lambda r: r["run"])[1]
         outside = r["run"] - r.get("step", 0.0) - r.get("validation", 0.0)
         reader, data_s = data_floor(cfg)
-        model_s = model_floor(name, lambda: run_once(name))
+        model_s = model_floor(name, run_once)
         where = tempfile.mkdtemp(dir=tmp)
         ckpt = os.path.join(r["run_dir"], "checkpoints", "last")
         write_s = checkpoint_floor(os.path.getsize(ckpt), where)
