@@ -15,7 +15,7 @@ import pytest
 import autogradcli as ag
 from autogradcli import data as D
 from autogradcli import nn, optim
-from autogradcli.serialization.snapshot import snapshot
+from autogradcli.serialization.archive import prepare_archive, write_prepared
 from autogradcli.trainer import Callback, RunDir, Trainer
 from autogradcli.trainer import state as state_mod
 from autogradcli.trainer.checkpoint_writer import CheckpointWriter
@@ -48,6 +48,15 @@ def _arrays(tree) -> list[np.ndarray]:
     return [np.array(tree, copy=True)] if isinstance(tree, np.ndarray) else []
 
 
+@pytest.fixture(autouse=True)
+def every_checkpoint_in_the_background(monkeypatch):
+    """These small states on a busy CPU would be written at once (``background=None``)."""
+    from autogradcli.trainer import Checkpoint, callbacks
+
+    monkeypatch.setattr(Checkpoint, "background_min_bytes", 0)
+    monkeypatch.setattr(callbacks, "core_free", lambda: True)
+
+
 @pytest.fixture
 def slow_writes(monkeypatch):
     """``TrainingState.write`` taking 50 ms longer, on whatever thread runs it (recorded)."""
@@ -63,6 +72,12 @@ def slow_writes(monkeypatch):
     return threads
 
 
+def _written(prepared, tmp_path):
+    path = str(tmp_path / "snapshot")
+    state_mod.TrainingState.write(prepared, path)
+    return ag.load(path)
+
+
 def test_snapshot_is_not_changed_by_later_optimizer_steps(tmp_path):
     tr = make_trainer(tmp_path)
     x, y = next(iter(tr.train_loader))
@@ -73,19 +88,30 @@ def test_snapshot_is_not_changed_by_later_optimizer_steps(tmp_path):
     tr.train_step((x, y))
     after = _arrays(tr.state.state_dict())
     assert not all(np.array_equal(a, b) for a, b in zip(before, after))  # training moved on
-    got = _arrays(snap)
+    got = _arrays(_written(snap, tmp_path))
     assert len(got) == len(before)
     for a, b in zip(got, before):
         assert a.dtype == b.dtype and np.array_equal(a, b)
 
 
-def test_snapshot_copies_a_shared_tensor_once():
+def test_prepared_archive_copies_a_shared_tensor_once(tmp_path):
+    import io
+
     w = ag.ones(3)
-    snap = snapshot({"a": w, "b": [w, (w, 1.5)], "c": np.zeros(2), "d": "text"})
-    assert snap["a"] is snap["b"][0] is snap["b"][1][0]  # tied: still one object, saved once
-    assert snap["a"] is not w and isinstance(snap["b"][1], tuple) and snap["d"] == "text"
+    obj = {"a": w, "b": [w, (w, 1.5)], "c": np.zeros(2), "d": "text"}
+    prepared = prepare_archive(obj)
+    assert len(prepared[1]) == 2  # w once (tied), c
     w.add_(1.0)
-    assert snap["a"].tolist() == [1.0, 1.0, 1.0]
+    buf = io.BytesIO()
+    write_prepared(prepared, buf)
+    buf.seek(0)
+    back = ag.load(buf)
+    assert back["a"] is back["b"][0] is back["b"][1][0]  # still tied
+    assert back["a"].tolist() == [1.0, 1.0, 1.0] and back["d"] == "text"
+    again = io.BytesIO()
+    ag.save(obj, again)  # the same archive as save writes, for the state as it is now
+    write_prepared(prepare_archive(obj), buf := io.BytesIO())
+    assert buf.getvalue() == again.getvalue()
 
 
 def test_writer_runs_one_write_at_a_time_and_raises_its_error_once():
@@ -136,14 +162,16 @@ def test_checkpoint_written_off_the_training_thread_is_complete_when_fit_returns
 def test_a_failed_background_write_fails_the_run_naming_the_file(
     tmp_path, monkeypatch, failing_epoch
 ):
-    real_save = state_mod.save
+    real_write = state_mod.write_prepared
+    calls = []
 
-    def save(state, out):
-        if state["epoch"] == failing_epoch:
+    def write_prepared(prepared, out):
+        calls.append(1)
+        if len(calls) == failing_epoch:  # epoch n's checkpoint is the n-th write (no best)
             raise OSError(errno.ENOSPC, "No space left on device")
-        real_save(state, out)
+        real_write(prepared, out)
 
-    monkeypatch.setattr(state_mod, "save", save)
+    monkeypatch.setattr(state_mod, "write_prepared", write_prepared)
     tr = make_trainer(tmp_path, epochs=3)
     res = tr.fit(raise_errors=False)
     assert res.status == "failed"
@@ -151,6 +179,7 @@ def test_a_failed_background_write_fails_the_run_naming_the_file(
     assert "the disk is full" in res.message
     last = ag.load(tr.run.checkpoint_path("last"))  # the write before it, intact
     assert last["epoch"] == failing_epoch - 1
+    calls.clear()
     with pytest.raises(RunFolderError, match="cannot write"):
         make_trainer(tmp_path / "again", epochs=3).fit()
 
@@ -213,3 +242,40 @@ def test_the_summary_never_runs_ahead_of_the_last_checkpoint(tmp_path, slow_writ
     assert [s[0] for s in per_epoch] == [1, 2, 3]
     assert all(reported <= on_disk for reported, on_disk, _ in seen)
     assert [r["epoch"] for r in tr.run.read_metrics()] == [1, 2, 3]
+
+
+@pytest.mark.parametrize(
+    ("threshold", "free", "background", "thread"),
+    [
+        (1000, True, None, "agrad-checkpoint"),  # at the threshold, a core free
+        (1001, True, None, "Main"),  # one byte under it
+        (1000, False, None, "Main"),  # big enough, but the steps use every core
+        (1001, False, True, "agrad-checkpoint"),  # asked for
+        (1000, True, False, "Main"),  # refused
+    ],
+)
+def test_when_a_checkpoint_is_written_in_the_background(
+    tmp_path, slow_writes, monkeypatch, threshold, free, background, thread
+):
+    from autogradcli.trainer import Checkpoint, callbacks
+
+    monkeypatch.setattr(callbacks, "prepared_nbytes", lambda prepared: 1000)
+    monkeypatch.setattr(Checkpoint, "background_min_bytes", threshold)
+    monkeypatch.setattr(callbacks, "core_free", lambda: free)
+    tr = make_trainer(tmp_path, epochs=1, callbacks=[Checkpoint(background=background)])
+    assert tr.fit().status == "completed"
+    assert slow_writes and all(name.startswith(thread) for name in slow_writes)
+    assert ag.load(tr.run.checkpoint_path("last"))["epoch"] == 1
+
+
+def test_core_free_compares_the_compute_threads_with_the_usable_cores(monkeypatch):
+    from autogradcli.backend import threads
+
+    monkeypatch.undo()  # the real core_free, not the autouse fixture's
+    from autogradcli.trainer.callbacks import core_free
+
+    monkeypatch.setattr(threads, "_usable_cores", lambda: 2)
+    monkeypatch.setattr(threads, "get_num_threads", lambda: 1)
+    assert core_free()
+    monkeypatch.setattr(threads, "get_num_threads", lambda: 2)
+    assert not core_free()

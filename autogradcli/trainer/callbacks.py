@@ -30,6 +30,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .._utils.atomic import atomic_link
+from ..backend import threads
+from ..serialization.archive import prepared_nbytes
 from ..tensor.tensor import Tensor
 from .metrics import mode_problem, resolve_mode
 
@@ -143,6 +145,11 @@ def event_table(callbacks: list[Any]) -> dict[str, list[Callable[..., Any]]]:
     return table
 
 
+def core_free() -> bool:
+    """Whether the compute threads leave a CPU core to a background writer."""
+    return threads.get_num_threads() < threads._usable_cores()
+
+
 def mode_for(monitor: str, mode: str) -> str:
     """``mode`` resolved for ``monitor`` (``auto``: from the metric); ValueError if refused."""
     problem = mode_problem(monitor, mode)
@@ -218,11 +225,15 @@ class Checkpoint(Callback):
     (None: the trainer's, ``val_loss`` by default) and ``mode`` (``auto`` follows the metric)
     set the trainer's monitor when ``Trainer(monitor=...)`` is not given; given both, they
     must agree. Needs a run folder (does nothing otherwise); ``order`` 100 runs it after the
-    other callbacks, so the saved state includes theirs. The state is copied at the epoch's end
-    and written by ``trainer.checkpoint_writer``'s thread while training goes on (one write at a
-    time; on disk when ``fit`` returns; a failed write fails the run at the next step)."""
+    other callbacks, so the saved state includes theirs. ``background``: True copies the state
+    at the epoch's end and has ``trainer.checkpoint_writer``'s thread write it while training
+    goes on (one write at a time; on disk when ``fit`` returns; a failed write fails the run at
+    the next step); False writes it at once; None (default) writes in the background only where
+    that measured faster: a state of ``background_min_bytes`` or more, and a core free for the
+    writer (a device run, or fewer compute threads than cores; bench/README.md)."""
 
     order = 100
+    background_min_bytes = 1 << 20
 
     def __init__(
         self,
@@ -231,12 +242,14 @@ class Checkpoint(Callback):
         save_last: bool = True,
         save_best: bool = True,
         enabled: bool = True,
+        background: bool | None = None,
     ) -> None:
         if monitor is None and mode != "auto":
             raise ValueError(f"Checkpoint(mode={mode!r}) needs the monitor it applies to")
         self.monitor = monitor
         self.mode = mode if monitor is None else mode_for(monitor, mode)
         self.save_last, self.save_best, self.enabled = save_last, save_best, enabled
+        self.background = background
 
     def on_batch_end(self, trainer: Trainer) -> None:
         trainer.checkpoint_writer.check()  # a failed write stops the run at the next step
@@ -252,6 +265,10 @@ class Checkpoint(Callback):
         write = trainer.state.write
         trainer.checkpoint_writer.wait()  # one write at a time; the previous one's error here
         state = trainer.state.snapshot()  # copied now: training goes on while it is written
+        background = self.background
+        if background is None:
+            big = prepared_nbytes(state) >= self.background_min_bytes
+            background = big and (trainer.device != "cpu" or core_free())
 
         def job() -> None:
             # on a best epoch the folder's fsync waits for ``best``'s rename: one for both
@@ -262,7 +279,10 @@ class Checkpoint(Callback):
             if best_path is not None and (last is None or not atomic_link(last, best_path)):
                 write(state, best_path)
 
-        trainer.checkpoint_writer.submit(job)
+        if background:
+            trainer.checkpoint_writer.submit(job)
+        else:
+            job()
 
     def __repr__(self) -> str:
         return f"Checkpoint(monitor={self.monitor!r}, mode={self.mode!r}, enabled={self.enabled})"

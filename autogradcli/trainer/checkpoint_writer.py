@@ -13,7 +13,7 @@ __all__ = ["CheckpointWriter"]
 class CheckpointWriter:
     """Runs ``write()`` jobs on a single background thread, in order. ``submit`` (a
     checkpoint) first waits for every job before it, so at most one checkpoint is in flight;
-    ``queue`` (a run file) does not wait. A job's error is raised in the caller's thread, once,
+    ``queue`` (a run file) does not wait, and runs at once when nothing is in flight. A job's error is raised in the caller's thread, once,
     by the next ``submit``, ``queue``, ``check`` (once it has finished) or ``wait``; the jobs
     queued after a failed one are not run (the summary never runs ahead of the checkpoint)."""
 
@@ -26,11 +26,18 @@ class CheckpointWriter:
         """Start ``write`` once every earlier job is done (an earlier error is raised here and
         ``write`` is not started)."""
         self.wait()
-        self.queue(write)
+        self._enqueue(write)
 
     def queue(self, write: Callable[[], None]) -> None:
-        """Run ``write`` after the jobs already given, without waiting for them."""
+        """Run ``write`` after the jobs already given, without waiting for them: on the
+        thread when one is in flight, else here and now (no thread, no waiting)."""
         self.check()
+        if not self._pending:
+            write()
+            return
+        self._enqueue(write)
+
+    def _enqueue(self, write: Callable[[], None]) -> None:
         if self._executor is None:
             self._executor = ThreadPoolExecutor(1, thread_name_prefix="agrad-checkpoint")
         self._pending.append(self._executor.submit(self._run, write))

@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING, Any
 
 from .._utils.atomic import atomic_open
 from ..data.generator import Generator
-from ..serialization import load, save
+from ..serialization import load
+from ..serialization.archive import Prepared, prepare_archive, write_prepared
 from ..serialization.format import SerializationError
-from ..serialization.snapshot import snapshot
 from ..tensor.random import get_rng_state, set_rng_state
 from ..tensor.tensor import Tensor
 from .run_dir import write_error
@@ -176,24 +176,24 @@ class TrainingState:
             **t.clock.state_dict(),
         }
 
-    def snapshot(self) -> dict[str, Any]:
-        """``state_dict()`` with its arrays copied: what ``write`` saves later (on another
-        thread) is the state now, whatever training changes in the meantime."""
-        return snapshot(self.state_dict())
+    def snapshot(self) -> Prepared:
+        """The checkpoint of now, serialized but for the archive itself (its arrays copied):
+        what ``write`` saves later, on another thread, whatever training changes meanwhile."""
+        return prepare_archive(self.state_dict())
 
     def save(self, path: str, sync_folder: bool = True) -> None:
-        """Write the checkpoint of now (``write`` of ``state_dict()``), in this thread."""
-        self.write(self.state_dict(), path, sync_folder)
+        """Write the checkpoint of now (``write`` of a ``snapshot()``), in this thread."""
+        self.write(self.snapshot(), path, sync_folder)
 
     @staticmethod
-    def write(state: dict[str, Any], path: str, sync_folder: bool = True) -> None:
-        """Write ``state`` atomically and durably (the file fsynced, then renamed over
+    def write(prepared: Prepared, path: str, sync_folder: bool = True) -> None:
+        """Write a ``snapshot()`` atomically and durably (the file fsynced, then renamed over
         ``path``, then its folder fsynced unless ``sync_folder`` is False: the caller's next
         rename there fsyncs it, as ``Checkpoint`` linking ``best`` does). On failure (disk full)
         the previous one is kept and a ``RunFolderError`` names the file."""
         try:
             with atomic_open(path, "wb", sync_folder=sync_folder) as out:
-                save(state, out)
+                write_prepared(prepared, out)
         except OSError as err:
             raise write_error(path, err) from None
 
