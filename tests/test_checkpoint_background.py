@@ -279,3 +279,35 @@ def test_core_free_compares_the_compute_threads_with_the_usable_cores(monkeypatc
     assert core_free()
     monkeypatch.setattr(threads, "get_num_threads", lambda: 2)
     assert not core_free()
+
+
+def test_a_write_in_flight_holds_its_epochs_weights_while_training_goes_on(tmp_path, monkeypatch):
+    """Epoch 1's write is held until epoch 2 has trained; the file still has epoch 1's end."""
+    import shutil
+
+    at_end, copies, trained = [], [], threading.Event()
+    real = state_mod.TrainingState.write
+
+    def write(state, path, sync_folder=True):
+        if not copies:
+            assert trained.wait(5)  # epoch 2's steps have changed the parameters
+        real(state, path, sync_folder)
+        copies.append(shutil.copy(path, f"{path}.{len(copies) + 1}"))
+
+    class Record(Callback):
+        def on_batch_end(self, trainer):
+            if trainer.epoch == 2:
+                trained.set()
+
+        def on_epoch_end(self, trainer):
+            at_end.append({k: v.numpy().copy() for k, v in trainer.model.state_dict().items()})
+
+    monkeypatch.setattr(state_mod.TrainingState, "write", staticmethod(write))
+    tr = make_trainer(tmp_path, epochs=2, callbacks=[Record()])
+    assert tr.fit().status == "completed"
+    assert len(copies) == 2 and not np.array_equal(at_end[0]["weight"], at_end[1]["weight"])
+    for epoch, copy in enumerate(copies):
+        saved = ag.load(copy)
+        assert saved["epoch"] == epoch + 1
+        for key, value in at_end[epoch].items():
+            np.testing.assert_array_equal(saved["model"][key].numpy(), value)

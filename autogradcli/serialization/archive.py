@@ -66,13 +66,18 @@ def _prepare(obj: Any) -> Prepared:
     return header, arrays
 
 
-def prepare_archive(obj: Any) -> Prepared:
-    """What ``save_archive(obj, f)`` writes, made now with every array copied, so that
-    ``write_prepared`` (later, on another thread) writes ``obj`` as it is now, whatever changes
-    it in place meanwhile (an optimizer step). The tree walk and the header (Python) are done
-    here; the archive (checksums and writes: no GIL for large arrays) is left."""
-    header, arrays = _prepare(obj)
-    return header, [(name, arr.copy()) for name, arr in arrays]
+def prepare_archive(obj: Any, copy: bool = True) -> Prepared:
+    """What ``save_archive(obj, f)`` writes: the tree walk and the header (Python) done now,
+    the archive (checksums and writes: no GIL for large arrays) left to ``write_prepared``.
+    ``copy``: every array copied (``detached``), so that a later write on another thread
+    writes ``obj`` as it is now, whatever changes it in place meanwhile (an optimizer step)."""
+    prepared = _prepare(obj)
+    return detached(prepared) if copy else prepared
+
+
+def detached(prepared: Prepared) -> Prepared:
+    """``prepared`` with its arrays copied (no longer views of the objects they came from)."""
+    return prepared[0], [(name, arr.copy()) for name, arr in prepared[1]]
 
 
 def prepared_nbytes(prepared: Prepared) -> int:

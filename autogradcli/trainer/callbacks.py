@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from .._utils.atomic import atomic_link
 from ..backend import threads
-from ..serialization.archive import prepared_nbytes
+from ..serialization.archive import detached, prepared_nbytes
 from ..tensor.tensor import Tensor
 from .metrics import mode_problem, resolve_mode
 
@@ -264,11 +264,13 @@ class Checkpoint(Callback):
         best_path = trainer.run.checkpoint_path("best") if best else None
         write = trainer.state.write
         trainer.checkpoint_writer.wait()  # one write at a time; the previous one's error here
-        state = trainer.state.snapshot()  # copied now: training goes on while it is written
+        state = trainer.state.snapshot(copy=False)
         background = self.background
         if background is None:
             big = prepared_nbytes(state) >= self.background_min_bytes
             background = big and (trainer.device != "cpu" or core_free())
+        if background:
+            state = detached(state)  # copied now: training goes on while it is written
 
         def job() -> None:
             # on a best epoch the folder's fsync waits for ``best``'s rename: one for both

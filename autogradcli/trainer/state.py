@@ -176,14 +176,15 @@ class TrainingState:
             **t.clock.state_dict(),
         }
 
-    def snapshot(self) -> Prepared:
-        """The checkpoint of now, serialized but for the archive itself (its arrays copied):
-        what ``write`` saves later, on another thread, whatever training changes meanwhile."""
-        return prepare_archive(self.state_dict())
+    def snapshot(self, copy: bool = True) -> Prepared:
+        """The checkpoint of now, serialized but for the archive itself; ``copy``: its arrays
+        copied, so ``write`` can save it later, on another thread, whatever training changes
+        meanwhile (without: views of the live state, for a write at once)."""
+        return prepare_archive(self.state_dict(), copy)
 
     def save(self, path: str, sync_folder: bool = True) -> None:
         """Write the checkpoint of now (``write`` of a ``snapshot()``), in this thread."""
-        self.write(self.snapshot(), path, sync_folder)
+        self.write(self.snapshot(copy=False), path, sync_folder)
 
     @staticmethod
     def write(prepared: Prepared, path: str, sync_folder: bool = True) -> None:
