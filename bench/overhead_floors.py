@@ -130,7 +130,7 @@ def checkpoint_floor(nbytes: int, where: str) -> float:
 
     data = os.urandom(nbytes)
     path = os.path.join(where, "floor.bin")
-    return _median(lambda: atomic_write_bytes(path, data), 7)
+    return _median(lambda: atomic_write_bytes(path, data), 15)
 
 
 def floors_table(

@@ -311,3 +311,21 @@ def test_a_write_in_flight_holds_its_epochs_weights_while_training_goes_on(tmp_p
         assert saved["epoch"] == epoch + 1
         for key, value in at_end[epoch].items():
             np.testing.assert_array_equal(saved["model"][key].numpy(), value)
+
+
+def test_a_config_asks_for_background_checkpoints(tmp_path, slow_writes):
+    from autogradcli.trainer import train_from_config
+
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(
+        "name: bg\nseed: 0\n"
+        "data: {dataset: spirals, n_per_class: 8, classes: 2, val_split: 0.25}\n"
+        "model:\n  - {type: Linear, in_features: auto, out_features: 2}\n"
+        "loss: CrossEntropyLoss\noptimizer: {type: SGD, lr: 0.1}\n"
+        "train: {epochs: 2, batch_size: 4}\n"
+        "hooks:\n  - {type: Checkpoint, background: true}\n"
+    )
+    result = train_from_config(str(cfg), progress="none", runs_dir=str(tmp_path / "runs"))
+    assert result.status == "completed", result.message
+    assert slow_writes and all(name.startswith("agrad-checkpoint") for name in slow_writes)
+    assert ag.load(os.path.join(result.run_dir, "checkpoints", "last"))["epoch"] == 2
