@@ -393,6 +393,12 @@ def main() -> None:
         help="per config: the outside time beside its floors (fastest data read, model build, "
         "one durable checkpoint write per epoch); see bench/overhead_floors.py",
     )
+    p.add_argument(
+        "--background",
+        action="store_true",
+        help="per config, checkpoints written at once / by the background thread (alternating "
+        "in this process), then by checkpoint size; see bench/overhead_background.py",
+    )
     p.add_argument("--cold-child", default="", help=argparse.SUPPRESS)
     p.add_argument("--tmp", default="", help=argparse.SUPPRESS)
     args = p.parse_args()
@@ -415,6 +421,15 @@ def main() -> None:
     with open("/proc/loadavg") as f:
         load = f.read().split()[:3]
     print(f"threads {n}; load average before: {' '.join(load)}; repeats {args.repeats} (median)")
+    if args.background:
+        from overhead_background import configs_ab, sizes_ab
+
+        with tempfile.TemporaryDirectory() as tmp:
+            run = lambda name: run_once(name, "none", tmp)  # noqa: E731
+            print(configs_ab(names, run, args.repeats) + "\n" + sizes_ab(args.repeats), end="")
+        with open("/proc/loadavg") as f:
+            print("load average after:", " ".join(f.read().split()[:3]))
+        return
     if args.floors:
         from overhead_floors import floors_table
 

@@ -261,6 +261,7 @@ def test_when_a_checkpoint_is_written_in_the_background(
 
     monkeypatch.setattr(callbacks, "prepared_nbytes", lambda prepared: 1000)
     monkeypatch.setattr(Checkpoint, "background_min_bytes", threshold)
+    monkeypatch.setattr(Checkpoint, "background_wait_s", 10.0)  # the disk never seen slow
     monkeypatch.setattr(callbacks, "core_free", lambda: free)
     tr = make_trainer(tmp_path, epochs=1, callbacks=[Checkpoint(background=background)])
     assert tr.fit().status == "completed"
@@ -329,3 +330,20 @@ def test_a_config_asks_for_background_checkpoints(tmp_path, slow_writes):
     assert result.status == "completed", result.message
     assert slow_writes and all(name.startswith("agrad-checkpoint") for name in slow_writes)
     assert ag.load(os.path.join(result.run_dir, "checkpoints", "last"))["epoch"] == 2
+
+
+@pytest.mark.parametrize(
+    ("wait_s", "threads"), [(0.04, ["Main", "agrad", "agrad"]), (0.06, ["Main"] * 3)]
+)
+def test_after_a_write_that_waited_on_the_disk_the_next_goes_to_the_background(
+    tmp_path, slow_writes, monkeypatch, wait_s, threads
+):
+    """Each write waits 50 ms (a slow disk: wall time, no CPU): with ``background_wait_s``
+    under that, the epochs after the first write in the background; over it, all at once."""
+    from autogradcli.trainer import Checkpoint
+
+    monkeypatch.setattr(Checkpoint, "background_min_bytes", 1 << 62)
+    monkeypatch.setattr(Checkpoint, "background_wait_s", wait_s)
+    tr = make_trainer(tmp_path, epochs=3, callbacks=[Checkpoint()])
+    assert tr.fit().status == "completed"
+    assert [name.split("-")[0].split("Thread")[0] for name in slow_writes] == threads

@@ -26,6 +26,7 @@ resume. PyTorch Lightning's event names (``on_train_epoch_end``...) are refused 
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -229,11 +230,14 @@ class Checkpoint(Callback):
     at the epoch's end and has ``trainer.checkpoint_writer``'s thread write it while training
     goes on (one write at a time; on disk when ``fit`` returns; a failed write fails the run at
     the next step); False writes it at once; None (default) writes in the background only where
-    that measured faster: a state of ``background_min_bytes`` or more, and a core free for the
-    writer (a device run, or fewer compute threads than cores; bench/README.md)."""
+    that measured faster (bench/README.md): after a write that spent ``background_wait_s`` or
+    more waiting on the disk (its wall time less its thread's CPU time) and more waiting than
+    computing, or for a state of ``background_min_bytes`` or more with a core free for the
+    writer (a device run, or fewer compute threads than cores)."""
 
     order = 100
     background_min_bytes = 1 << 20
+    background_wait_s = 0.003
 
     def __init__(
         self,
@@ -250,6 +254,7 @@ class Checkpoint(Callback):
         self.mode = mode if monitor is None else mode_for(monitor, mode)
         self.save_last, self.save_best, self.enabled = save_last, save_best, enabled
         self.background = background
+        self._waited = self._computed = 0.0  # the last write's disk wait and CPU seconds
 
     def on_batch_end(self, trainer: Trainer) -> None:
         trainer.checkpoint_writer.check()  # a failed write stops the run at the next step
@@ -268,11 +273,13 @@ class Checkpoint(Callback):
         background = self.background
         if background is None:
             big = prepared_nbytes(state) >= self.background_min_bytes
-            background = big and (trainer.device != "cpu" or core_free())
+            waits = self._waited >= self.background_wait_s and self._waited > self._computed
+            background = waits or (big and (trainer.device != "cpu" or core_free()))
         if background:
             state = detached(state)  # copied now: training goes on while it is written
 
         def job() -> None:
+            wall, cpu = time.perf_counter(), time.thread_time()
             # on a best epoch the folder's fsync waits for ``best``'s rename: one for both
             if last is not None:
                 write(state, last, sync_folder=best_path is None)
@@ -280,6 +287,8 @@ class Checkpoint(Callback):
             # link's folder fsync, or the copy's, makes ``last``'s rename durable too
             if best_path is not None and (last is None or not atomic_link(last, best_path)):
                 write(state, best_path)
+            self._computed = time.thread_time() - cpu
+            self._waited = time.perf_counter() - wall - self._computed
 
         if background:
             trainer.checkpoint_writer.submit(job)
