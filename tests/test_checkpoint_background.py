@@ -333,17 +333,20 @@ def test_a_config_asks_for_background_checkpoints(tmp_path, slow_writes):
 
 
 @pytest.mark.parametrize(
-    ("wait_s", "threads"), [(0.04, ["Main", "agrad", "agrad"]), (0.06, ["Main"] * 3)]
+    ("wait_s", "threads"),
+    [(0.04, ["Main", "agrad", "agrad", "Main", "agrad"]), (0.06, ["Main"] * 5)],
 )
 def test_after_a_write_that_waited_on_the_disk_the_next_goes_to_the_background(
     tmp_path, slow_writes, monkeypatch, wait_s, threads
 ):
     """Each write waits 50 ms (a slow disk: wall time, no CPU): with ``background_wait_s``
-    under that, the epochs after the first write in the background; over it, all at once."""
+    under that, the epochs after the first write in the background, measured at once again
+    after ``background_probe_every`` (2 here) of them; over it, all at once."""
     from autogradcli.trainer import Checkpoint
 
     monkeypatch.setattr(Checkpoint, "background_min_bytes", 1 << 62)
     monkeypatch.setattr(Checkpoint, "background_wait_s", wait_s)
-    tr = make_trainer(tmp_path, epochs=3, callbacks=[Checkpoint()])
+    monkeypatch.setattr(Checkpoint, "background_probe_every", 2)
+    tr = make_trainer(tmp_path, epochs=5, callbacks=[Checkpoint()])
     assert tr.fit().status == "completed"
     assert [name.split("-")[0].split("Thread")[0] for name in slow_writes] == threads

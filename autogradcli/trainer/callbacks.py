@@ -230,14 +230,17 @@ class Checkpoint(Callback):
     at the epoch's end and has ``trainer.checkpoint_writer``'s thread write it while training
     goes on (one write at a time; on disk when ``fit`` returns; a failed write fails the run at
     the next step); False writes it at once; None (default) writes in the background only where
-    that measured faster (bench/README.md): after a write that spent ``background_wait_s`` or
-    more waiting on the disk (its wall time less its thread's CPU time) and more waiting than
-    computing, or for a state of ``background_min_bytes`` or more with a core free for the
-    writer (a device run, or fewer compute threads than cores)."""
+    that measured faster (bench/README.md): after a write at once that spent
+    ``background_wait_s`` or more waiting on the disk (its wall time less its CPU time) and
+    more waiting than computing (measured again at once after ``background_probe_every``
+    writes in the background, whose times include waiting for the GIL), or for a state of
+    ``background_min_bytes`` or more with a core free for the writer (a device run, or fewer
+    compute threads than cores)."""
 
     order = 100
     background_min_bytes = 1 << 20
     background_wait_s = 0.003
+    background_probe_every = 8
 
     def __init__(
         self,
@@ -254,7 +257,8 @@ class Checkpoint(Callback):
         self.mode = mode if monitor is None else mode_for(monitor, mode)
         self.save_last, self.save_best, self.enabled = save_last, save_best, enabled
         self.background = background
-        self._waited = self._computed = 0.0  # the last write's disk wait and CPU seconds
+        self._waited = self._computed = 0.0  # the last write at once: disk wait, CPU seconds
+        self._behind = 0  # writes in the background since then
 
     def on_batch_end(self, trainer: Trainer) -> None:
         trainer.checkpoint_writer.check()  # a failed write stops the run at the next step
@@ -274,7 +278,9 @@ class Checkpoint(Callback):
         if background is None:
             big = prepared_nbytes(state) >= self.background_min_bytes
             waits = self._waited >= self.background_wait_s and self._waited > self._computed
+            waits = waits and self._behind < self.background_probe_every
             background = waits or (big and (trainer.device != "cpu" or core_free()))
+        self._behind = self._behind + 1 if background else 0
         if background:
             state = detached(state)  # copied now: training goes on while it is written
 
@@ -287,8 +293,9 @@ class Checkpoint(Callback):
             # link's folder fsync, or the copy's, makes ``last``'s rename durable too
             if best_path is not None and (last is None or not atomic_link(last, best_path)):
                 write(state, best_path)
-            self._computed = time.thread_time() - cpu
-            self._waited = time.perf_counter() - wall - self._computed
+            if not background:
+                self._computed = time.thread_time() - cpu
+                self._waited = time.perf_counter() - wall - self._computed
 
         if background:
             trainer.checkpoint_writer.submit(job)
