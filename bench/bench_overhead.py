@@ -25,6 +25,10 @@ printed apart as ``import s`` by ``--cli``). ``outside %`` = (run - step - valid
     env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python bench/bench_overhead.py
     ... --only digits_mlp,penguins --progress none,plain,bar --repeats 3 --profile CONFIG
 
+``--floors`` prints each config's outside time beside the fixed costs no trainer avoids
+(``overhead_floors.py``); ``--background`` times checkpoints written at once, by
+``Checkpoint``'s default rule and in the background (``overhead_background.py``).
+
 ``--progress``: ``none`` (``agrad train --progress none``), ``plain`` (what ``agrad train``
 shows when stdout is not a terminal) and ``bar`` (the default on a terminal: a rich progress
 bar, drawn here to an in-memory terminal console). The median run of ``--repeats`` is shown.
