@@ -5,7 +5,10 @@ files' text made), one background thread writes it, in the order given."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from concurrent.futures import Future, ThreadPoolExecutor
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # imported when a first write goes to the thread (~3 ms cold)
+    from concurrent.futures import Future, ThreadPoolExecutor
 
 __all__ = ["CheckpointWriter"]
 
@@ -39,6 +42,8 @@ class CheckpointWriter:
 
     def _enqueue(self, write: Callable[[], None]) -> None:
         if self._executor is None:
+            from concurrent.futures import ThreadPoolExecutor
+
             self._executor = ThreadPoolExecutor(1, thread_name_prefix="agrad-checkpoint")
         self._pending.append(self._executor.submit(self._run, write))
 
