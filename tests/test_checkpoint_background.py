@@ -141,6 +141,9 @@ def test_writer_runs_one_write_at_a_time_and_raises_its_error_once():
         writer.submit(job("c", 0.0))  # the previous write's error; c is not started
     writer.close()  # raised once: nothing left
     assert order == ["a", "b"]
+    writer.submit(fail)
+    assert writer.settle() == "; [Errno 28] No space left on device"  # a run ending otherwise
+    assert writer.settle() == "" and not writer.busy
 
 
 def test_checkpoint_written_off_the_training_thread_is_complete_when_fit_returns(

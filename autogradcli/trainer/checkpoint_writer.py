@@ -85,6 +85,15 @@ class CheckpointWriter:
                 self._executor.shutdown(wait=True)
                 self._executor = None
 
+    def settle(self, close: bool = True) -> str:
+        """``close`` (or ``wait``) for a run already ending otherwise (an interrupt, an error):
+        the writes' error as ``"; <error>"`` for its message instead of raised, or ``""``."""
+        try:
+            self.close() if close else self.wait()
+        except Exception as err:
+            return f"; {err}"
+        return ""
+
     @property
     def busy(self) -> bool:
         """Whether a job is in flight or finished with its error not yet raised."""

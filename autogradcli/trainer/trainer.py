@@ -191,7 +191,7 @@ class Trainer:
     def save_checkpoint(self, name: str = "last", *, sync_folder: bool = True) -> str | None:
         """Save the checkpoint state to ``checkpoints/<name>`` of the run folder (atomic and
         durable; ``sync_folder=False`` leaves the folder's fsync to the caller's next rename),
-        in this thread, after the background write in flight (whose error it raises)."""
+        here, after the background writes (whose error it raises)."""
         if self.run is None:
             return None
         self.checkpoint_writer.wait()
@@ -271,7 +271,7 @@ class Trainer:
             error = err
             self._notify_exception(err)
         finally:
-            self._finish_checkpoint_writes()
+            self.message += self.checkpoint_writer.settle()  # on disk before fit returns
             self._end_fit()
         return error
 
@@ -295,21 +295,10 @@ class Trainer:
             with contextlib.suppress(Exception):
                 fn(self, err)
 
-    def _finish_checkpoint_writes(self) -> None:
-        """Wait for the background checkpoint write (durable before ``fit`` returns); on a run
-        already ending with an error its failure is added to the message."""
-        try:
-            self.checkpoint_writer.close()
-        except Exception as err:
-            self.message += f"; {err}"
-
     def _save_after_interrupt(self) -> None:
         if self.run is None:
             return
-        try:
-            self.checkpoint_writer.wait()  # the epoch's checkpoint in flight lands first
-        except Exception as err:
-            self.message += f"; {err}"
+        self.message += self.checkpoint_writer.settle(close=False)  # the epoch's lands first
         if self._in_optimizer_step:
             self.message += " (inside optimizer.step: checkpoints/last not updated)"
             return
