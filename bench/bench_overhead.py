@@ -25,6 +25,10 @@ printed apart as ``import s`` by ``--cli``). ``outside %`` = (run - step - valid
     env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python bench/bench_overhead.py
     ... --only digits_mlp,penguins --progress none,plain,bar --repeats 3 --profile CONFIG
 
+``--floors`` prints each config's outside time beside the fixed costs no trainer avoids
+(``overhead_floors.py``); ``--background`` times checkpoints written at once, by
+``Checkpoint``'s default rule and in the background (``overhead_background.py``).
+
 ``--progress``: ``none`` (``agrad train --progress none``), ``plain`` (what ``agrad train``
 shows when stdout is not a terminal) and ``bar`` (the default on a terminal: a rich progress
 bar, drawn here to an in-memory terminal console). The median run of ``--repeats`` is shown.
@@ -246,6 +250,7 @@ def run_once(name: str, progress: str, tmp: str, profile: bool = False) -> dict:
         "setup": run - t.get("fit", 0.0),
         "epochs": len(result.history),
         "steps": result.history[-1]["step"] if result.history else 0,
+        "run_dir": result.run_dir,
         **t,
     }
     if prof:
@@ -386,6 +391,18 @@ def main() -> None:
         help="configs: each agrad train's stages from a fresh process (interpreter, import, "
         "config, data+model, run folder, first step, ...), medians of --repeats",
     )
+    p.add_argument(
+        "--floors",
+        action="store_true",
+        help="per config: the outside time beside its floors (fastest data read, model build, "
+        "one durable checkpoint write per epoch); see bench/overhead_floors.py",
+    )
+    p.add_argument(
+        "--background",
+        action="store_true",
+        help="per config, checkpoints written at once / by the background thread (alternating "
+        "in this process), then by checkpoint size; see bench/overhead_background.py",
+    )
     p.add_argument("--cold-child", default="", help=argparse.SUPPRESS)
     p.add_argument("--tmp", default="", help=argparse.SUPPRESS)
     args = p.parse_args()
@@ -408,6 +425,24 @@ def main() -> None:
     with open("/proc/loadavg") as f:
         load = f.read().split()[:3]
     print(f"threads {n}; load average before: {' '.join(load)}; repeats {args.repeats} (median)")
+    if args.background:
+        from overhead_background import configs_ab, sizes_ab
+
+        with tempfile.TemporaryDirectory() as tmp:
+            run = lambda name: run_once(name, "none", tmp)  # noqa: E731
+            print(configs_ab(names, run, args.repeats) + "\n" + sizes_ab(args.repeats), end="")
+        with open("/proc/loadavg") as f:
+            print("load average after:", " ".join(f.read().split()[:3]))
+        return
+    if args.floors:
+        from overhead_floors import floors_table
+
+        with tempfile.TemporaryDirectory() as tmp:
+            run = lambda name: run_once(name, "none", tmp)  # noqa: E731
+            print(floors_table(names, ROOT, run, _overrides, tmp), end="")
+        with open("/proc/loadavg") as f:
+            print("load average after:", " ".join(f.read().split()[:3]))
+        return
     if args.no_fsync or args.set:
         print(f"what-if: no fsync {args.no_fsync}, --set {args.set}")
     hdr = "| config | kind | progress | epochs | steps | run s | step s | outside % | val % |"

@@ -64,3 +64,24 @@ def test_perplexity_sums_in_place_leave_the_output_alone():
         want = -np.take_along_axis(logp, target[..., None], -1).sum()
         assert sums["nll_n"] == target.size
         assert np.isclose(sums["nll_sum"], want, rtol=1e-12)
+
+
+def test_floors_read_a_table_and_time_a_durable_write(tmp_path):
+    """``--floors``' data floor names the faster reader of penguins.csv and its durable write
+    leaves the written file in place (bench/overhead_floors.py)."""
+    import os
+    import sys
+
+    bench = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "bench")
+    sys.path.insert(0, bench)
+    try:
+        from overhead_floors import checkpoint_floor, data_floor
+    finally:
+        sys.path.remove(bench)
+    from autogradcli.config import load_config
+
+    root = os.path.dirname(bench)
+    reader, seconds = data_floor(load_config(os.path.join(root, "configs", "penguins.yaml")))
+    assert reader in ("csv module", "pyarrow.csv") and 0 < seconds < 1
+    assert 0 < checkpoint_floor(4096, str(tmp_path)) < 1
+    assert os.path.getsize(tmp_path / "floor.bin") == 4096

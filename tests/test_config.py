@@ -74,6 +74,7 @@ def test_defaults_filled(cfg):
             "save_last": True,
             "save_best": True,
             "enabled": True,
+            "background": None,
         },
         {"type": "NonFiniteGuard", "enabled": True},
     ]

@@ -167,3 +167,46 @@ def test_hookspec_names_every_builtin_hook():
     doc = HookSpec.__doc__ or ""
     assert "BUILTIN_CALLBACKS" in doc
     assert "LRLogger" not in doc  # no typed list to drift from the table
+
+
+def test_name_tables_are_the_whole_tables_and_look_one_name_up_alone():
+    """layer_types/loss_types/optimizer_types iterate as a scan of their namespace does (the
+    tables before they were lazy), and a lookup loads only its own lazily loaded module (a
+    fresh process: digits_mlp's build loads neither nn.parallel nor unused optimizers)."""
+    import os
+
+    from test_lazy_imports import REPO, run_fresh
+
+    from autogradcli.config import registry
+    from autogradcli.nn.loss import _Loss
+
+    def scan(ns, keep):
+        return {n: o for n in dir(ns) if not n.startswith("_") and keep(n, o := getattr(ns, n))}
+
+    layers = scan(nn, registry._is_layer)
+    layers.update({"Add": registry.blocks.Add, "Concat": registry.blocks.Concat})
+    layers.update({"Mul": registry.blocks.Mul})
+    layers.update({n: getattr(registry.sequence_layers, n) for n in registry._SEQUENCE_LAYERS})
+    layers["TableEmbeddings"] = registry.table_layers.TableEmbeddings
+    assert list(registry.layer_types().items()) == list(layers.items())
+    is_loss = lambda n, o: isinstance(o, type) and issubclass(o, _Loss)
+    assert list(registry.loss_types().items()) == list(scan(nn, is_loss).items())
+    optimizers = registry.optimizer_types()
+    assert list(optimizers.items()) == list(scan(optim, registry._is_optimizer).items())
+    assert "LBFGS" not in optimizers and optimizers["Adam"] is optim.Adam
+    for table, name in ((registry.layer_types(), "Sequential"), (registry.layer_types(), "MSELoss"),
+                        (registry.loss_types(), "_Loss"), (optimizers, "Optimizer")):  # fmt: skip
+        assert name not in table
+        with pytest.raises(KeyError):
+            table[name]
+    config = os.path.join(REPO, "configs", "digits_mlp.yaml")
+    code = (
+        "import json, sys\n"
+        "from autogradcli.config import load_config\n"
+        "from autogradcli.config.build import build_experiment\n"
+        f"build_experiment(load_config({config!r}))\n"
+        "print(json.dumps(sorted(sys.modules)))\n"
+    )
+    loaded = run_fresh(code)
+    assert "autogradcli.nn.parallel" not in loaded and "autogradcli.optim.rmsprop" not in loaded
+    assert "autogradcli.optim.adam" in loaded

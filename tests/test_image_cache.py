@@ -141,3 +141,32 @@ def test_full_temporary_folder_or_too_many_pixels_decode_each_time(tmp_path, mon
     for i, w in enumerate(want * 2):
         np.testing.assert_array_equal(over.pixels(i % 3), w)
     assert len(calls) == 6
+
+
+def test_size_and_channels_set_decode_each_file_while_its_header_is_read(tmp_path, monkeypatch):
+    """With ``size`` and ``channels`` given, ``read`` opens each file once for its header and
+    pixels together: fit and the epochs read the pixels back (no second opening), bit for bit
+    a fresh decode; a file whose data is bad still reads, and fails when first decoded."""
+    from PIL import Image
+
+    root = _folder(tmp_path)
+    opened: list[str] = []
+    real_open = Image.open
+    monkeypatch.setattr(Image, "open", lambda p, *a, **k: opened.append(p) or real_open(p, *a, **k))
+    kind = KINDS["image_folder"](root=root, size=4, channels=3, normalize="auto")
+    source = kind.read()
+    assert sorted(opened) == sorted(source.files)
+    state = kind.fit(source, [0, 1, 2, 3])
+    ds = kind.samples(source, state, range(6))
+    got = [ds[i][0] for i in range(6)]
+    assert sorted(opened) == sorted(source.files)  # nothing opened again
+    norm = Normalize(state["mean"], state["std"])
+    for i, x in enumerate(got):
+        np.testing.assert_array_equal(x, norm(decode(source.files[i], (4, 4), 3)))
+
+    bad = os.path.join(root, "a", "0.png")
+    with open(bad, "r+b") as fh:
+        fh.truncate(60)  # the header survives, the pixels do not
+    source = KINDS["image_folder"](root=root, size=4, channels=3).read()
+    with pytest.raises(DataError, match=r"0\.png: cannot be decoded"):
+        kind.samples(source, kind.fit(source, [1, 2]), [0])[0]

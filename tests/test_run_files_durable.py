@@ -168,6 +168,7 @@ def test_tables_and_plots_redrawn_at_most_every_tables_every_seconds(tmp_path, m
         order = 300  # after RunLogger
 
         def on_epoch_end(self, trainer):
+            trainer.checkpoint_writer.wait()  # the epoch's files are written on its thread
             summary = json.loads(Path(trainer.run.file("summary.json")).read_text())
             seen.append((len(trainer.run.read_metrics()), summary["epochs_completed"]))
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -71,21 +72,64 @@ _KNOWN_SIGNATURES: dict[str, dict[str, Any]] = {
 }
 
 
-@functools.cache
-def layer_types() -> dict[str, type]:
-    out = {
-        name: obj
-        for name in dir(nn)
-        if isinstance(obj := getattr(nn, name), type)
+class NameTable(Mapping):
+    """``name -> class`` for the public names of ``namespace`` that ``accepts(name, obj)``,
+    ``extra`` on top. One name is looked up alone, loading only its own module where the
+    namespace loads them lazily (``nn``, ``optim``); iterating builds the whole table (every
+    module: ~15 ms cold), as a message's suggestions or the help need."""
+
+    def __init__(
+        self,
+        namespace: Any,
+        accepts: Callable[[str, Any], bool],
+        extra: dict[str, type] | None = None,
+    ) -> None:
+        self._namespace, self._accepts, self._extra = namespace, accepts, dict(extra or {})
+        self._table: dict[str, type] | None = None
+
+    def __getitem__(self, name: Any) -> type:
+        if name in self._extra:
+            return self._extra[name]
+        if not isinstance(name, str) or name.startswith("_"):
+            raise KeyError(name)
+        obj = getattr(self._namespace, name, None)
+        if not self._accepts(name, obj):
+            raise KeyError(name)
+        return obj
+
+    def _all(self) -> dict[str, type]:
+        if self._table is None:
+            found = {
+                name: obj
+                for name in dir(self._namespace)
+                if not name.startswith("_")
+                and self._accepts(name, obj := getattr(self._namespace, name))
+            }
+            self._table = found | self._extra
+        return self._table
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._all())
+
+    def __len__(self) -> int:
+        return len(self._all())
+
+
+def _is_layer(name: str, obj: Any) -> bool:
+    return (
+        isinstance(obj, type)
         and issubclass(obj, nn.Module)
         and not issubclass(obj, _Loss)
         and name not in _NOT_LAYERS
-        and not name.startswith("_")
-    }
-    out.update({"Add": blocks.Add, "Concat": blocks.Concat, "Mul": blocks.Mul})
-    out.update({name: getattr(sequence_layers, name) for name in _SEQUENCE_LAYERS})
-    out["TableEmbeddings"] = table_layers.TableEmbeddings
-    return out
+    )
+
+
+@functools.cache
+def layer_types() -> NameTable:
+    extra = {"Add": blocks.Add, "Concat": blocks.Concat, "Mul": blocks.Mul}
+    extra.update({name: getattr(sequence_layers, name) for name in _SEQUENCE_LAYERS})
+    extra["TableEmbeddings"] = table_layers.TableEmbeddings
+    return NameTable(nn, _is_layer, extra)
 
 
 def own_auto(target: Any, key: str) -> bool:
@@ -95,25 +139,22 @@ def own_auto(target: Any, key: str) -> bool:
 
 
 @functools.cache
-def loss_types() -> dict[str, type]:
-    return {
-        name: obj
-        for name in dir(nn)
-        if isinstance(obj := getattr(nn, name), type)
-        and issubclass(obj, _Loss)
-        and not name.startswith("_")
-    }
+def loss_types() -> NameTable:
+    return NameTable(nn, lambda name, obj: isinstance(obj, type) and issubclass(obj, _Loss))
+
+
+def _is_optimizer(name: str, obj: Any) -> bool:
+    return (
+        isinstance(obj, type)
+        and issubclass(obj, optim.Optimizer)
+        and obj is not optim.Optimizer
+        and obj.__name__ != "LBFGS"  # LBFGS needs a closure the Trainer lacks
+    )
 
 
 @functools.cache
-def optimizer_types() -> dict[str, type]:
-    return {
-        name: obj
-        for name in dir(optim)
-        if isinstance(obj := getattr(optim, name), type)
-        and issubclass(obj, optim.Optimizer)
-        and obj not in (optim.Optimizer, optim.LBFGS)  # LBFGS needs a closure the Trainer lacks
-    }
+def optimizer_types() -> NameTable:
+    return NameTable(optim, _is_optimizer)
 
 
 @functools.cache
@@ -172,7 +213,7 @@ def signature_of(obj: Any, skip: tuple[str, ...] = ()) -> Signature:
     ``skip`` (``params`` of an optimizer, ``optimizer`` of a scheduler)."""
     known = (
         _KNOWN_SIGNATURES.get(getattr(obj, "__name__", ""))
-        if obj in layer_types().values()
+        if layer_types().get(getattr(obj, "__name__", "")) is obj
         else None
     )
     if known is not None:

@@ -42,19 +42,52 @@ _MAX_HEADER_BYTES = 256 * 2**20
 PathOrFile = str | os.PathLike | IO[bytes]
 
 
+Prepared = tuple[bytes, list[tuple[str, np.ndarray]]]
+
+
 def save_archive(obj: Any, f: PathOrFile) -> None:
     """Save ``obj`` (nested dicts/lists/tuples of Tensors, numbers, strings...) to ``f``."""
+    header, arrays = _prepare(obj)
+    if not isinstance(f, (str, os.PathLike)):
+        _write_archive(f, header, arrays)
+        return
+    with atomic_open(f, "wb") as out:
+        _write_archive(out, header, arrays)
+
+
+def _prepare(obj: Any) -> Prepared:
+    """The header bytes of ``obj`` and the ``(member name, host array)`` pairs it references."""
     tree, arrays = encode(obj)
     header = json.dumps(
         {"format": FORMAT_NAME, "version": FORMAT_VERSION, "root": tree},
         ensure_ascii=False,
         allow_nan=False,
     ).encode("utf-8")
-    if not isinstance(f, (str, os.PathLike)):
-        _write_archive(f, header, arrays)
-        return
-    with atomic_open(f, "wb") as out:
-        _write_archive(out, header, arrays)
+    return header, arrays
+
+
+def prepare_archive(obj: Any, copy: bool = True) -> Prepared:
+    """What ``save_archive(obj, f)`` writes: the tree walk and the header (Python) done now,
+    the archive (checksums and writes: no GIL for large arrays) left to ``write_prepared``.
+    ``copy``: every array copied (``detached``), so that a later write on another thread
+    writes ``obj`` as it is now, whatever changes it in place meanwhile (an optimizer step)."""
+    prepared = _prepare(obj)
+    return detached(prepared) if copy else prepared
+
+
+def detached(prepared: Prepared) -> Prepared:
+    """``prepared`` with its arrays copied (no longer views of the objects they came from)."""
+    return prepared[0], [(name, arr.copy()) for name, arr in prepared[1]]
+
+
+def prepared_nbytes(prepared: Prepared) -> int:
+    """The bytes of a ``prepare_archive`` result's header and arrays (about its file size)."""
+    return len(prepared[0]) + sum(arr.nbytes for _, arr in prepared[1])
+
+
+def write_prepared(prepared: Prepared, out: IO[bytes]) -> None:
+    """Write a ``prepare_archive`` result into the open binary file ``out``."""
+    _write_archive(out, *prepared)
 
 
 def _write_archive(out: IO[bytes], header: bytes, arrays: list[tuple[str, np.ndarray]]) -> None:

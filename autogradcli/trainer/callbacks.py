@@ -26,10 +26,13 @@ resume. PyTorch Lightning's event names (``on_train_epoch_end``...) are refused 
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .._utils.atomic import atomic_link
+from ..backend import threads
+from ..serialization.archive import detached, prepared_nbytes
 from ..tensor.tensor import Tensor
 from .metrics import mode_problem, resolve_mode
 
@@ -143,6 +146,11 @@ def event_table(callbacks: list[Any]) -> dict[str, list[Callable[..., Any]]]:
     return table
 
 
+def core_free() -> bool:
+    """Whether the compute threads leave a CPU core to a background writer."""
+    return threads.get_num_threads() < threads._usable_cores()
+
+
 def mode_for(monitor: str, mode: str) -> str:
     """``mode`` resolved for ``monitor`` (``auto``: from the metric); ValueError if refused."""
     problem = mode_problem(monitor, mode)
@@ -218,9 +226,21 @@ class Checkpoint(Callback):
     (None: the trainer's, ``val_loss`` by default) and ``mode`` (``auto`` follows the metric)
     set the trainer's monitor when ``Trainer(monitor=...)`` is not given; given both, they
     must agree. Needs a run folder (does nothing otherwise); ``order`` 100 runs it after the
-    other callbacks, so the saved state includes theirs."""
+    other callbacks, so the saved state includes theirs. ``background``: True copies the state
+    at the epoch's end and has ``trainer.checkpoint_writer``'s thread write it while training
+    goes on (one write at a time; on disk when ``fit`` returns; a failed write fails the run at
+    the next step); False writes it at once; None (default) writes in the background only where
+    that measured faster (bench/README.md): after a write at once that spent
+    ``background_wait_s`` or more waiting on the disk (its wall time less its CPU time) and
+    more waiting than computing (measured again at once after ``background_probe_every``
+    writes in the background, whose times include waiting for the GIL), or for a state of
+    ``background_min_bytes`` or more with a core free for the writer (a device run, or fewer
+    compute threads than cores)."""
 
     order = 100
+    background_min_bytes = 1 << 20
+    background_wait_s = 0.003
+    background_probe_every = 8
 
     def __init__(
         self,
@@ -229,25 +249,58 @@ class Checkpoint(Callback):
         save_last: bool = True,
         save_best: bool = True,
         enabled: bool = True,
+        background: bool | None = None,
     ) -> None:
         if monitor is None and mode != "auto":
             raise ValueError(f"Checkpoint(mode={mode!r}) needs the monitor it applies to")
         self.monitor = monitor
         self.mode = mode if monitor is None else mode_for(monitor, mode)
         self.save_last, self.save_best, self.enabled = save_last, save_best, enabled
+        self.background = background
+        self._waited = self._computed = 0.0  # the last write at once: disk wait, CPU seconds
+        self._behind = 0  # writes in the background since then
+
+    def on_batch_end(self, trainer: Trainer) -> None:
+        trainer.checkpoint_writer.check()  # a failed write stops the run at the next step
 
     def on_epoch_end(self, trainer: Trainer) -> None:
         if not self.enabled or trainer.run is None:
             return
         best = self.save_best and trainer.best.get("epoch") == trainer.epoch
-        # on a best epoch the folder's fsync waits for ``best``'s rename: one for both names
-        last = trainer.save_checkpoint("last", sync_folder=not best) if self.save_last else None
-        if not best:
+        if not (self.save_last or best):
             return
-        # the same state as ``last``: linked (one serialization and fsync less an epoch); the
-        # link's folder fsync, or the copy's, makes ``last``'s rename durable too
-        if last is None or not atomic_link(last, trainer.run.checkpoint_path("best")):
-            trainer.save_checkpoint("best")
+        last = trainer.run.checkpoint_path("last") if self.save_last else None
+        best_path = trainer.run.checkpoint_path("best") if best else None
+        write = trainer.state.write
+        trainer.checkpoint_writer.wait()  # one write at a time; the previous one's error here
+        state = trainer.state.snapshot(copy=False)
+        background = self.background
+        if background is None:
+            big = prepared_nbytes(state) >= self.background_min_bytes
+            waits = self._waited >= self.background_wait_s and self._waited > self._computed
+            waits = waits and self._behind < self.background_probe_every
+            background = waits or (big and (trainer.device != "cpu" or core_free()))
+        self._behind = self._behind + 1 if background else 0
+        if background:
+            state = detached(state)  # copied now: training goes on while it is written
+
+        def job() -> None:
+            wall, cpu = time.perf_counter(), time.thread_time()
+            # on a best epoch the folder's fsync waits for ``best``'s rename: one for both
+            if last is not None:
+                write(state, last, sync_folder=best_path is None)
+            # the same state as ``last``: linked (one serialization and fsync less); the
+            # link's folder fsync, or the copy's, makes ``last``'s rename durable too
+            if best_path is not None and (last is None or not atomic_link(last, best_path)):
+                write(state, best_path)
+            if not background:
+                self._computed = time.thread_time() - cpu
+                self._waited = time.perf_counter() - wall - self._computed
+
+        if background:
+            trainer.checkpoint_writer.submit(job)
+        else:
+            job()
 
     def __repr__(self) -> str:
         return f"Checkpoint(monitor={self.monitor!r}, mode={self.mode!r}, enabled={self.enabled})"

@@ -7,8 +7,10 @@ milliseconds would spend most of their time redrawing them); all of them at the 
 the run ends; ``traceback.txt`` after an unexpected error. Every write is atomic; the per-epoch
 ones and a new folder's first tables and summary are not fsynced (a resume rebuilds them from
 the durable checkpoint: an fsync an epoch cost tiny runs most of their time); ``model.txt``,
-the summary at the start of ``fit`` and everything at its end are. The folder itself (paths,
-atomic writes, the lock) is ``RunDir``.
+the summary at the start of ``fit`` and everything at its end are. The per-epoch files are
+written by the trainer's ``checkpoint_writer`` thread after that epoch's checkpoint (their
+text made at the epoch's end), so the summary never runs ahead of ``checkpoints/last``. The
+folder itself (paths, atomic writes, the lock) is ``RunDir``.
 """
 
 from __future__ import annotations
@@ -130,6 +132,7 @@ class RunLogger(Callback):
         self.run, self.name, self.extra = run, name, dict(extra or {})
         self.tables_every = float(tables_every)
         self._written = 0  # history rows already in metrics.jsonl
+        self._queued = 0  # history rows handed to the writer thread
         self._tabled = 0  # history rows already in metrics.csv and the plots
         self._tables_at = -math.inf  # time.monotonic() of their last write
         self._begun = False  # model.txt written by ``begin``
@@ -156,37 +159,64 @@ class RunLogger(Callback):
         elif not self._begun:
             sample = trainer.sample_batch()
             self.run.write_text(MODEL_TXT, model_text(trainer.model, sample))
-        self._written = len(history)
+        self._written = self._queued = len(history)
         if not self._begun or self._tabled != len(history):  # ``begin``'s are still current
             self._write_tables(trainer)
         self._write_summary(trainer)
 
     def on_epoch_end(self, trainer: Trainer) -> None:
-        self._sync(trainer, durable=False)
-        self._write_summary(trainer, durable=False)
+        history = trainer.history
+        rows = [jsonable(row) for row in history[self._queued :]]
+        self._queued = len(history)
+        tables = None
+        if self._tabled != len(history) and self._tables_due():
+            tables = [dict(row) for row in history]
+            self._tabled, self._tables_at = len(history), time.monotonic()
+        summary = jsonable(run_summary(trainer, self.name, self.extra))
+        writer = getattr(trainer, "checkpoint_writer", None)
+        if writer is None:
+            self._write_epoch(rows, tables, summary)
+        else:  # after this epoch's checkpoint, on its thread
+            writer.queue(lambda: self._write_epoch(rows, tables, summary))
+
+    def _write_epoch(
+        self, rows: list[dict[str, Any]], tables: list[dict[str, Any]] | None, summary: dict
+    ) -> None:
+        """An epoch's files, not fsynced: its metrics lines, the tables when due, the summary."""
+        for row in rows:
+            self.run.append_metrics(row, durable=False)
+            self._written += 1
+        if tables is not None:
+            self._write_table_files(tables, durable=False)
+        self.run.write_summary(summary, durable=False)
+
+    def _tables_due(self) -> bool:
+        return time.monotonic() - self._tables_at >= self.tables_every
 
     def on_fit_end(self, trainer: Trainer) -> None:
         with self.run.folder_synced_once():  # one folder fsync for the end's renames
             with contextlib.suppress(Exception):
-                self._sync(trainer, durable=True)
+                self._sync(trainer)
             if trainer.traceback_text:
                 with contextlib.suppress(Exception):
                     self.run.write_text("traceback.txt", trainer.traceback_text)
             self._write_summary(trainer)
 
-    def _sync(self, trainer: Trainer, durable: bool) -> None:
+    def _sync(self, trainer: Trainer) -> None:
+        """The end's files, durable: the metrics lines not written yet (a failed or skipped
+        epoch write's included), the tables, then metrics.jsonl fsynced."""
         for row in trainer.history[self._written :]:
             self.run.append_metrics(row, durable=False)
-        self._written = len(trainer.history)
-        due = time.monotonic() - self._tables_at >= self.tables_every
-        if durable or (self._tabled != len(trainer.history) and due):
-            self._write_tables(trainer, durable)
-        if durable:
-            self.run.sync_metrics()
+        self._written = self._queued = len(trainer.history)
+        self._write_tables(trainer, durable=True)
+        self.run.sync_metrics()
 
     def _write_tables(self, trainer: Trainer, durable: bool = True) -> None:
         history = trainer.history
         self._tabled, self._tables_at = len(history), time.monotonic()
+        self._write_table_files(history, durable)
+
+    def _write_table_files(self, history: list[dict[str, Any]], durable: bool) -> None:
         self.run.write_metrics_csv(history, durable)
         svg = loss_svg(history, title=f"{self.name}: loss")
         self.run.write_text(LOSS_SVG, svg, durable)

@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 from .._utils.atomic import atomic_open
 from ..data.generator import Generator
-from ..serialization import load, save
+from ..serialization import load
+from ..serialization.archive import Prepared, prepare_archive, write_prepared
 from ..serialization.format import SerializationError
 from ..tensor.random import get_rng_state, set_rng_state
 from ..tensor.tensor import Tensor
@@ -175,14 +176,25 @@ class TrainingState:
             **t.clock.state_dict(),
         }
 
+    def snapshot(self, copy: bool = True) -> Prepared:
+        """The checkpoint of now, serialized but for the archive itself; ``copy``: its arrays
+        copied, so ``write`` can save it later, on another thread, whatever training changes
+        meanwhile (without: views of the live state, for a write at once)."""
+        return prepare_archive(self.state_dict(), copy)
+
     def save(self, path: str, sync_folder: bool = True) -> None:
-        """Write the checkpoint atomically and durably (the file fsynced, then renamed over
+        """Write the checkpoint of now (``write`` of a ``snapshot()``), in this thread."""
+        self.write(self.snapshot(copy=False), path, sync_folder)
+
+    @staticmethod
+    def write(prepared: Prepared, path: str, sync_folder: bool = True) -> None:
+        """Write a ``snapshot()`` atomically and durably (the file fsynced, then renamed over
         ``path``, then its folder fsynced unless ``sync_folder`` is False: the caller's next
         rename there fsyncs it, as ``Checkpoint`` linking ``best`` does). On failure (disk full)
         the previous one is kept and a ``RunFolderError`` names the file."""
         try:
             with atomic_open(path, "wb", sync_folder=sync_folder) as out:
-                save(self.state_dict(), out)
+                write_prepared(prepared, out)
         except OSError as err:
             raise write_error(path, err) from None
 

@@ -31,6 +31,7 @@ from .batches import model_device, safe_len, unpack
 from .best import best_monitor
 from .builtin import BUILTIN_CALLBACKS, missing_defaults
 from .callbacks import event_table, is_better
+from .checkpoint_writer import CheckpointWriter
 from .evaluate import sum_batches
 from .guards import NonFiniteLossError
 from .metrics import EpochSums, default_metrics, guess_task
@@ -155,6 +156,7 @@ class Trainer:
         self.resume_rng: dict[str, Any] | None = None  # set by a loaded checkpoint
         self.clock = RunClock()
         self.state = TrainingState(self)
+        self.checkpoint_writer = CheckpointWriter()  # Checkpoint's writes, off this thread
         self.interrupt = DeferredInterrupt()
         self._grad_norm_type: float | None = None
         self._in_optimizer_step = False
@@ -188,9 +190,11 @@ class Trainer:
 
     def save_checkpoint(self, name: str = "last", *, sync_folder: bool = True) -> str | None:
         """Save the checkpoint state to ``checkpoints/<name>`` of the run folder (atomic and
-        durable; ``sync_folder=False`` leaves the folder's fsync to the caller's next rename)."""
+        durable; ``sync_folder=False`` leaves the folder's fsync to the caller's next rename),
+        here, after the background writes (whose error it raises)."""
         if self.run is None:
             return None
+        self.checkpoint_writer.wait()
         path = self.run.checkpoint_path(name)
         self.state.save(path, sync_folder=sync_folder)
         return path
@@ -247,6 +251,7 @@ class Trainer:
             self._emit("on_fit_start")
             while self.epochs_done < self.epochs and not self.should_stop:
                 self._run_epoch()
+            self.checkpoint_writer.close()  # the last checkpoint on disk; its error fails the run
             self.status, self.message = "completed", self.stop_reason
         except KeyboardInterrupt as err:
             self.status = "interrupted"
@@ -266,6 +271,7 @@ class Trainer:
             error = err
             self._notify_exception(err)
         finally:
+            self.message += self.checkpoint_writer.settle()  # on disk before fit returns
             self._end_fit()
         return error
 
@@ -292,6 +298,7 @@ class Trainer:
     def _save_after_interrupt(self) -> None:
         if self.run is None:
             return
+        self.message += self.checkpoint_writer.settle(close=False)  # the epoch's lands first
         if self._in_optimizer_step:
             self.message += " (inside optimizer.step: checkpoints/last not updated)"
             return

@@ -420,6 +420,9 @@ class Die:
     def on_batch_end(self, trainer):
         rank = os.environ.get("OMPI_COMM_WORLD_RANK")
         if rank == os.environ["DIE_RANK"] and trainer.epoch == 4 and trainer.batch_in_epoch == 2:
+            # epoch 3's checkpoint and files are written in the background: a SIGKILL while
+            # they are in flight loses them (resume starts at epoch 2); let them land first
+            trainer.checkpoint_writer.wait()
             os.kill(os.getpid(), signal.SIGKILL)
 """
 

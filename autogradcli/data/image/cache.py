@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from .decode import decode_uint8
+from .decode import BadImage, Header, decode_uint8, probe, probe_and_decode
 
 __all__ = ["DecodedImages"]
 
@@ -56,13 +56,27 @@ class DecodedImages:
         if raw[:1] == _WRITTEN and len(raw) == self._record:
             return np.frombuffer(raw, np.uint8, offset=1).reshape(self.shape)
         pixels = np.ascontiguousarray(decode_uint8(self.files[index], self.size, self.channels))
+        self._keep(offset, pixels)
+        return pixels
+
+    def probe_and_keep(self, index: int) -> Header:
+        """The header of image ``index`` (``probe``), its pixels decoded from the same opening
+        and kept when this store keeps images (a file whose pixels fail to decode is kept
+        nothing: ``pixels`` raises its ``BadImage`` when asked)."""
+        if self._fh is None:
+            return probe(self.files[index])
+        header, pixels = probe_and_decode(self.files[index], self.size, self.channels)
+        if not isinstance(pixels, BadImage):
+            self._keep(index * self._record, np.ascontiguousarray(pixels))
+        return header
+
+    def _keep(self, offset: int, pixels: np.ndarray) -> None:
         if self._writable:
             try:
                 _write(self._fh, pixels.tobytes(), offset + 1)
                 _write(self._fh, _WRITTEN, offset)
             except OSError:  # the temporary folder is full: keep no more (this process)
                 self._writable = False
-        return pixels
 
     def __getstate__(self) -> dict[str, Any]:
         """A pickled copy (a spawned worker) cannot share the file: it decodes each image."""

@@ -10,7 +10,16 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["FORMATS", "BadImage", "Header", "decode", "decode_uint8", "probe", "to_float"]
+__all__ = [
+    "FORMATS",
+    "BadImage",
+    "Header",
+    "decode",
+    "decode_uint8",
+    "probe",
+    "probe_and_decode",
+    "to_float",
+]
 
 FORMATS = ("BMP", "GIF", "JPEG", "PNG")  # Pillow's names of the formats we read
 _GRAY_MODES = ("1", "L", "LA", "I", "I;16", "F")
@@ -72,15 +81,37 @@ def probe(path: str | os.PathLike) -> Header:
     decompression-bomb limit; ``BadImage`` if it is not a readable PNG/JPEG/BMP/GIF."""
     img = _open(os.fspath(path))
     with img:
-        width, height = img.size
-        return Header(height, width, img.mode in _GRAY_MODES)
+        return _header(img)
+
+
+def _header(img: Any) -> Header:
+    width, height = img.size
+    return Header(height, width, img.mode in _GRAY_MODES)
+
+
+def probe_and_decode(
+    path: str | os.PathLike, size: tuple[int, int], channels: int
+) -> tuple[Header, np.ndarray | BadImage]:
+    """``probe(path)`` and, from the same opening, ``decode_uint8(path, size, channels)``'s
+    pixels, or the ``BadImage`` decoding raised (the header may be good and the data not);
+    ``BadImage`` when the header is bad, as ``probe``."""
+    img = _open(os.fspath(path))
+    header = _header(img)
+    try:
+        return header, _pixels(img, size, channels)
+    except BadImage as err:
+        return header, err
 
 
 def decode_uint8(path: str | os.PathLike, size: tuple[int, int], channels: int) -> np.ndarray:
     """The pixels of ``path`` as uint8 (channels, height, width): converted to grayscale
     (``L``) or RGB, then resized to ``size`` = (h, w) with bilinear resampling."""
+    return _pixels(_open(os.fspath(path)), size, channels)
+
+
+def _pixels(img: Any, size: tuple[int, int], channels: int) -> np.ndarray:
+    """``decode_uint8`` of an image opened by ``_open`` (closed here)."""
     image = _pillow()
-    img = _open(os.fspath(path))
     try:
         with img, warnings.catch_warnings():
             warnings.simplefilter("ignore")  # palette transparency notes and the like

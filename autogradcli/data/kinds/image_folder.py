@@ -40,10 +40,13 @@ class ImageSource(Source):
         headers: list[Header],
         classes: list[str],
         skipped: list[Problem],
+        decoded: DecodedImages | None = None,
     ) -> None:
         self.files, self.labels, self.headers = files, labels, headers
         self.classes, self.skipped = classes, skipped
         self._decoded: dict[tuple[tuple[int, int], int], DecodedImages] = {}
+        if decoded is not None:  # filled while the headers were read
+            self._decoded[(tuple(decoded.size), decoded.channels)] = decoded
 
     def __len__(self) -> int:
         return len(self.files)
@@ -178,7 +181,11 @@ class ImageFolder(DataKind):
                 problems.append(Problem(os.path.join(root, name), why))
             files.extend(found)
             labels.extend([name] * len(found))
-        source = self._checked(files, labels, classes, problems)
+        # size and channels set: each file's pixels decoded when its header is read (one
+        # opening, not two; every image is decoded by the first epoch anyway)
+        known = self.size is not None and self.channels is not None and not self.skip_bad
+        store = DecodedImages(files, self.size, self.channels) if known else None
+        source = self._checked(files, labels, classes, problems, store)
         counts = {c: 0 for c in classes}
         for label in source.labels:
             counts[label] += 1
@@ -208,14 +215,20 @@ class ImageFolder(DataKind):
         return self._checked(files, labels, [], [])
 
     def _checked(
-        self, files: list[str], labels: list[Any], classes: list[str], problems: list[Problem]
+        self,
+        files: list[str],
+        labels: list[Any],
+        classes: list[str],
+        problems: list[Problem],
+        store: DecodedImages | None = None,
     ) -> ImageSource:
-        """Each file's header read (and with ``skip_bad`` its pixels decoded once): bad files
-        are problems, or skipped and counted."""
+        """Each file's header read (and with ``skip_bad`` its pixels decoded once; into
+        ``store``, the decoded images of ``files``, when given): bad files are problems, or
+        skipped and counted."""
         good_files, good_labels, headers, skipped = [], [], [], []
-        for path, label in zip(files, labels):
+        for i, (path, label) in enumerate(zip(files, labels)):
             try:
-                header = probe(path)
+                header = probe(path) if store is None else store.probe_and_keep(i)
                 if self.skip_bad:
                     decode(path, (header.height, header.width), 1 if header.gray else 3)
             except BadImage as err:
@@ -229,7 +242,7 @@ class ImageFolder(DataKind):
         if skipped:
             shown = "; ".join(str(p) for p in skipped[:3]) + (" ..." if len(skipped) > 3 else "")
             print(f"skip_bad: skipped {len(skipped)} bad image(s): {shown}", file=sys.stderr)
-        return ImageSource(good_files, good_labels, headers, classes, skipped)
+        return ImageSource(good_files, good_labels, headers, classes, skipped, store)
 
     # ------------------------------------------------------------------ fitting
     def fit(self, source: ImageSource, train: Sequence[int]) -> dict[str, Any]:

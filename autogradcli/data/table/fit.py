@@ -110,6 +110,16 @@ def _fit_column(
     return None
 
 
+def median(values: np.ndarray) -> float:
+    """``np.median`` of 1-d NaN-free ``values``, computed as numpy does (partition, then the
+    mean of the middle one or two), without its NaN check, which imports ``numpy.ma`` (~20 ms
+    of a cold ``agrad train``)."""
+    half = len(values) // 2
+    if len(values) % 2:
+        return float(np.partition(values, half)[half])
+    return float(np.partition(values, [half - 1, half])[half - 1 : half + 1].mean())
+
+
 def _fit_number(raw: RawTable, name: str, spec: ColumnSpec, values: np.ndarray) -> dict[str, Any]:
     """Fill value and scale of a number column, from its parsed training values."""
     values = values[~np.isnan(values)]
@@ -124,7 +134,7 @@ def _fit_number(raw: RawTable, name: str, spec: ColumnSpec, values: np.ndarray) 
         }
     rule = spec.fill_for("number")
     fill = (
-        float(np.median(values))
+        median(values)
         if rule == "median"
         else float(values.mean())
         if rule == "mean"

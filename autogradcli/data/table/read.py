@@ -249,12 +249,9 @@ def missing(cells: np.ndarray) -> np.ndarray:
 
 
 def _cells(column: Any) -> np.ndarray:
-    """A pyarrow text column as an object array of trimmed strings, None for a missing cell."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    trimmed = pc.utf8_trim_whitespace(column)
-    gap = pc.or_kleene(
-        pc.is_null(trimmed), pc.is_in(trimmed, value_set=pa.array(sorted(NA_VALUES)))
-    )
-    return pc.if_else(gap, pa.scalar(None, pa.string()), trimmed).to_numpy(zero_copy_only=False)
+    """A pyarrow text column as an object array of trimmed strings (``str.strip``: the
+    characters pyarrow's ``utf8_trim_whitespace`` trims), None for a missing cell. In Python:
+    ``pyarrow.compute`` takes ~45 ms to import, and ``to_numpy`` imports pandas (0.1-0.25 s)."""
+    out = np.empty(len(column), dtype=object)
+    out[:] = [None if v is None or (t := v.strip()) in NA_VALUES else t for v in column.to_pylist()]
+    return out
