@@ -278,7 +278,7 @@ def test_core_free_compares_the_compute_threads_with_the_usable_cores(monkeypatc
     monkeypatch.undo()  # the real core_free, not the autouse fixture's
     from autogradcli.trainer.callbacks import core_free
 
-    monkeypatch.setattr(threads, "_usable_cores", lambda: 2)
+    monkeypatch.setattr(threads, "usable_cores", lambda: 2)
     monkeypatch.setattr(threads, "get_num_threads", lambda: 1)
     assert core_free()
     monkeypatch.setattr(threads, "get_num_threads", lambda: 2)

@@ -23,7 +23,8 @@ _num_threads: int | None = None
 _num_interop: int | None = None  # set once, by set_num_interop_threads
 
 
-def _usable_cores() -> int:
+def usable_cores() -> int:
+    """The CPU cores this process may run on (its affinity; the machine's count elsewhere)."""
     try:
         return max(1, len(os.sched_getaffinity(0)))
     except (AttributeError, OSError):
@@ -33,7 +34,7 @@ def _usable_cores() -> int:
 def _default_threads() -> int:
     """The usable cores, or ``OMP_NUM_THREADS`` (``MKL_NUM_THREADS`` first) capped at them,
     as torch's CPU build reports; a value that is not a positive integer is ignored."""
-    cores = _usable_cores()
+    cores = usable_cores()
     for name in ("MKL_NUM_THREADS", "OMP_NUM_THREADS"):
         value = os.environ.get(name, "").strip()
         if value.isdigit() and int(value) > 0:

@@ -148,7 +148,7 @@ def event_table(callbacks: list[Any]) -> dict[str, list[Callable[..., Any]]]:
 
 def core_free() -> bool:
     """Whether the compute threads leave a CPU core to a background writer."""
-    return threads.get_num_threads() < threads._usable_cores()
+    return threads.get_num_threads() < threads.usable_cores()
 
 
 def mode_for(monitor: str, mode: str) -> str:
