@@ -29,10 +29,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 def tune_malloc() -> bool:
     """Keep freed big blocks in the heap (no per-step page faults), as ``agrad train`` does
-    (``backend/heap.py``); False where not glibc."""
-    from autogradcli.backend.heap import keep_freed_blocks
+    (``backend/heap.py``); False where not glibc. The module is loaded from its file, not
+    through the package, so that a torch-only process (bench_memory's children) stays so."""
+    import importlib.util
 
-    return keep_freed_blocks()
+    path = Path(__file__).resolve().parents[1] / "autogradcli" / "backend" / "heap.py"
+    spec = importlib.util.spec_from_file_location("_agrad_heap", path)
+    heap = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(heap)
+    return heap.keep_freed_blocks()
 
 
 def build(lib: Any, kind: str) -> Any:
