@@ -3,7 +3,8 @@ columns (``im2col_images``) of a block of images, still in cache when their prod
 one product per image (or per chunk of output rows, ``_chunk_rows``) written straight into the
 NCHW output; backward builds the columns of g once per block for both gradients (stride 1: the
 input gradient is the convolution of g with the flipped kernel, the weight gradient their
-product with x). ``Convolution`` (ops/convolution.py) chooses this path through ``image_block``.
+product with x). ``Convolution`` (ops/convolution.py) and the transposed convolution choose this
+path through ``image_plan``.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from ..backend.registry import is_cpu_array
 from ..backend.threads import blas_on_one_thread, get_num_threads
 from .im2col import Pad, Pair, col2im_images, im2col_images, images_scratch
 
-__all__ = ["image_block"]
+__all__ = ["image_block", "image_plan", "input_gradient"]
 
 _BIG_COLUMNS = 5 << 21  # whole-batch columns above 10 MiB are not kept for backward
 _CACHE_BYTES = 5 << 19  # 2.5 MiB of columns per image block (8 images in the ResNet step)

@@ -2,7 +2,7 @@
 (``Convolution``); its backward without a graph runs on arrays, and with ``create_graph`` is
 made of Functions (matmul, Col2Im, Im2Col), so it has grad-of-grad.
 
-Two paths (``image_block`` chooses): on one thread, and on several for small weights (BLAS then
+Two paths (``conv_images.image_plan`` chooses): on one thread, and on several for small weights (BLAS then
 held to one thread inside the call, ``_blas_held``), a few images at a time in image-major
 columns (``ops/conv_images.py``); otherwise the whole batch channel-major (C, N, H, W): the
 product's (O, N*Ho*Wo) result is copied to contiguous NCHW as PyTorch returns it, and only small
