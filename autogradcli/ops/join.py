@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 from ..autograd.function import Function
 from ..backend import device_of
 from ..tensor.dtype import result_type
@@ -22,8 +24,10 @@ __all__ = ["cat", "chunk", "concat", "concatenate", "hstack", "split", "stack", 
 def _check_same_device(tensors: Sequence[Tensor]) -> None:
     """PyTorch's error when the tensors live on different devices."""
     first = tensors[0]._data
-    for t in tensors[1:]:
-        if type(t._data) is not type(first) or device_of(t._data) != device_of(first):
+    kind = type(first)
+    for t in tensors[1:]:  # numpy arrays are all on the CPU: no device to compare
+        arr = t._data
+        if type(arr) is not kind or (kind is not np.ndarray and device_of(arr) != device_of(first)):
             raise RuntimeError(
                 "Expected all tensors to be on the same device, but found at least two devices, "
                 f"{device_of(first)} and {device_of(t._data)}!"
@@ -86,20 +90,27 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     ref = kept[0][1] if kept else ts[0]
     d = wrap_dim(dim, ref._data.ndim)
     shape = ref._data.shape
+    key = shape[:d] + shape[d + 1 :]  # what every shape must be, dim d left out
     for i, t in kept:
         other = t._data.shape
-        if len(other) != len(shape):
-            raise RuntimeError(
-                f"Tensors must have same number of dimensions: got {len(shape)} and {len(other)}"
-            )
-        for k, (a, b) in enumerate(zip(shape, other)):
-            if k != d and a != b:
-                raise RuntimeError(
-                    f"Sizes of tensors must match except in dimension {d}. Expected size {a} but "
-                    f"got size {b} for tensor number {i} in the list. (shapes: "
-                    f"{[list(x._data.shape) for x in ts]})"
-                )
+        if len(other) != len(shape) or other[:d] + other[d + 1 :] != key:
+            _refuse_shapes(ts, shape, other, i, d)
     return Cat.apply(d, *ts)
+
+
+def _refuse_shapes(ts: list[Tensor], shape: tuple, other: tuple, i: int, d: int) -> None:
+    """torch's error for tensor ``i``'s shape ``other`` against the first's ``shape``."""
+    if len(other) != len(shape):
+        raise RuntimeError(
+            f"Tensors must have same number of dimensions: got {len(shape)} and {len(other)}"
+        )
+    for k, (a, b) in enumerate(zip(shape, other)):
+        if k != d and a != b:
+            raise RuntimeError(
+                f"Sizes of tensors must match except in dimension {d}. Expected size {a} but "
+                f"got size {b} for tensor number {i} in the list. (shapes: "
+                f"{[list(x._data.shape) for x in ts]})"
+            )
 
 
 concat = cat
