@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..autograd.composed import composed_gradients
 from ..autograd.function import Function
 from ..autograd.grad_mode import STATE
 from ..tensor.tensor import Tensor, wrap
@@ -198,16 +199,8 @@ def _composed_backward(
     ctx: Any, x: Tensor, weight: Tensor, bias: Tensor | None, g: Tensor
 ) -> tuple:
     """The gradients under create_graph: the composed form recomputed and differentiated."""
-    from ..autograd.engine import grad
-
-    inputs = (x, weight, bias)
-    wanted = [i for i, t in enumerate(inputs) if t is not None and ctx.needs_input_grad[i]]
     out = _composed(x, weight, bias, ctx.geometry[:5], ctx.out_hw, ctx.extra)
-    got = grad(out, [inputs[i] for i in wanted], g, create_graph=True, allow_unused=True)
-    result: list[Any] = [None] * 7
-    for i, gi in zip(wanted, got):
-        result[i] = gi
-    return tuple(result)
+    return composed_gradients(ctx, (x, weight, bias), (out,), (g,), 7)
 
 
 def conv_transpose1d(

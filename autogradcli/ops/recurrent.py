@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from ..autograd.composed import composed_gradients
 from ..autograd.function import Function
 from ..autograd.grad_mode import STATE
 from ..backend import array_module
@@ -174,25 +175,9 @@ class RecurrentSequence(Function):
 
 
 def _composed_backward(ctx: Any, grads: tuple[Tensor, ...]) -> tuple[Any, ...]:
-    """Backward under create_graph: recompute the layer with the per-step ops and take their
-    gradients with a graph, so that they can be differentiated again."""
-    from ..autograd.engine import grad
-
+    """Backward under create_graph: the layer recomputed with the per-step ops, differentiated."""
     inputs = ctx.saved_tensors[:8]
-    wanted = [i for i, t in enumerate(inputs) if t is not None and ctx.needs_input_grad[i]]
-    outs = ctx.composed(*inputs)
-    pairs = [(o, g) for o, g in zip(outs, grads) if g is not None and o.requires_grad]
-    got = grad(
-        [o for o, _ in pairs],
-        [inputs[i] for i in wanted],
-        [g for _, g in pairs],
-        create_graph=True,
-        allow_unused=True,
-    )
-    result: list[Any] = [None] * 12
-    for i, g in zip(wanted, got):
-        result[i] = g
-    return tuple(result)
+    return composed_gradients(ctx, inputs, ctx.composed(*inputs), grads, 12)
 
 
 def _in_order(sizes: tuple[int, ...] | None, reverse: bool) -> tuple[int, ...] | None:
