@@ -28,7 +28,8 @@ def sum_of_products(xp: Any, subscripts: str, a: Any, b: Any) -> Any:
 def matmul(xp: Any, a: Any, b: Any) -> Any:
     """``xp.matmul(a, b)``; on numpy, matrices (ndim >= 2) with an inner dimension of 1 (an
     outer product: a batch of one row's weight gradient) as the broadcast product, the same
-    values: numpy's matmul takes 24 us for (128 x 1) @ (1 x 185), the product 5."""
+    values: numpy's matmul takes 27 us for (128 x 1) @ (1 x 185), the product 9
+    (bench/bench_select.py)."""
     if xp is np and a.ndim >= 2 and b.ndim >= 2 and a.shape[-1] == 1 == b.shape[-2]:
         return np.multiply(a, b)
     return xp.matmul(a, b)

@@ -118,7 +118,7 @@ def _erf32_np(x: Any) -> Any:
 
 def _erf32(xp: Any, x: Any) -> Any:
     if xp is np:  # numpy's clip with both bounds is one vectorized pass (minimum against a
-        x = np.clip(x, -_X, _X)  # scalar is not: 20 vs 6.5 us on 65,536 values); nan stays nan
+        x = np.clip(x, -_X, _X)  # scalar is not: 22 vs 10 us on 65,536 values); nan stays nan
     else:  # cupy.fuse takes ufuncs only
         x = xp.minimum(xp.maximum(x, -_X), _X)
     t = x * x
