@@ -24,7 +24,8 @@ def where(xp: Any, cond: Any, a: Any, b: Any) -> Any:
     dt = np.result_type(a, b)
     bits = _BITS.get(dt.itemsize) if dt.kind in "fiuc" else None
     cond = np.asarray(cond)
-    if bits is None or (cond.size < _SMALL and np.ndim(a) <= cond.ndim >= np.ndim(b)):
+    small = cond.size < _SMALL and max(np.ndim(a), np.ndim(b)) <= cond.ndim
+    if bits is None or small:
         return np.where(cond, a, b)
     if cond.dtype != np.bool_:
         cond = cond.astype(bool)
