@@ -8,6 +8,7 @@ import errno
 import os
 import threading
 import time
+import types
 
 import numpy as np
 import pytest
@@ -335,16 +336,35 @@ def test_a_config_asks_for_background_checkpoints(tmp_path, slow_writes):
     assert ag.load(os.path.join(result.run_dir, "checkpoints", "last"))["epoch"] == 2
 
 
+@pytest.fixture
+def disk_clock(monkeypatch, slow_writes):
+    """The checkpoint callback's clocks: each write advances the wall clock by exactly 50 ms
+    and the CPU clock not at all (a slow disk), whatever the machine's load adds."""
+    from autogradcli.trainer import callbacks
+
+    clock = types.SimpleNamespace(wall=0.0)
+    real = state_mod.TrainingState.write
+
+    def write(state, path, sync_folder=True):
+        clock.wall += 0.05
+        real(state, path, sync_folder)
+
+    monkeypatch.setattr(state_mod.TrainingState, "write", staticmethod(write))
+    fake_time = types.SimpleNamespace(perf_counter=lambda: clock.wall, thread_time=lambda: 0.0)
+    monkeypatch.setattr(callbacks, "time", fake_time)
+    return slow_writes
+
+
 @pytest.mark.parametrize(
     ("wait_s", "threads"),
-    [(0.04, ["Main", "agrad", "agrad", "Main", "agrad"]), (0.06, ["Main"] * 5)],
+    [(0.049, ["Main", "agrad", "agrad", "Main", "agrad"]), (0.051, ["Main"] * 5)],
 )
 def test_after_a_write_that_waited_on_the_disk_the_next_goes_to_the_background(
-    tmp_path, slow_writes, monkeypatch, wait_s, threads
+    tmp_path, disk_clock, monkeypatch, wait_s, threads
 ):
     """Each write waits 50 ms (a slow disk: wall time, no CPU): with ``background_wait_s``
-    under that, the epochs after the first write in the background, measured at once again
-    after ``background_probe_every`` (2 here) of them; over it, all at once."""
+    just under that, the epochs after the first write in the background, measured at once
+    again after ``background_probe_every`` (2 here) of them; just over it, all at once."""
     from autogradcli.trainer import Checkpoint
 
     monkeypatch.setattr(Checkpoint, "background_min_bytes", 1 << 62)
@@ -352,4 +372,4 @@ def test_after_a_write_that_waited_on_the_disk_the_next_goes_to_the_background(
     monkeypatch.setattr(Checkpoint, "background_probe_every", 2)
     tr = make_trainer(tmp_path, epochs=5, callbacks=[Checkpoint()])
     assert tr.fit().status == "completed"
-    assert [name.split("-")[0].split("Thread")[0] for name in slow_writes] == threads
+    assert [name.split("-")[0].split("Thread")[0] for name in disk_clock] == threads
