@@ -10,57 +10,86 @@ import autogradcli as ag
 F = ag.nn.functional
 
 
-def _ce(x: np.ndarray, t: np.ndarray, **kw: object) -> tuple[np.ndarray, np.ndarray]:
+LOSSES = ["cross_entropy", "nll_loss"]
+
+
+def _loss(name: str, x: np.ndarray, t: np.ndarray, **kw: object) -> tuple[np.ndarray, np.ndarray]:
     xt = ag.tensor(x, requires_grad=True)
-    loss = F.cross_entropy(xt, ag.tensor(t), **kw)
+    loss = getattr(F, name)(xt, ag.tensor(t), **kw)
     loss.backward()
     return loss._data, xt.grad._data
 
 
+@pytest.mark.parametrize("name", LOSSES)
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
-def test_plain_cross_entropy_equals_the_general_path_bitwise(dtype: str) -> None:
+def test_plain_class_losses_equal_the_general_path_bitwise(name: str, dtype: str) -> None:
     rng = np.random.default_rng(3)
     x = (rng.standard_normal((64, 10)) * 4).astype(dtype)
     t = rng.integers(0, 10, 64)
     t[:2] = (0, 9)  # the first and the last class: just inside the range
-    plain = _ce(x, t)
-    general = _ce(x, t, weight=ag.ones(10, dtype=getattr(ag, dtype)))  # the weighted path
+    plain = _loss(name, x, t)
+    general = _loss(name, x, t, weight=ag.ones(10, dtype=getattr(ag, dtype)))  # weighted path
     for a, b in zip(plain, general):
         assert a.dtype == np.dtype(dtype)
         assert a.tobytes() == b.tobytes()
 
 
-def test_plain_cross_entropy_falls_back_for_ignored_and_out_of_range_targets() -> None:
+@pytest.mark.parametrize("name", LOSSES)
+@pytest.mark.parametrize("tdtype", ["int64", "int32", "uint8"])
+def test_plain_class_losses_fall_back_for_ignored_and_out_of_range_targets(
+    name: str, tdtype: str
+) -> None:
     torch = pytest.importorskip("torch")
     rng = np.random.default_rng(4)
     x = rng.standard_normal((6, 5)).astype("float32")
-    t = np.array([0, 4, 2, 2, 1, 3])
-    for kw in ({"ignore_index": 2}, {"ignore_index": -100}):
+    t = np.array([0, 4, 2, 2, 1, 3], dtype=tdtype)
+    cases = [{"ignore_index": 2}, {"ignore_index": 5}]  # inside the classes, just outside
+    if tdtype != "uint8":
+        cases.append({"ignore_index": -100})
+    for kw in cases:
         tt = t.copy()
         if kw["ignore_index"] < 0:
             tt[0] = -100
-        ours = _ce(x, tt, **kw)
+        ours = _loss(name, x, tt, **kw)
         xt = torch.tensor(x, requires_grad=True)
-        loss = torch.nn.functional.cross_entropy(xt, torch.tensor(tt), **kw)
+        loss = getattr(torch.nn.functional, name)(xt, torch.tensor(tt.astype("int64")), **kw)
         loss.backward()
         np.testing.assert_allclose(ours[0], loss.detach().numpy(), rtol=1e-6)
         np.testing.assert_allclose(ours[1], xt.grad.numpy(), rtol=1e-6, atol=1e-7)
     with pytest.raises(IndexError, match="Target 5 is out of bounds"):
-        _ce(x, np.array([0, 5, 2, 2, 1, 3]))  # just outside the range
+        _loss(name, x, np.array([0, 5, 2, 2, 1, 3], dtype=tdtype))  # just outside the range
+    if tdtype != "uint8":
+        with pytest.raises(IndexError, match="Target -1 is out of bounds"):
+            _loss(name, x, np.array([0, -1, 2, 2, 1, 3], dtype=tdtype))  # just below it
 
 
-def test_plain_cross_entropy_double_backward_matches_torch() -> None:
+@pytest.mark.parametrize("name", LOSSES)
+def test_plain_class_losses_double_backward_matches_torch(name: str) -> None:
     torch = pytest.importorskip("torch")
     rng = np.random.default_rng(5)
     x = rng.standard_normal((4, 3))
     t = np.array([0, 2, 1, 2])
     xa = ag.tensor(x, requires_grad=True)
-    (g,) = ag.autograd.grad(F.cross_entropy(xa, ag.tensor(t)), xa, create_graph=True)
+    (g,) = ag.autograd.grad(getattr(F, name)(xa, ag.tensor(t)) ** 2, xa, create_graph=True)
     (g * g).sum().backward()
     xt = torch.tensor(x, requires_grad=True)
-    (gt,) = torch.autograd.grad(
-        torch.nn.functional.cross_entropy(xt, torch.tensor(t)), xt, create_graph=True
-    )
+    loss = getattr(torch.nn.functional, name)(xt, torch.tensor(t)) ** 2
+    (gt,) = torch.autograd.grad(loss, xt, create_graph=True)
     (gt * gt).sum().backward()
     np.testing.assert_allclose(g._data, gt.detach().numpy(), rtol=1e-12)
     np.testing.assert_allclose(xa.grad._data, xt.grad.numpy(), rtol=1e-10, atol=1e-14)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_nll_loss_gradient_has_torchs_bits(weighted: bool) -> None:
+    """-w_t / sum(w) at each target and +0.0 elsewhere (not -0.0), on both paths."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(6)
+    x = rng.standard_normal((5, 4)).astype("float32")
+    t = np.array([0, 3, 1, 1, 2])
+    w = np.array([0.5, 1.0, 2.0, 3.0], dtype="float32") if weighted else None
+    ours = _loss("nll_loss", x, t, weight=None if w is None else ag.tensor(w))[1]
+    xt = torch.tensor(x, requires_grad=True)
+    kw = {} if w is None else {"weight": torch.tensor(w)}
+    torch.nn.functional.nll_loss(xt, torch.tensor(t), **kw).backward()
+    assert ours.tobytes() == xt.grad.numpy().tobytes()

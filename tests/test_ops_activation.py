@@ -48,6 +48,11 @@ def test_softmax_stability_and_edges(dtype):
     inf = np.array([[-np.inf, 0.0, 1.0], [2.0, -np.inf, -np.inf]])
     check(lambda m, x: x.softmax(1), inf, dtype=dtype, grad=False)
     check(lambda m, x: x.log_softmax(1), inf, dtype=dtype, grad=False)
+    # rows whose max is not finite (all -inf, +inf, nan) are shifted by 0, as torch gives
+    bad = np.array([[-np.inf] * 3, [np.inf, 0.0, 1.0], [np.nan, 0.0, 1.0], [0.5, 0.0, 1.0]])
+    for rows in (bad, bad[3:]):  # with them, and the finite row alone
+        check(lambda m, x: x.softmax(1), rows, dtype=dtype, grad=False)
+        check(lambda m, x: x.log_softmax(1), rows, dtype=dtype, grad=False)
 
 
 def test_softmax_dtype_and_errors():

@@ -132,8 +132,14 @@ def _shifted(arr: Any, dim: int, keep_z: bool = True) -> tuple[Any, Any]:
         return arr - arr, xp.ones_like(arr)
     if arr.size == 0:  # an empty softmax dim has no max: empty results, as torch gives
         return arr.copy(), arr.copy()
-    m = xp.max(arr, axis=dim, keepdims=True)
-    z = arr - xp.where(xp.isfinite(m), m, 0.0).astype(arr.dtype)
+    m = arr.max(axis=dim, keepdims=True)  # the method: xp.max adds ~0.8 us of dispatch
+    # the max subtracted whatever it is, as torch: a row of -inf, +inf or nan comes out nan;
+    # numpy's warning for inf - inf silenced only there (errstate costs 0.7 us a call)
+    if xp is np and np.count_nonzero(np.isfinite(m)) != m.size:
+        with np.errstate(invalid="ignore"):
+            z = arr - m
+    else:
+        z = arr - m
     if not keep_z:  # softmax needs only the exp: computed in place
         return z, xp.exp(z, out=z)
     return z, xp.exp(z)
@@ -174,9 +180,14 @@ class LogSoftmax(Function):
     @staticmethod
     def forward(ctx: Any, x: Tensor, dim: int) -> Any:
         z, e = _shifted(x._data, dim)
-        xp = array_module(z)
+        xp = array_module(e)
         ctx.dim = dim if e.ndim else None
-        out = wrap(z - xp.log(e.sum(axis=ctx.dim, keepdims=True)))
+        if e.ndim:
+            s = e.sum(axis=dim, keepdims=True)
+            z -= xp.log(s, out=s)  # z is _shifted's fresh array: in place
+        else:
+            z = z - xp.log(e)
+        out = wrap(z)
         ctx.save_for_backward(out)
         return out
 

@@ -103,18 +103,32 @@ class NllLoss(Function):
         xp = array_module(arr)
         cdim = 0 if arr.ndim == 1 else 1
         n = arr.shape[cdim]
-        tg = _Targets(xp, target._data, w, ignore_index, n, arr.dtype)
+        t = target._data
+        ctx.reduction = reduction
+        if w is None and reduction == "mean" and cdim == 1 and _plain_targets(t, ignore_index, n):
+            # the general path's values without its masks: -sum(x[i, t_i]) / N
+            rows = t.shape[0]
+            ctx.plain, ctx.shape, ctx.denom = t, arr.shape, arr.dtype.type(rows)
+            return xp.asarray(-arr[xp.arange(rows), t].sum() / ctx.denom)
+        ctx.plain = None
+        tg = _Targets(xp, t, w, ignore_index, n, arr.dtype)
         loss = tg.nll(xp, arr, cdim)
         denom = tg.wy.sum()
         ctx.cdim, ctx.n, ctx.ndim, ctx.targets = cdim, n, arr.ndim, tg
-        ctx.reduction, ctx.denom = reduction, denom
+        ctx.denom = denom
         return finish_reduction(xp, loss, reduction, denom)
 
     @staticmethod
     def backward(ctx: Any, g: Tensor) -> tuple[Any, ...]:
         xp = array_module(g._data)
+        t = ctx.plain
+        if t is not None:  # the general coefficients, -1 at each target, without the masks
+            coef = xp.zeros(ctx.shape, g._data.dtype)
+            coef[xp.arange(t.shape[0]), t] = -1.0
+            return wrap(coef) * upstream_grad(g, "mean", float(ctx.denom)), None, None, None, None
         tg, cdim = ctx.targets, ctx.cdim
-        coef = -(tg.onehot(xp, ctx.n, cdim, ctx.ndim) * _unsqueezed(tg.wy, cdim))
+        # 0 - w: +0.0 off the targets, as torch (a negation would give -0.0)
+        coef = 0.0 - tg.onehot(xp, ctx.n, cdim, ctx.ndim) * _unsqueezed(tg.wy, cdim)
         gx = wrap(coef.astype(g._data.dtype, copy=False)) * upstream_grad(
             g, ctx.reduction, float(ctx.denom), cdim
         )
@@ -247,15 +261,23 @@ class CrossEntropy(Function):
 def _plain_mean_nll(ctx: Any, xp: Any, z: Any, s: Any, t: Any, ignore_index: int) -> Any:
     """The mean loss of a (N, C) batch whose targets are all in range and none ignored, from
     only the picked log-probabilities (the same values as the general path); None otherwise."""
+    if not _plain_targets(t, ignore_index, z.shape[1]):
+        return None
     rows = t.shape[0]
-    if t.ndim != 1 or rows == 0 or (0 <= ignore_index < z.shape[1]):
-        return None
-    if int(t.min()) < 0 or int(t.max()) >= z.shape[1]:
-        return None
     loss = -(z[xp.arange(rows), t] - xp.log(s[:, 0]))
     denom = z.dtype.type(rows)
     ctx.target_arr, ctx.denom = t, denom
     return xp.asarray(loss.sum() / denom)
+
+
+def _plain_targets(t: Any, ignore_index: int, n: int) -> bool:
+    """Whether class indices ``t`` are one non-empty row, all in ``[0, n)`` and none ignored
+    (``ignore_index`` outside that range): the case the fused losses take without masks."""
+    if t.ndim != 1 or t.shape[0] == 0 or 0 <= ignore_index < n:
+        return False
+    # unsigned, a negative index is past n: one comparison instead of min and max
+    u = t.view(f"u{t.dtype.itemsize}") if t.dtype.kind == "i" else t
+    return not bool((u >= n).any())
 
 
 def _index_args(name: str, input: Tensor, target: Tensor, weight: Tensor | None) -> tuple[int, Any]:
