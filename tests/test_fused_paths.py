@@ -93,3 +93,19 @@ def test_nll_loss_gradient_has_torchs_bits(weighted: bool) -> None:
     kw = {} if w is None else {"weight": torch.tensor(w)}
     torch.nn.functional.nll_loss(xt, torch.tensor(t), **kw).backward()
     assert ours.tobytes() == xt.grad.numpy().tobytes()
+
+
+@pytest.mark.parametrize(
+    ("shapes", "dim"),
+    [([(2, 3), (2, 1), (2, 4)], 1), ([(3,), (0,), (2,)], 0), ([(0,), (4,)], 0), ([(1, 2)], 0)],
+)
+def test_cat_backward_without_a_graph_equals_the_split_path(shapes, dim) -> None:
+    """cat's gradient pieces cut from the arrays (no graph) are Split's (create_graph)."""
+    rng = np.random.default_rng(7)
+    xs = [ag.tensor(rng.standard_normal(s), requires_grad=True) for s in shapes]
+    out = ag.cat(xs, dim)
+    g = ag.tensor(rng.standard_normal(tuple(out.shape)))
+    plain = ag.autograd.grad(out, xs, g, retain_graph=True)
+    split = ag.autograd.grad(out, xs, g, create_graph=True)
+    for p, s, x in zip(plain, split, xs):  # a 1-D empty's gradient is empty, as torch's
+        assert p.shape == x.shape and p._data.tobytes() == s._data.tobytes()

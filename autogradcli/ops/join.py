@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from ..autograd.function import Function
+from ..autograd.grad_mode import STATE
 from ..backend import device_of
 from ..tensor.dtype import result_type
 from ..tensor.tensor import Tensor, wrap_view
@@ -57,23 +58,32 @@ class Cat(Function):
     def forward(ctx: Any, dim: int, *tensors: Tensor) -> Any:
         arrays = [t._data for t in tensors]
         ctx.dim = dim
-        ctx.sizes = [a.shape[dim] if a.ndim else 0 for a in arrays]
-        ctx.skipped = [a.ndim == 1 and a.shape[0] == 0 for a in arrays]
-        kept = [a for a, s in zip(arrays, ctx.skipped) if not s] or arrays[:1]
-        dt = result_type(*tensors) if len({a.dtype for a in arrays}) > 1 else None
-        if dt is not None:
+        ctx.sizes = sizes = [a.shape[dim] if a.ndim else 0 for a in arrays]
+        # 1-D empties are left out (only a size of 0 can be one)
+        ctx.skipped = [a.ndim == 1 and not a.shape[0] for a in arrays] if 0 in sizes else None
+        kept = arrays
+        if ctx.skipped is not None:
+            kept = [a for a, s in zip(arrays, ctx.skipped) if not s] or arrays[:1]
+        if len({a.dtype for a in arrays}) > 1:
+            dt = result_type(*tensors)
             kept = [a.astype(dt) for a in kept]
         xp = array_module(kept[0])
         return xp.concatenate(kept, axis=dim) if len(kept) > 1 else kept[0].copy()
 
     @staticmethod
     def backward(ctx: Any, g: Tensor) -> tuple[Any, ...]:
-        live = [s for s, skip in zip(ctx.sizes, ctx.skipped) if not skip]
-        pieces = iter(Split.apply(g, live, ctx.dim) if len(live) > 1 else (g,))
+        skipped = ctx.skipped or (False,) * len(ctx.sizes)
+        live = [s for s, skip in zip(ctx.sizes, skipped) if not skip]
+        if len(live) < 2:
+            pieces = iter((g,))
+        elif STATE.enabled:  # a graph of the gradient: through Split
+            pieces = iter(Split.apply(g, live, ctx.dim))
+        else:  # what Split gives unrecorded, without its node
+            pieces = iter(_pieces(g, live, ctx.dim))
         grads: list[Any] = [None]
-        for need, skip in zip(ctx.needs_input_grad[1:], ctx.skipped):
-            piece = None if skip else next(pieces)
-            grads.append(piece if need and not skip else None)
+        for need, skip in zip(ctx.needs_input_grad[1:], skipped):
+            piece = g.new_empty((0,)) if skip else next(pieces)  # a 1-D empty's is empty, as torch
+            grads.append(piece if need else None)
         return tuple(grads)
 
 
@@ -172,18 +182,23 @@ class Split(Function):
 
     @staticmethod
     def forward(ctx: Any, x: Tensor, sizes: Sequence[int], dim: int) -> Any:
-        arr = x._data
         ctx.dim = dim
-        out, start = [], 0
-        lead = (slice(None),) * dim
-        for s in sizes:
-            out.append(wrap_view(arr[lead + (slice(start, start + s),)], x))
-            start += s
-        return tuple(out)
+        return _pieces(x, sizes, dim)
 
     @staticmethod
     def backward(ctx: Any, *grads: Tensor) -> tuple[Any, None, None]:
         return Cat.apply(ctx.dim, *grads), None, None
+
+
+def _pieces(x: Tensor, sizes: Sequence[int], dim: int) -> tuple[Tensor, ...]:
+    """Views of consecutive pieces of ``x`` along ``dim`` with the given sizes."""
+    arr = x._data
+    out, start = [], 0
+    lead = (slice(None),) * dim
+    for s in sizes:
+        out.append(wrap_view(arr[lead + (slice(start, start + s),)], x))
+        start += s
+    return tuple(out)
 
 
 class SplitWithSizes(Split):
