@@ -109,3 +109,20 @@ def test_cat_backward_without_a_graph_equals_the_split_path(shapes, dim) -> None
     split = ag.autograd.grad(out, xs, g, create_graph=True)
     for p, s, x in zip(plain, split, xs):  # a 1-D empty's gradient is empty, as torch's
         assert p.shape == x.shape and p._data.tobytes() == s._data.tobytes()
+
+
+@pytest.mark.parametrize("i", [0, 2, -1, -3])
+def test_int_index_equals_the_general_key_path(i: int) -> None:
+    """``x[i]`` (the int fast path) is ``x[np.int64(i)]`` (the general key path): a view, the
+    same values, grad_fn name and gradient; just past either end, torch's IndexError."""
+    x = ag.arange(12.0).reshape(3, 4).requires_grad_()
+    fast, general = x[i], x[np.int64(i)]
+    assert fast._data.tobytes() == general._data.tobytes() and fast.shape == (4,)
+    assert type(fast.grad_fn).__name__ == type(general.grad_fn).__name__ == "SelectBackward0"
+    assert np.shares_memory(fast._data, x._data)
+    (ga,) = ag.autograd.grad(fast.sum(), x)
+    (gb,) = ag.autograd.grad(general.sum(), x)
+    assert ga._data.tobytes() == gb._data.tobytes()
+    for bad in (3, -4):
+        with pytest.raises(IndexError, match=f"index {bad} is out of bounds for dimension 0"):
+            x[bad]

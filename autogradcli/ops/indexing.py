@@ -61,7 +61,7 @@ def _index_key(key: Any, arr: Any) -> tuple[tuple[Any, ...], bool]:
     basic = True
     parts: list[Any] = []
     for k in key:
-        if k is None or k is Ellipsis:
+        if k is None or k is Ellipsis or type(k) is int:
             pass
         elif isinstance(k, slice):
             k = _slice(k)
@@ -294,6 +294,9 @@ class _CopySlices(IndexPut):
 
 def getitem(x: Tensor, key: Any) -> Tensor:
     """``x[key]``: a view for basic keys, a copy for advanced ones."""
+    if type(key) is int:  # x[i], the commonest key: what _index_key and _getitem_fn make of it
+        parts = (key, Ellipsis)
+        return _Select.apply(x, parts, True)
     parts, basic = _index_key(key, x._data)
     if not basic:
         staged = _stage(parts)
