@@ -126,3 +126,33 @@ def test_int_index_equals_the_general_key_path(i: int) -> None:
     for bad in (3, -4):
         with pytest.raises(IndexError, match=f"index {bad} is out of bounds for dimension 0"):
             x[bad]
+
+
+@pytest.mark.parametrize(
+    ("shape", "target"),
+    [((), (2, 3)), ((1,), (4,)), ((3, 1), (2, 3, 5)), ((1, 4), (3, -1)), ((2, 1), (3, 2, 1))],
+)
+def test_expand_view_equals_numpys_broadcast_to(shape, target) -> None:
+    """The broadcast view built directly (C-contiguous input) is numpy's broadcast_to: shape,
+    strides, values, read-only, sharing the input's memory; a transposed input takes numpy's."""
+    x = ag.tensor(np.arange(float(np.prod(shape))).reshape(shape))
+    lead = len(target) - len(shape)
+    full = tuple(shape[i - lead] if s == -1 else s for i, s in enumerate(target))
+    cases = [(x, target, full)]
+    if x.ndim == 2:  # not C-contiguous: numpy's broadcast_to
+        cases.append((x.t(), (4, *x.t().shape), (4, *x.t().shape)))
+    for t, to, want in cases:
+        got = t.expand(*to)._data
+        ref = np.broadcast_to(t._data, want)
+        assert got.shape == ref.shape and got.strides == ref.strides
+        assert not got.flags.writeable and np.shares_memory(got, t._data)
+        np.testing.assert_array_equal(got, ref)
+
+
+def test_expand_refuses_what_broadcast_to_refuses() -> None:
+    x = ag.zeros(2, 3)
+    for bad in ((2, 4), (3, 3), (4, 2, 2)):  # a non-singleton dim changed: just off either way
+        with pytest.raises(RuntimeError, match=r"The expanded size of the tensor \(\[\d"):
+            x.expand(*bad)
+    with pytest.raises(RuntimeError, match="must be greater or equal to"):
+        x.expand(3)

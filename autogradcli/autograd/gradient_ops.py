@@ -61,10 +61,8 @@ class Expand(Function):
             )
         target = tuple(arr.shape[i - lead] if s == -1 else s for i, s in enumerate(shape))
         try:
-            if lead and not arr.ndim and type(arr) is _ndarray:
-                # a 0-d array (a full reduction's gradient): broadcast_to's view, built directly
-                view = _ndarray(target, arr.dtype, arr, 0, (0,) * lead)
-                view.flags.writeable = False
+            if type(arr) is _ndarray and arr.flags.c_contiguous and arr.size:
+                view = _broadcast_view(arr, target, lead)
             else:
                 view = backend.array_module(arr).broadcast_to(arr, target)
         except ValueError:
@@ -77,6 +75,22 @@ class Expand(Function):
     @staticmethod
     def backward(ctx: Any, g: Tensor) -> tuple[Any, None]:
         return sum_to(g, ctx.in_shape), None
+
+
+def _broadcast_view(arr: Any, target: tuple[int, ...], lead: int) -> Any:
+    """numpy's ``broadcast_to(arr, target)`` for a C-contiguous array, built directly (a
+    read-only view with 0 strides where it repeats): broadcast_to is ~3 us of Python."""
+    strides = [0] * lead
+    for n, m, step in zip(arr.shape, target[lead:], arr.strides):
+        if n == 1:  # repeated, or kept at 1 (numpy's stride there is 0 too)
+            strides.append(0)
+        elif n == m:
+            strides.append(step)
+        else:
+            raise ValueError("not broadcastable")
+    view = _ndarray(target, arr.dtype, arr, 0, tuple(strides))
+    view.flags.writeable = False
+    return view
 
 
 class ToCopy(Function):

@@ -62,25 +62,30 @@ class MaxDim(Function):
         ctx.in_shape = arr.shape
         ctx.set_materialize_grads(False)  # the indices never get a gradient
         if arr.ndim == 0:
-            ctx.kept, ctx.mask = (), None
+            ctx.kept, ctx.idx = (), None
             return arr.copy(), xp.zeros((), dtype="int64")
         check_nonempty(arr, (dim,), name)
-        idx = (xp.argmax if largest else xp.argmin)(arr, axis=dim, keepdims=True)
+        idx = (
+            arr.argmax(axis=dim, keepdims=True) if largest else arr.argmin(axis=dim, keepdims=True)
+        )
         values = xp.take_along_axis(arr, idx, axis=dim)
-        ctx.kept = values.shape
-        if x._requires_grad:
-            shape = [1] * arr.ndim
-            shape[dim] = arr.shape[dim]
-            ctx.mask = (xp.arange(arr.shape[dim]).reshape(shape) == idx).astype(arr.dtype)
+        # the indices, not the input-sized mask: backward makes that, when one runs
+        ctx.kept, ctx.dim, ctx.idx, ctx.dtype = values.shape, dim, idx, arr.dtype
         if not keepdim:
             values, idx = values.squeeze(dim), idx.squeeze(dim)
         return values, idx.astype("int64")
 
     @staticmethod
     def backward(ctx: Any, g: Tensor, _g_idx: Any) -> tuple[Any, None, None, None, None]:
-        if ctx.mask is None or g is None:
+        if ctx.idx is None or g is None:
             return g, None, None, None, None
-        return spread(g, ctx) * wrap(ctx.mask), None, None, None, None
+        xp = array_module(ctx.idx)
+        n = ctx.in_shape[ctx.dim]
+        along = xp.arange(n).reshape(
+            (1,) * ctx.dim + (n,) + (1,) * (len(ctx.in_shape) - ctx.dim - 1)
+        )
+        mask = (along == ctx.idx).astype(ctx.dtype)
+        return spread(g, ctx) * wrap(mask), None, None, None, None
 
 
 MinDim = variant(MaxDim, "MinDim", "MinBackward0")
@@ -88,13 +93,13 @@ MinDim = variant(MaxDim, "MinDim", "MinBackward0")
 
 def _max_min(x: Tensor, dim: Any, keepdim: bool, largest: bool) -> Any:
     """``max``/``min`` for every form of ``dim``: None, an int, or another tensor."""
-    from .arithmetic import maximum, minimum
-
     name = "max" if largest else "min"
     if dim is None or isinstance(dim, Tensor):
         refuse_complex(x, f"\"{name}_all\" not implemented for '{{dtype}}'")
     refuse_complex(x, f"{name}(): does not support complex input", RuntimeError)
     if isinstance(dim, Tensor):
+        from .arithmetic import maximum, minimum
+
         return (maximum if largest else minimum)(x, dim)
     if dim is None:
         return (MaxAll if largest else MinAll).apply(x, None, False, largest, name)
