@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from ..autograd.fixed_arity import binary_apply
 from ..autograd.function import Function
 from ..autograd.grad_mode import STATE
@@ -229,6 +231,12 @@ class Pow(Function):
         if (ty is int or ty is float) and y in _BY_PRODUCT and x.dtype.kind in "fV":
             out = _BY_PRODUCT[y](x)  # as PyTorch: small integer powers by multiplication
             return out if dt is None else _finish(out, dt)
+        if (
+            (ty is int or (ty is float and y.is_integer()))
+            and type(x) is np.ndarray
+            and x.dtype.kind == "f"
+        ):
+            return _finish(_integer_power(x, y), dt)
         xp = array_module(x if not isinstance(x, (int, float)) else y)
         if isinstance(y, int) and not isinstance(y, bool) and y < 0 and x.dtype.kind in "iu":
             raise RuntimeError("Integers to negative integer powers are not allowed.")
@@ -275,6 +283,16 @@ _BY_PRODUCT: dict[float, Any] = {
     -1: lambda x: 1.0 / x,
     -2: lambda x: 1.0 / (x * x),
 }
+
+
+def _integer_power(x: Any, n: float) -> Any:
+    """``x ** n`` of a float numpy array for an integer-valued ``n``, as ``|x| ** n`` with x's sign
+    when n is odd: numpy's pow of an array holding negative bases leaves its SIMD loop (87 us
+    against 2.8 on 2,000 float32 values); within 1 ulp of the exact power, as numpy and torch."""
+    out = np.power(np.absolute(x), n)
+    if n % 2:
+        np.copysign(out, x, out=out)
+    return out
 
 
 def _log_scalar(v: float) -> float:
