@@ -10,7 +10,8 @@ child's ru_maxrss keeps the high-water mark of the process it was forked from, V
 the peak above the RSS before the model is built (what the step loop itself holds: measured
 after numpy's first seeded generator, whose SeedSequence imports ``secrets`` and with it hashlib
 and OpenSSL, 3.6 MiB, in both) and the minor page faults per step after the warm-up. bench_nn's mallopt (big freed blocks stay in the heap) is applied in
-both, as in the timed benchmarks.
+both, as in the timed benchmarks, and autogradcli's bytecode is compiled first, as an installed
+package has it (``bench_nn.as_installed``).
 
     python bench/bench_memory.py --models [gpt_mini lstm_lm resnet] [--steps 20] [--warmup 0]
 
@@ -36,6 +37,9 @@ import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from bench_nn import as_installed  # noqa: E402
+
 MIB = 1024 * 1024
 
 CHILD = """
@@ -110,6 +114,7 @@ def measure(steps: int = 200, warmup: int = 20, mallopt: bool = True) -> dict[st
     """Print and return (autogradcli, numpy floor) by key: "peak" and "loop" (MiB: the peak RSS
     and the peak above the RSS before the model is built), "faults" (median minor page faults
     per step after warm-up), "import" (MiB after ``import autogradcli`` / ``import numpy``)."""
+    as_installed()  # the package's bytecode, as installed (not compiled at import)
     ours, floor = (child(side, steps, warmup, mallopt) for side in ("ours", "numpy"))
     rows = {
         "peak": (ours["peak"] / MIB, floor["peak"] / MIB),
@@ -199,6 +204,7 @@ def measure_models(
     import numpy as np
     from bench_models import WORKLOADS
 
+    as_installed()
     out = {}
     print(f"Peak memory of the realistic steps ({warmup} + {steps} steps, {threads} thread(s), "
           f"fresh process per library; mallopt {mallopt}):")  # fmt: skip

@@ -40,6 +40,18 @@ def tune_malloc() -> bool:
     return heap.keep_freed_blocks()
 
 
+def as_installed() -> None:
+    """Compile the package's bytecode and let child processes write theirs (drop
+    PYTHONDONTWRITEBYTECODE), as an installed package has it: where that variable is set, every
+    child compiled autogradcli's modules from source (0.1 s, ~1.4 MiB of RSS at import) while
+    torch's install came precompiled."""
+    import compileall
+    import os
+
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    compileall.compile_dir(str(Path(__file__).resolve().parents[1] / "autogradcli"), quiet=1)
+
+
 def build(lib: Any, kind: str) -> Any:
     nn = lib.nn
     if kind == "mlp":
