@@ -73,11 +73,11 @@ def array_cases() -> dict[str, Callable[[], Any]]:
     }
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--rounds", type=int, default=200)
-    ap.add_argument("--before", help="an older tree (git archive): its package timed too")
-    args = ap.parse_args()
+def side_by_side(
+    make: Callable[[Any], dict[str, Callable[[], Any]]], rounds: int, before: str | None
+) -> None:
+    """Print the table of ``make(lib)``'s cases on torch, autogradcli and (``before``) an older
+    tree, rotated in one process on one thread: medians (us) and the paired ratios."""
     import torch
     from bench_floors import paired, rotate, thread_count
     from bench_models import _before_package
@@ -87,27 +87,38 @@ def main() -> None:
 
     tune_malloc()
     libs = {"autogradcli": autogradcli, "torch": torch}
-    if args.before:
-        libs["before"] = _before_package(args.before)
+    if before:
+        libs["before"] = _before_package(before)
         libs["before"].set_num_threads(1)
     with thread_count(1) as note:
         print(note)
-        built = {name: cases(lib) for name, lib in libs.items()}
+        built = {name: make(lib) for name, lib in libs.items()}
         head = "| case | torch us | autogradcli us | ours / torch |"
-        print(head + (" before us | ours / before |" if args.before else ""))
-        print("|---|---|---|---|" + ("---|---|" if args.before else ""))
+        print(head + (" before us | ours / before |" if before else ""))
+        print("|---|---|---|---|" + ("---|---|" if before else ""))
         for case in built["torch"]:
-            times = rotate({n: b[case] for n, b in built.items()}, args.rounds, warmup=10)
+            times = rotate({n: b[case] for n, b in built.items()}, rounds, warmup=10)
             med = {n: statistics.median(t) * 1e6 for n, t in times.items()}
-            line = f"| {case} | {med['torch']:.0f} | {med['autogradcli']:.0f} | "
+            line = f"| {case} | {med['torch']:.1f} | {med['autogradcli']:.1f} | "
             line += f"{paired(times, 'autogradcli', 'torch'):.2f} |"
-            if args.before:
-                line += f" {med['before']:.0f} | {paired(times, 'autogradcli', 'before'):.2f} |"
+            if before:
+                line += f" {med['before']:.1f} | {paired(times, 'autogradcli', 'before'):.2f} |"
             print(line, flush=True)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--rounds", type=int, default=200)
+    ap.add_argument("--before", help="an older tree (git archive): its package timed too")
+    args = ap.parse_args()
+    side_by_side(cases, args.rounds, args.before)
+    from bench_floors import rotate, thread_count
+
+    with thread_count(1):
         times = rotate(array_cases(), args.rounds, warmup=10)
-        print("\n| array-level call | us |\n|---|---|")
-        for case, t in times.items():
-            print(f"| {case} | {statistics.median(t) * 1e6:.1f} |")
+    print("\n| array-level call | us |\n|---|---|")
+    for case, t in times.items():
+        print(f"| {case} | {statistics.median(t) * 1e6:.1f} |")
 
 
 if __name__ == "__main__":

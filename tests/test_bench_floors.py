@@ -164,3 +164,21 @@ def test_mlp_workloads_start_torch_and_ours_alike(kind):
     assert sorted(cands) == ["gemm", "numpy", "ours", "torch"]
     assert cands["ours"]().item() == pytest.approx(cands["torch"]().item(), rel=1e-5)
     cands["numpy"](), cands["gemm"]()
+
+
+def test_small_op_cases_compute_the_same_on_both_engines():
+    """bench_small_ops times the same computation on both engines (not timed here)."""
+    torch = pytest.importorskip("torch")
+    import bench_small_ops
+
+    import autogradcli
+
+    ours, theirs = bench_small_ops.cases(autogradcli), bench_small_ops.cases(torch)
+    assert ours.keys() == theirs.keys()
+    for name in ours:
+        a, t = ours[name](), theirs[name]()
+        if a is None:  # a backward, or the whole char-RNN step: it ran
+            continue
+        a, t = (a[0], t[0]) if isinstance(a, tuple) else (a, t)  # max: the values
+        # rtol: linspace rounds differently near 0 on the two, and x ** 4 quadruples it
+        np.testing.assert_allclose(a.detach().numpy(), t.detach().numpy(), rtol=1e-5, err_msg=name)
