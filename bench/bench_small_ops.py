@@ -55,7 +55,7 @@ def cases(lib: Any) -> dict[str, Callable[[], Any]]:
     letters = lib.zeros(8, 1, 59)
     five = lib.tensor(rng.standard_normal((1, 5)).astype(np.float32), requires_grad=True) * 1
     one = five[0, 2].view(1, -1)
-    x = lib.linspace(-math.pi, math.pi, 2000)
+    x = lib.tensor(np.linspace(-math.pi, math.pi, 2000, dtype=np.float32))
     target = lib.tensor(np.array([3]))
     F = lib.nn.functional
     return {

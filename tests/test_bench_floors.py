@@ -180,5 +180,4 @@ def test_small_op_cases_compute_the_same_on_both_engines():
         if a is None:  # a backward, or the whole char-RNN step: it ran
             continue
         a, t = (a[0], t[0]) if isinstance(a, tuple) else (a, t)  # max: the values
-        # rtol: linspace rounds differently near 0 on the two, and x ** 4 quadruples it
-        np.testing.assert_allclose(a.detach().numpy(), t.detach().numpy(), rtol=1e-5, err_msg=name)
+        np.testing.assert_allclose(a.detach().numpy(), t.detach().numpy(), rtol=1e-6, err_msg=name)
