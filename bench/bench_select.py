@@ -106,11 +106,16 @@ def side_by_side(
             print(line, flush=True)
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--rounds", type=int, default=200)
+def table_args(doc: str, rounds: int) -> argparse.Namespace:
+    """The options of a side_by_side script: ``--rounds`` and ``--before``."""
+    ap = argparse.ArgumentParser(description=doc.split("\n")[0])
+    ap.add_argument("--rounds", type=int, default=rounds)
     ap.add_argument("--before", help="an older tree (git archive): its package timed too")
-    args = ap.parse_args()
+    return ap.parse_args()
+
+
+def main() -> None:
+    args = table_args(__doc__, 200)
     side_by_side(cases, args.rounds, args.before)
     from bench_floors import rotate, thread_count
 

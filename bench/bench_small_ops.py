@@ -13,13 +13,12 @@ log_softmax, NLLLoss per letter), forward and backward.
 
 from __future__ import annotations
 
-import argparse
 import math
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from bench_select import side_by_side
+from bench_select import side_by_side, table_args
 
 
 def char_rnn_step(lib: Any) -> Callable[[], Any]:
@@ -72,10 +71,7 @@ def cases(lib: Any) -> dict[str, Callable[[], Any]]:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--rounds", type=int, default=2000)
-    ap.add_argument("--before", help="an older tree (git archive): its package timed too")
-    args = ap.parse_args()
+    args = table_args(__doc__, 2000)
     side_by_side(cases, args.rounds, args.before)
 
 
