@@ -177,3 +177,48 @@ def test_integer_power_is_numpys_power_within_an_ulp(n: float, dtype: str) -> No
         np.signbit(got[~np.isnan(got)]), np.signbit(want[~np.isnan(want)])
     )
     np.testing.assert_array_max_ulp(got[~np.isnan(got)], want[~np.isnan(want)], maxulp=1)
+
+
+@pytest.mark.parametrize(
+    ("kernel", "stride", "pad", "dilation"),
+    [((3, 3), (2, 2), (1, 1, 1, 1), (1, 1)), ((4, 4), (2, 2), (1, 1, 1, 1), (1, 1)),
+     ((3, 2), (2, 3), (0, 2, 1, 0), (1, 1)), ((3, 3), (3, 3), (1, 1, 1, 1), (2, 2)),
+     ((1, 1), (2, 2), (0, 0, 0, 0), (1, 1))],
+)  # fmt: skip
+def test_col2im_pixel_major_equals_col2im(kernel, stride, pad, dilation) -> None:
+    """The pixel-major scatter gives col2im's sums, from the same columns in the other order."""
+    from autogradcli.ops.im2col import _out_hw, col2im, col2im_pixel_major
+
+    shape = (3, 2, 9, 8)
+    ho, wo = _out_hw(9, 8, kernel, stride, pad, dilation)
+    taps = 2 * kernel[0] * kernel[1]
+    cols = np.random.default_rng(9).standard_normal((taps, 3, ho, wo))  # (C*kh*kw, N, Ho, Wo)
+    want = col2im(cols.reshape(taps, -1), shape, kernel, stride, pad, dilation)
+    pixel_major = np.ascontiguousarray(cols.transpose(0, 2, 3, 1)).reshape(taps, -1)
+    got = col2im_pixel_major(pixel_major, shape, kernel, stride, pad, dilation)
+    assert got.shape == shape and got.flags.c_contiguous
+    np.testing.assert_allclose(got, want, rtol=1e-14, atol=1e-14)
+
+
+@pytest.mark.parametrize(("hw", "stride"), [(14, 2), (15, 2), (16, 2), (9, 3)])
+def test_strided_conv_input_gradient_matches_torch(monkeypatch, hw: int, stride: int) -> None:
+    """A strided conv's input gradient, torch's on both paths: pixel-major under 64 output
+    pixels an image (14 -> 7x7, 9 -> 3x3), col2im from 64 on (15 -> 8x8 just at it, 16)."""
+    torch = pytest.importorskip("torch")
+    from autogradcli.ops import convolution
+
+    used = []
+    real = convolution.col2im_pixel_major
+    monkeypatch.setattr(convolution, "col2im_pixel_major", lambda *a: used.append(1) or real(*a))
+    rng = np.random.default_rng(10)
+    x = rng.standard_normal((4, 3, hw, hw)).astype("float32")
+    w = rng.standard_normal((5, 3, 3, 3)).astype("float32")
+    xa, wa = ag.tensor(x, requires_grad=True), ag.tensor(w, requires_grad=True)
+    ya = F.conv2d(xa, wa, stride=stride, padding=1)
+    g = rng.standard_normal(tuple(ya.shape)).astype("float32")
+    ya.backward(ag.tensor(g))
+    xt, wt = torch.tensor(x, requires_grad=True), torch.tensor(w, requires_grad=True)
+    torch.nn.functional.conv2d(xt, wt, stride=stride, padding=1).backward(torch.tensor(g))
+    np.testing.assert_allclose(xa.grad._data, xt.grad.numpy(), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(wa.grad._data, wt.grad.numpy(), rtol=1e-5, atol=1e-4)
+    assert bool(used) == (ya.shape[2] * ya.shape[3] < 64)

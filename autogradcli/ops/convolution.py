@@ -21,13 +21,23 @@ from ..tensor.tensor import Tensor, wrap
 from . import convolution_cudnn
 from ._util import array_module
 from .conv_images import (
+    _IMAGE_PIXELS,
     _blas_held,
     _blocked_backward,
     _blocked_forward,
     _small_columns,
     image_plan,
 )
-from .im2col import Col2Im, Im2Col, Pad, Pair, _out_size, channel_major, im2col
+from .im2col import (
+    Col2Im,
+    Im2Col,
+    Pad,
+    Pair,
+    _out_size,
+    channel_major,
+    col2im_pixel_major,
+    im2col,
+)
 from .linalg import matmul
 
 TENSOR_METHODS: dict[str, Any] = {}
@@ -204,7 +214,13 @@ class Convolution(Function):
         k = cg * kernel[0] * kernel[1]
         g2 = g.transpose(0, 1).reshape(o, -1)  # (O, N*Ho*Wo), free for channel-major g
         gx = gw = gb = None
-        if nx:
+        if nx and _pixel_major(x._data, groups, stride, g.shape):  # no graph: on the arrays
+            ga = g._data
+            gp = array_module(ga).ascontiguousarray(ga.transpose(1, 2, 3, 0)).reshape(o, -1)
+            gcp = weight._data.reshape(o, k).T @ gp  # (C*kh*kw, Ho*Wo*N)
+            gx = wrap(col2im_pixel_major(gcp, tuple(x.shape), kernel, stride, pad, dilation))
+            del gcp
+        elif nx:
             if groups == 1:
                 gcols = matmul(weight.reshape(o, k).t(), g2)
             else:
@@ -233,6 +249,19 @@ class Convolution(Function):
         if nb:
             gb = g2.sum(1)
         return gx, gw, gb, None, None, None, None
+
+
+def _pixel_major(arr: Any, groups: int, stride: Pair, g_shape: tuple[int, ...]) -> bool:
+    """Whether a whole-batch input gradient takes col2im_pixel_major: strided, on the CPU, no
+    groups, no graph, and under _IMAGE_PIXELS output pixels an image (where its rows of Wo
+    elements are shortest; from 8x8 up it measured slower)."""
+    return (
+        stride != (1, 1)
+        and groups == 1
+        and not STATE.enabled
+        and is_cpu_array(arr)
+        and g_shape[2] * g_shape[3] < _IMAGE_PIXELS
+    )
 
 
 def conv_geometry(kernel: Pair, stride: Any, padding: Any, dilation: Any) -> tuple[Pair, Pad, Pair]:
