@@ -181,3 +181,20 @@ def test_small_op_cases_compute_the_same_on_both_engines():
             continue
         a, t = (a[0], t[0]) if isinstance(a, tuple) else (a, t)  # max: the values
         np.testing.assert_allclose(a.detach().numpy(), t.detach().numpy(), rtol=1e-6, err_msg=name)
+
+
+def test_strided_conv_layers_compute_the_same_on_both_engines():
+    """bench_strided_conv times the same layers on both engines (the biggest two left out)."""
+    torch = pytest.importorskip("torch")
+    import bench_strided_conv
+
+    import autogradcli
+
+    ours, theirs = bench_strided_conv.layers(autogradcli), bench_strided_conv.layers(torch)
+    for name in list(ours)[:4]:
+        (ca, xa, ga), (ct, xt, gt) = ours[name], theirs[name]
+        ya, yt = ca(xa), ct(xt)
+        np.testing.assert_allclose(ya.detach().numpy(), yt.detach().numpy(), rtol=1e-4, atol=1e-4)
+        ya.backward(ga)
+        yt.backward(gt)
+        np.testing.assert_allclose(xa.grad.numpy(), xt.grad.numpy(), rtol=1e-4, atol=1e-4)
