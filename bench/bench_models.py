@@ -273,10 +273,16 @@ def resnet(lib: Any) -> Step:
     cross-entropy, SGD momentum 0.9."""
     c = RESNET
     model = resnet_model(lib, c["width"], c["classes"], c["blocks"])
+    return _image_step(lib, model, c["batch"], c["size"], c["classes"])
+
+
+def _image_step(lib: Any, model: Any, batch: int, size: int, classes: int) -> Step:
+    """A classifier's training step on ``batch`` random RGB images of ``size``: its weights from
+    seed 0, cross-entropy, SGD momentum 0.9."""
     _load_weights(lib, model, seed=0)
     rng = np.random.default_rng(1)
-    xs = rng.standard_normal((c["batch"], 3, c["size"], c["size"])).astype(np.float32)
-    x, y = _data(lib, xs), _data(lib, rng.integers(0, c["classes"], c["batch"]))
+    xs = rng.standard_normal((batch, 3, size, size)).astype(np.float32)
+    x, y = _data(lib, xs), _data(lib, rng.integers(0, classes, batch))
     opt = lib.optim.SGD(model.parameters(), lr=0.01, momentum=0.9)
     ce = lib.nn.functional.cross_entropy
 
@@ -288,6 +294,61 @@ def resnet(lib: Any) -> Step:
         return float(loss.item())
 
     return step
+
+
+# --------------------------------------------------------------------------- CIFAR ResNet-20
+RESNET20 = {"batch": 64, "size": 32, "classes": 10, "per_stage": 3}
+
+
+def resnet20_model(lib: Any, classes: int, per_stage: int) -> Any:
+    """He et al.'s CIFAR ResNet (6n+2 layers; n = ``per_stage``): conv3x3(3->16)-BN-ReLU, three
+    stages of 16, 32 and 64 channels whose first block downsamples by a stride-2 conv with a
+    1x1 stride-2 conv-BN shortcut, global average pool, Linear(64->classes), on ``lib``."""
+    nn = lib.nn
+
+    class Block(nn.Module):
+        def __init__(self, cin: int, cout: int, stride: int) -> None:
+            super().__init__()
+            self.conv1 = nn.Conv2d(cin, cout, 3, stride, 1, bias=False)
+            self.bn1 = nn.BatchNorm2d(cout)
+            self.conv2 = nn.Conv2d(cout, cout, 3, 1, 1, bias=False)
+            self.bn2 = nn.BatchNorm2d(cout)
+            self.short = nn.Sequential()
+            if stride != 1 or cin != cout:
+                self.short = nn.Sequential(
+                    nn.Conv2d(cin, cout, 1, stride, bias=False), nn.BatchNorm2d(cout)
+                )
+
+        def forward(self, x: Any) -> Any:
+            out = self.bn1(self.conv1(x)).relu()
+            out = self.bn2(self.conv2(out))
+            return (out + self.short(x)).relu()
+
+    class Net(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.stem = nn.Conv2d(3, 16, 3, padding=1, bias=False)
+            self.bn = nn.BatchNorm2d(16)
+            blocks, cin = [], 16
+            for cout, stride in ((16, 1), (32, 2), (64, 2)):
+                for i in range(per_stage):
+                    blocks.append(Block(cin, cout, stride if i == 0 else 1))
+                    cin = cout
+            self.blocks = nn.Sequential(*blocks)
+            self.head = nn.Linear(64, classes)
+
+        def forward(self, x: Any) -> Any:
+            x = self.bn(self.stem(x)).relu()
+            return self.head(self.blocks(x).mean((2, 3)))
+
+    return Net()
+
+
+def resnet20(lib: Any) -> Step:
+    """CIFAR ResNet-20 training step: 32x32 RGB, batch 64, cross-entropy, SGD momentum 0.9."""
+    c = RESNET20
+    model = resnet20_model(lib, c["classes"], c["per_stage"])
+    return _image_step(lib, model, c["batch"], c["size"], c["classes"])
 
 
 def resnet_floor() -> Callable[[], None]:
@@ -319,6 +380,7 @@ WORKLOADS: dict[str, Callable[[Any], Step]] = {
     "gpt_mini": gpt_mini,
     "lstm_lm": lstm_lm,
     "resnet": resnet,
+    "resnet20": resnet20,
 }
 FLOORS: dict[str, Callable[[], Callable[[], None]]] = {
     "lstm_lm": lstm_floor,

@@ -73,6 +73,9 @@ WORKLOADS = [
     Row("resnet", "resnet", 1,
         "ResNet-ish training step: stem + 3 residual blocks of conv3x3-BN-ReLU, 32 channels, "
         "16x16, batch 64, SGD momentum", "<= 1.2x torch", "models"),
+    Row("resnet20", "resnet20", 1,
+        "CIFAR ResNet-20 training step: 3 stages of 16-32-64 channels, stride-2 downsampling with "
+        "1x1 conv shortcuts, 32x32, batch 64, SGD momentum", "-", "models"),
     Row("gpt_mini_t2", "gpt_mini", 2, "the GPT-mini step, `--threads 2`", "-", "models"),
     Row("lstm_lm_t2", "lstm_lm", 2, "the LSTM LM step, `--threads 2`", "-", "models"),
     Row("resnet_t2", "resnet", 2, "the ResNet-ish step, `--threads 2`", "-", "models"),
