@@ -5,7 +5,8 @@ and a CIFAR ResNet, whose input gradient is where our whole-batch path spent its
     env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE python bench/bench_strided_conv.py [--rounds 30]
     ... --before /tmp/old   # an older tree's package too (git archive), paired
 
-bench/README.md's "Strided convolutions" figures come from here.
+Then each layer's input gradient on arrays, the usual col2im against col2im_pixel_major (the
+rule that picks the latter). bench/README.md's "Strided convolutions" figures come from here.
 """
 
 from __future__ import annotations
@@ -51,9 +52,46 @@ def cases(lib: Any) -> dict[str, Callable[[], Any]]:
     }
 
 
+def gradient_forms(layer: tuple[int, ...]) -> dict[str, Callable[[], Any]]:
+    """A layer's input gradient on arrays both ways, each to contiguous NCHW: col2im of the
+    product in (N, Ho, Wo) column order, and col2im_pixel_major of it in (Ho, Wo, N) order."""
+    from autogradcli.ops.im2col import col2im, col2im_pixel_major
+
+    n, ci, co, hw, k = layer
+    side = (hw + 2 - k) // 2 + 1
+    rng = np.random.default_rng(0)
+    g = rng.standard_normal((n, co, side, side)).astype(np.float32)
+    w = rng.standard_normal((co, ci * k * k)).astype(np.float32)
+    geometry = ((n, ci, hw, hw), (k, k), (2, 2), (1, 1, 1, 1), (1, 1))
+
+    def usual() -> Any:
+        cols = w.T @ g.transpose(1, 0, 2, 3).reshape(co, -1)
+        return np.ascontiguousarray(col2im(cols, *geometry))
+
+    def pixel_major() -> Any:
+        cols = w.T @ np.ascontiguousarray(g.transpose(1, 2, 3, 0)).reshape(co, -1)
+        return col2im_pixel_major(cols, *geometry)
+
+    return {"col2im": usual, "pixel-major": pixel_major}
+
+
 def main() -> None:
     args = table_args(__doc__, 30)
     side_by_side(cases, args.rounds, args.before)
+    import statistics
+
+    from bench_floors import rotate, thread_count
+
+    print("\n| input gradient on arrays | col2im us | pixel-major us | pixel-major / col2im |")
+    print("|---|---|---|---|")
+    with thread_count(1):
+        for layer in [*LAYERS, (64, 64, 128, 32, 3)]:
+            times = rotate(gradient_forms(layer), args.rounds, warmup=3)
+            a, b = (statistics.median(times[f]) * 1e6 for f in ("col2im", "pixel-major"))
+            n, ci, co, hw, k = layer
+            print(
+                f"| {ci}->{co}, {k}x{k}, {hw}x{hw}, batch {n} | {a:.0f} | {b:.0f} | {b / a:.2f} |"
+            )
 
 
 if __name__ == "__main__":

@@ -207,8 +207,8 @@ def col2im_pixel_major(
     """col2im of columns in pixel-major order, (C*kh*kw, Ho*Wo*N), as contiguous (N, C, H, W):
     each tap is added with the batch innermost (rows of N, not of Wo: a strided convolution's
     small outputs make rows of 4-7 elements that numpy adds one at a time), then one transposing
-    copy. On 7x7 and 4x4 outputs 1.3-2.8x faster than col2im with the output's copy
-    (bench/README.md, "Strided convolutions"); slower from 8x8 up."""
+    copy. On 7x7 and 4x4 outputs 1.3-2.8x faster than col2im with the output's copy, 1.12-1.13x
+    slower on 64->128 channels at 8x8 and 16x16 (bench/bench_strided_conv.py)."""
     xp = array_module(arr)
     n, c, h, w = shape
     ho, wo = _out_hw(h, w, kernel, stride, pad, dilation)
